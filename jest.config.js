@@ -1,0 +1,33 @@
+// One jest config for every tier; scripts/test.mjs picks tiers with --selectProjects.
+// @nestjs 12 ships ESM only: jest's CommonJS runtime cannot require it, so swc
+// transforms node_modules/@nestjs (and the few ESM-only deps they pull in) to CommonJS.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true, tsx: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, react: { runtime: 'automatic' } },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+const common = {
+  transform: { '^.+\\.(t|j|mj)sx?$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|load-esm|file-type|strtok3|token-types|@tokenizer)/)'],
+  moduleNameMapper: {
+    '^@centralita/(contracts|domain)$': '<rootDir>/libs/$1/src/index.ts',
+  },
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'json'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  modulePathIgnorePatterns: ['<rootDir>/apps/.*/dist', '<rootDir>/libs/.*/dist'],
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts', '**/*.spec.tsx'] },
+    { ...common, displayName: 'integration', testMatch: ['**/*.int-spec.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
+    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
+    { ...common, displayName: 'browser', testMatch: ['**/*.browser-spec.ts'], globalSetup: '<rootDir>/test/support/browser-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
+  ],
+};

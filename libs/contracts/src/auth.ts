@@ -1,0 +1,73 @@
+import type { RoleCode } from './roles';
+
+/** The logged-in user as the console keeps it (spec §3). */
+export interface SessionUser {
+  id: string;
+  avatar: string | null;
+  email: string;
+  name: string;
+  role: RoleCode | string;
+  clientId: string;
+  clientName: string;
+  /** Session length in minutes granted to this user (the access token is refreshed within it). */
+  sessionTime: number;
+  permissions: string[];
+}
+
+export interface LoginRequest {
+  email: string;
+  password: string;
+}
+export interface RegisterRequest {
+  email: string;
+  username: string;
+  password: string;
+}
+/** Answer of login, register and refresh. refreshToken is opaque and rotated on every use. */
+export interface AuthResult {
+  accessToken: string;
+  refreshToken: string;
+  user: SessionUser;
+}
+export interface Branding {
+  logoUrl: string;
+  completeLogoUrl: string;
+  mainColor?: string | null;
+  bannerUrl?: string | null;
+  loginImageUrl?: string | null;
+}
+/** Default hosted logos served by the console itself when branding fails (spec §8). */
+export const DEFAULT_BRANDING: Branding = {
+  logoUrl: '/assets/logo.svg',
+  completeLogoUrl: '/assets/logo-complete.svg',
+};
+
+/** Answer of GET /Session/RefreshToken: both tokens are new; the old refresh token is spent. */
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+}
+/** Header that carries the opaque refresh token (a JSON body field `refreshToken` also works). */
+export const REFRESH_TOKEN_HEADER = 'X-Refresh-Token';
+/** Claims of the access JWT. `typ` tells token kinds apart; `tv` must match the user's tokenVersion. */
+export interface AccessTokenClaims {
+  sub: string;
+  cid: string;
+  sid: string;
+  tv: number;
+  typ: 'access';
+  iat: number;
+  exp: number;
+  iss: string;
+  aud: string;
+}
+export interface ResetTokenCheck {
+  valid: true;
+  expiresAt: string;
+}
+/** GET /api/auth/profile: the session user plus account details. */
+export interface Profile extends SessionUser {
+  roleName: string;
+  lastLoginAt: string | null;
+  passwordExpiresAt: string | null;
+}

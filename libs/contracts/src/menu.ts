@@ -1,0 +1,40 @@
+/** One entry of the side navigation the server sends per role (spec §2 "Layout"). */
+export type MenuItem =
+  | { type: 'label'; key: string }
+  | { type: 'group'; key: string; icon?: string; children: MenuItem[] }
+  | { type: 'link'; key: string; path: string; icon?: string; badge?: { value: string; severity?: string } }
+  | { type: 'extLink'; key: string; url: string; icon?: string };
+
+/**
+ * How the server arranges APP_ROUTES into the side navigation. Routes with an icon are menu
+ * entries (the others are sub-screens such as edit/add). Each section becomes a 'label' item,
+ * each group a 'group' item (a group with one visible child collapses into that link).
+ * i18n: labels and groups translate as `menu.<key>`, links as `routes.<key>` (the route titleKey).
+ */
+export interface MenuSection {
+  key: string;
+  groups: { key: string; icon: string; prefixes: string[] }[];
+}
+export const MENU_SECTIONS: MenuSection[] = [
+  {
+    key: 'operation',
+    groups: [
+      { key: 'dashboards', icon: 'pi pi-chart-line', prefixes: ['/dashboard/', '/charts/'] },
+      { key: 'conversations', icon: 'pi pi-comments', prefixes: ['/conversations/', '/livePersonConversations/', '/WindowChat/', '/chat/'] },
+      { key: 'customerCare', icon: 'pi pi-briefcase', prefixes: ['/crm/', '/emails/', '/SoftPhoneNew/'] },
+      { key: 'reports', icon: 'pi pi-file', prefixes: ['/reports/'] },
+    ],
+  },
+  {
+    key: 'administration',
+    groups: [
+      { key: 'organisation', icon: 'pi pi-building', prefixes: ['/users/', '/role/', '/clients/', '/reseller/'] },
+      { key: 'service', icon: 'pi pi-directions', prefixes: ['/attentionList/', '/campaings/', '/predefinedMessages/', '/qna/'] },
+      { key: 'configuration', icon: 'pi pi-cog', prefixes: ['/platformSettings/', '/ChannelsAdmin/', '/settings/'] },
+    ],
+  },
+  {
+    key: 'outbound',
+    groups: [{ key: 'outboundCalls', icon: 'pi pi-phone', prefixes: ['/OutboundCampaign/', '/list/'] }],
+  },
+];

@@ -1,0 +1,128 @@
+// `npm start`: build what is stale, resolve PostgreSQL and Redis, migrate, seed the demo tenant,
+// run the API (which also serves the console) and a worker, then print the URL and demo accounts.
+// `npm run dev`: the same infrastructure, with tsc/node --watch for API and worker and Vite HMR.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { buildNode, buildWeb } from './lib/build.mjs';
+import { DATA_DIR, ROOT, ensureDatabase, resolvePostgres, resolveRedis, stopOwned } from './lib/infra.mjs';
+import { fail, log, warn } from './lib/log.mjs';
+
+const dev = process.argv.includes('--dev');
+const children = [];
+
+function freePort(preferred) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(freePort(preferred === 0 ? 0 : preferred + 1)));
+    server.listen(preferred, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** JWT_SECRET from the environment, else one generated on first start and kept in .data/ (never in git). */
+function jwtSecret() {
+  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
+  const file = path.join(DATA_DIR, 'jwt-secret');
+  mkdirSync(DATA_DIR, { recursive: true });
+  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+function startChild(name, args, env, cwd = ROOT) {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (!shuttingDown) {
+      warn(`${name} exited (${signal ?? code}); stopping`);
+      shutdown(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+function runOnce(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function waitForHealth(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  fail(`the API did not become healthy at ${url} within ${timeoutMs / 1000} s`);
+}
+
+let shuttingDown = false;
+async function shutdown(code = 0) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)));
+  await stopOwned();
+  process.exit(code);
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+async function main() {
+  buildNode();
+  if (!dev) buildWeb();
+
+  const postgres = await resolvePostgres();
+  const redis = await resolveRedis();
+  const databaseUrl = await ensureDatabase(postgres.url, process.env.CENTRALITA_DB_NAME ?? 'centralita');
+  const port = process.env.PORT ? Number(process.env.PORT) : await freePort(3000);
+  const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${dev ? 5173 : port}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    PORT: String(port),
+    PUBLIC_URL: publicUrl,
+    JWT_SECRET: jwtSecret(),
+    WEB_DIST: path.join(ROOT, 'apps/web/dist'),
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+  };
+
+  const cli = path.join(ROOT, 'apps/api/dist/database/cli.js');
+  log('running migrations...');
+  await runOnce([cli, 'migrate'], env);
+  log('seeding the demo tenant (idempotent)...');
+  await runOnce([cli, 'seed'], env);
+
+  const watch = dev ? ['--watch'] : [];
+  if (dev) startChild('tsc --watch', [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', '-w', '--preserveWatchOutput', 'apps/api/tsconfig.build.json', 'apps/worker/tsconfig.build.json'], env);
+  startChild('api', [...watch, path.join(ROOT, 'apps/api/dist/main.js')], env);
+  startChild('worker', [...watch, path.join(ROOT, 'apps/worker/dist/main.js')], env);
+  const apiUrl = `http://localhost:${port}`;
+  await waitForHealth(apiUrl);
+  if (dev) startChild('vite', [path.join(ROOT, 'node_modules/vite/bin/vite.js'), '--port', '5173', '--strictPort'], { ...env, API_PORT: String(port) }, path.join(ROOT, 'apps/web'));
+
+  const { DEMO_ACCOUNTS } = createRequire(import.meta.url)(path.join(ROOT, 'apps/api/dist/database/seed.js'));
+  const consoleUrl = dev ? 'http://localhost:5173' : apiUrl;
+  console.log('');
+  log(`Centralita is running: \x1b[1m${consoleUrl}\x1b[0m   (API docs: ${apiUrl}/api/docs)`);
+  log('Demo accounts of the tenant "Demo Contact Centre":');
+  console.table(DEMO_ACCOUNTS.map(({ email, password, role }) => ({ role, email, password })));
+  log('Press Ctrl+C to stop.');
+}
+
+main().catch(async (error) => {
+  warn(error.stack ?? String(error));
+  await shutdown(1);
+});

@@ -1,0 +1,52 @@
+/**
+ * Browser tier: a fresh database (global-setup), the demo tenant seeded, and the BUILT API
+ * (apps/api/dist, serving the built console) started as a child process on a free port, the way
+ * `npm start` runs it. scripts/test.mjs builds both before jest starts.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import globalSetup from './global-setup';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function browserSetup(): Promise<void> {
+  await globalSetup();
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    WEB_DIST: path.join(ROOT, 'apps/web/dist'),
+    // Its own Redis namespace: the e2e tier's logins from 127.0.0.1 must not use up this tier's rate limits.
+    QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-browser`,
+  };
+  const seeded = spawnSync(process.execPath, [path.join(ROOT, 'apps/api/dist/database/cli.js'), 'seed'], { env, encoding: 'utf8' });
+  if (seeded.status !== 0) throw new Error(`seeding the demo tenant failed:\n${seeded.stdout}\n${seeded.stderr}`);
+  const api: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'apps/api/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  (globalThis as { __centralitaApi?: ChildProcess }).__centralitaApi = api;
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (api.exitCode !== null) throw new Error(`the API exited with ${api.exitCode} before becoming healthy`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the API was not healthy at ${url} within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  process.env.CENTRALITA_E2E_URL = url;
+}

@@ -1,0 +1,50 @@
+/**
+ * Headless Chromium for the browser tier, driven by playwright-core (never a downloaded browser:
+ * Debian's chromium, found by scripts/test.mjs and passed as CHROMIUM_PATH).
+ */
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const baseUrl = (): string => {
+  const url = process.env.CENTRALITA_E2E_URL;
+  if (!url) throw new Error('CENTRALITA_E2E_URL is not set: run the browser tier through npm test');
+  return url;
+};
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export async function newPage(browser: Browser, options: { language?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 800 }, baseURL: baseUrl() });
+  if (options.language) {
+    const language = options.language;
+    await context.addInitScript((lng) => window.localStorage.setItem('language', lng), language);
+  }
+  const page = await context.newPage();
+  return { context, page };
+}
+
+export const DEMO_PASSWORD = 'centralita-demo';
+export const DEMO = {
+  admin: 'admin@demo.centralita.io',
+  supervisor: 'supervisor@demo.centralita.io',
+  agent: 'agent1@demo.centralita.io',
+} as const;
+
+export async function signIn(page: Page, email: string, password = DEMO_PASSWORD): Promise<void> {
+  await page.goto('/session/signin');
+  await page.getByTestId('signin-email').fill(email);
+  await page.getByTestId('signin-password').locator('input').or(page.getByTestId('signin-password')).first().fill(password);
+  await page.getByTestId('signin-submit').click();
+}
