@@ -45,6 +45,6 @@ export const DEMO = {
 export async function signIn(page: Page, email: string, password = DEMO_PASSWORD): Promise<void> {
   await page.goto('/session/signin');
   await page.getByTestId('signin-email').fill(email);
-  await page.getByTestId('signin-password').locator('input').or(page.getByTestId('signin-password')).first().fill(password);
+  await page.getByTestId('signin-password').fill(password);
   await page.getByTestId('signin-submit').click();
 }

@@ -17,24 +17,28 @@ export interface MenuSection {
 }
 export const MENU_SECTIONS: MenuSection[] = [
   {
-    key: 'operation',
+    key: 'main',
     groups: [
       { key: 'dashboards', icon: 'pi pi-chart-line', prefixes: ['/dashboard/', '/charts/'] },
-      { key: 'conversations', icon: 'pi pi-comments', prefixes: ['/conversations/', '/livePersonConversations/', '/WindowChat/', '/chat/'] },
-      { key: 'customerCare', icon: 'pi pi-briefcase', prefixes: ['/crm/', '/emails/', '/SoftPhoneNew/'] },
+      {
+        key: 'conversations',
+        icon: 'pi pi-comments',
+        prefixes: ['/conversations/', '/livePersonConversations/', '/WindowChat/', '/chat/'],
+      },
+      { key: 'crm', icon: 'pi pi-briefcase', prefixes: ['/crm/', '/emails/', '/SoftPhoneNew/'] },
       { key: 'reports', icon: 'pi pi-file', prefixes: ['/reports/'] },
     ],
   },
   {
     key: 'administration',
     groups: [
-      { key: 'organisation', icon: 'pi pi-building', prefixes: ['/users/', '/role/', '/clients/', '/reseller/'] },
-      { key: 'service', icon: 'pi pi-directions', prefixes: ['/attentionList/', '/campaings/', '/predefinedMessages/', '/qna/'] },
-      { key: 'configuration', icon: 'pi pi-cog', prefixes: ['/platformSettings/', '/ChannelsAdmin/', '/settings/'] },
+      { key: 'users', icon: 'pi pi-building', prefixes: ['/users/', '/role/', '/clients/', '/reseller/'] },
+      { key: 'campaigns', icon: 'pi pi-directions', prefixes: ['/attentionList/', '/campaings/', '/predefinedMessages/', '/qna/'] },
+      { key: 'settings', icon: 'pi pi-cog', prefixes: ['/platformSettings/', '/ChannelsAdmin/', '/settings/'] },
     ],
   },
   {
     key: 'outbound',
-    groups: [{ key: 'outboundCalls', icon: 'pi pi-phone', prefixes: ['/OutboundCampaign/', '/list/'] }],
+    groups: [{ key: 'outbound', icon: 'pi pi-phone', prefixes: ['/OutboundCampaign/', '/list/'] }],
   },
 ];

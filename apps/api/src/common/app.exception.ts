@@ -1,0 +1,67 @@
+import { CATALOGUE_MESSAGES, type ErrorCode } from '@centralita/contracts';
+import { HttpStatus } from '@nestjs/common';
+
+/** HTTP status and default (English) message per error code; clients translate `errors.<code>`. */
+const DEFAULTS: Record<ErrorCode, { status: HttpStatus; message: string }> = {
+  validation: { status: HttpStatus.BAD_REQUEST, message: 'The request is not valid.' },
+  invalid_credentials: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  unauthorized: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  session_expired: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  refresh_token_invalid: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  account_disabled: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  password_expired: { status: HttpStatus.UNAUTHORIZED, message: CATALOGUE_MESSAGES[401] },
+  forbidden: { status: HttpStatus.FORBIDDEN, message: 'You do not have permission to do this.' },
+  not_found: { status: HttpStatus.NOT_FOUND, message: CATALOGUE_MESSAGES[404] },
+  conflict: { status: HttpStatus.CONFLICT, message: 'The request conflicts with the current state.' },
+  user_exists: { status: HttpStatus.CONFLICT, message: 'User already exists!' },
+  rate_limited: { status: HttpStatus.TOO_MANY_REQUESTS, message: 'Too many attempts. Please wait a moment and try again.' },
+  payload_too_large: { status: HttpStatus.PAYLOAD_TOO_LARGE, message: 'The request body is too large.' },
+  reset_token_invalid: { status: HttpStatus.BAD_REQUEST, message: 'This password reset link is invalid or has expired.' },
+  illegal_transition: { status: HttpStatus.CONFLICT, message: 'That action is not allowed in the current state.' },
+  service_unavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: CATALOGUE_MESSAGES.generic },
+  internal: { status: HttpStatus.INTERNAL_SERVER_ERROR, message: CATALOGUE_MESSAGES[500] },
+};
+
+export interface AppExceptionOptions {
+  message?: string;
+  status?: HttpStatus;
+  data?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one coded error domain code throws. The envelope filter turns it into
+ * `{statusCode, data, errorMessage, errorCode}` with the matching HTTP status.
+ */
+export class AppException extends Error {
+  readonly status: HttpStatus;
+  readonly data: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    options: AppExceptionOptions = {},
+  ) {
+    super(options.message ?? DEFAULTS[code].message);
+    this.name = 'AppException';
+    this.status = options.status ?? DEFAULTS[code].status;
+    this.data = options.data ?? null;
+    this.headers = options.headers ?? {};
+  }
+
+  static notFound(): AppException {
+    return new AppException('not_found');
+  }
+
+  static forbidden(message?: string): AppException {
+    return new AppException('forbidden', { message });
+  }
+
+  static rateLimited(retryAfterSeconds: number): AppException {
+    return new AppException('rate_limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  }
+}
+
+export function defaultMessage(code: ErrorCode): string {
+  return DEFAULTS[code].message;
+}

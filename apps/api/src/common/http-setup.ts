@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppConfig } from '../config/app-config';
+import { mapError } from './envelope-exception.filter';
+
+/** Paths the API owns; everything else may be a console route. /Session/ is case-sensitive: /session/* are console pages. */
+export function isApiPath(requestPath: string): boolean {
+  return (
+    requestPath === '/api' ||
+    requestPath.startsWith('/api/') ||
+    requestPath.startsWith('/socket.io/') ||
+    requestPath.startsWith('/Session/')
+  );
+}
+
+const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // PrimeReact positions overlays with inline styles.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: https:",
+  "font-src 'self' data:",
+  "connect-src 'self' ws: wss:",
+  "media-src 'self' blob:",
+  "frame-ancestors 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "object-src 'none'",
+].join('; ');
+
+/**
+ * Express-level set-up that must run before Nest's routes: proxy trust, JSON parsing with a size
+ * limit (parse errors answered in the envelope), security headers and the built console.
+ */
+export function configureHttp(app: NestExpressApplication, config: AppConfig): void {
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.disable('x-powered-by');
+  http.set('trust proxy', config.trustProxy);
+
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+    next();
+  });
+  app.use(
+    express.json({
+      limit: config.bodyLimit,
+      type: ['application/json', 'application/*+json'],
+      // Kept for webhook signature checks, which must run over the exact bytes received.
+      verify: (req, _res, buffer) => {
+        (req as Request & { rawBody?: Buffer }).rawBody = buffer;
+      },
+    }),
+  );
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const { status, body, headers } = mapError(error);
+    res.status(status).set(headers).json(body);
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (isApiPath(req.path)) res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+
+  const index = path.join(config.webDist, 'index.html');
+  if (!existsSync(index)) return;
+  app.use(
+    express.static(config.webDist, {
+      index: false,
+      setHeaders: (res, file) => {
+        // Vite fingerprints everything under assets/: cache it for good.
+        if (file.includes(`${path.sep}assets${path.sep}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      },
+    }),
+  );
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path)) return next();
+    res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}

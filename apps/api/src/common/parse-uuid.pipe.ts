@@ -1,0 +1,12 @@
+import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { isUUID } from 'class-validator';
+import { AppException } from './app.exception';
+
+/** Route ids are UUIDs; anything else is a 400 that names the parameter. */
+@Injectable()
+export class ParseUuidPipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    if (!isUUID(value)) throw new AppException('validation', { message: `${metadata.data ?? 'id'} must be a UUID` });
+    return value;
+  }
+}

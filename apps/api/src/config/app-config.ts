@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { DEMO_CLIENT_ID } from '../database/seed-ids';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+export type TrustProxy = false | number | string[];
+
+export interface RateLimitRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** Everything the API reads from the environment, validated once at start-up. */
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  port: number;
+  /** undefined: Node's default (every interface, IPv4 and IPv6). */
+  host: string | undefined;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix of every Redis key the platform writes, BullMQ queues included. */
+  queuePrefix: string;
+  publicUrl: string;
+  smtpUrl: string | null;
+  webDist: string;
+  trustProxy: TrustProxy;
+  bodyLimit: string;
+  /** Tenant that POST /api/auth/register adds AGENT users to; null disables self-registration. */
+  registrationClientId: string | null;
+  jwt: {
+    secret: string;
+    /** true when no JWT_SECRET was given outside production: sessions end when the process restarts. */
+    ephemeral: boolean;
+    issuer: string;
+    audience: string;
+    accessTtlSeconds: number;
+  };
+  session: {
+    /** Hard cap on a refresh family (one sign-in), whatever the user's sessionTime. */
+    maxFamilyAgeSeconds: number;
+    resetTokenTtlSeconds: number;
+  };
+  rateLimits: {
+    loginPerAccount: RateLimitRule;
+    loginPerIp: RateLimitRule;
+    resetPerAccount: RateLimitRule;
+    resetPerIp: RateLimitRule;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Fields tests (and embedders) may override after the environment is read. */
+export type ConfigOverrides = Partial<Omit<AppConfig, 'jwt' | 'session' | 'rateLimits'>> & {
+  jwt?: Partial<AppConfig['jwt']>;
+  session?: Partial<AppConfig['session']>;
+  rateLimits?: Partial<AppConfig['rateLimits']>;
+};
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/centralita';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): AppConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+
+  const nodeEnvRaw = read('NODE_ENV') ?? 'development';
+  if (!['development', 'production', 'test'].includes(nodeEnvRaw))
+    problems.push(`NODE_ENV must be development, production or test (got "${nodeEnvRaw}")`);
+  const nodeEnv = nodeEnvRaw as NodeEnv;
+  const production = nodeEnv === 'production';
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[], fallback: string | undefined, requiredInProduction: boolean): string | undefined => {
+    const raw = read(name) ?? (production && requiredInProduction ? undefined : fallback);
+    if (raw === undefined) {
+      if (requiredInProduction && production) problems.push(`${name} is required when NODE_ENV=production`);
+      return undefined;
+    }
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+    } catch {
+      problems.push(`${name} must be a valid URL`);
+    }
+    return raw;
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:'], DEFAULT_DATABASE_URL, true) ?? '';
+  const redisUrl = url('REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', true) ?? '';
+  const publicUrl = (url('PUBLIC_URL', ['http:', 'https:'], `http://localhost:${port}`, true) ?? '').replace(/\/+$/, '');
+  const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:'], undefined, false) ?? null;
+
+  const queuePrefix = read('QUEUE_PREFIX') ?? 'centralita';
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queuePrefix)) problems.push('QUEUE_PREFIX may only contain letters, digits, "_", "." and "-"');
+
+  let secret = read('JWT_SECRET');
+  let ephemeral = false;
+  if (!secret) {
+    if (production) problems.push('JWT_SECRET is required when NODE_ENV=production');
+    secret = randomBytes(48).toString('hex');
+    ephemeral = true;
+  } else if (production && secret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters when NODE_ENV=production');
+  }
+
+  const registrationRaw = read('REGISTRATION_CLIENT_ID');
+  let registrationClientId: string | null = production ? null : DEMO_CLIENT_ID;
+  if (registrationRaw === 'disabled') registrationClientId = null;
+  else if (registrationRaw !== undefined) {
+    if (!UUID.test(registrationRaw)) problems.push('REGISTRATION_CLIENT_ID must be a client UUID or "disabled"');
+    registrationClientId = registrationRaw;
+  }
+
+  const config: AppConfig = {
+    nodeEnv,
+    port,
+    host: read('HOST'),
+    databaseUrl,
+    redisUrl,
+    queuePrefix,
+    publicUrl,
+    smtpUrl,
+    // Relative to this file so it resolves the same from src (tests) and dist (npm start).
+    webDist: path.resolve(read('WEB_DIST') ?? path.join(__dirname, '..', '..', '..', 'web', 'dist')),
+    trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
+    bodyLimit: read('BODY_LIMIT') ?? '100kb',
+    registrationClientId,
+    jwt: {
+      secret,
+      ephemeral,
+      issuer: read('JWT_ISSUER') ?? 'centralita',
+      audience: read('JWT_AUDIENCE') ?? 'centralita-console',
+      accessTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 600, 30, 3600),
+    },
+    session: {
+      maxFamilyAgeSeconds: int('SESSION_MAX_AGE_SECONDS', 7 * 24 * 3600, 300, 90 * 24 * 3600),
+      resetTokenTtlSeconds: 30 * 60,
+    },
+    rateLimits: {
+      loginPerAccount: { limit: int('RATE_LIMIT_LOGIN_ACCOUNT', 5, 1, 10_000), windowSeconds: 60 },
+      loginPerIp: { limit: int('RATE_LIMIT_LOGIN_IP', 20, 1, 100_000), windowSeconds: 60 },
+      resetPerAccount: { limit: int('RATE_LIMIT_RESET_ACCOUNT', 3, 1, 10_000), windowSeconds: 15 * 60 },
+      resetPerIp: { limit: int('RATE_LIMIT_RESET_IP', 10, 1, 100_000), windowSeconds: 15 * 60 },
+    },
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    ...config,
+    ...overrides,
+    jwt: { ...config.jwt, ...overrides.jwt },
+    session: { ...config.session, ...overrides.session },
+    rateLimits: { ...config.rateLimits, ...overrides.rateLimits },
+  };
+}
+
+/**
+ * Which proxies may set X-Forwarded-For (Express "trust proxy"): unset or "false" trusts none, so
+ * rate limits key on the socket address; a hop count; or a comma list of addresses, CIDRs and
+ * Express names (loopback, linklocal, uniquelocal). "true" is refused: any client could spoof.
+ */
+export function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  if (raw === undefined || raw === 'false' || raw === '0') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (raw === 'true') {
+    problems.push('TRUST_PROXY=true would trust X-Forwarded-For from anyone: give a hop count or the proxy addresses');
+    return false;
+  }
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const named = ['loopback', 'linklocal', 'uniquelocal'];
+  for (const entry of entries) {
+    if (!named.includes(entry) && !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))
+      problems.push(`TRUST_PROXY entry "${entry}" is not an address, CIDR or ${named.join('/')}`);
+  }
+  return entries;
+}
+
+/** Only what the database CLI needs: migrating must not require the API's other settings. */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.DATABASE_URL?.trim();
+  if (url) return url;
+  if ((env.NODE_ENV ?? 'development').trim() === 'production') throw new ConfigError(['DATABASE_URL is required when NODE_ENV=production']);
+  return DEFAULT_DATABASE_URL;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,55 @@
+import type { AccessTokenClaims } from '@centralita/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AppException } from '../../common/app.exception';
+
+export interface AccessTokenSubject {
+  userId: string;
+  clientId: string;
+  sessionId: string;
+  tokenVersion: number;
+}
+
+/** Short-lived HS256 access JWTs: algorithm, issuer, audience, expiry and token kind all checked. */
+@Injectable()
+export class AccessTokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  sign(subject: AccessTokenSubject): string {
+    const claims = { cid: subject.clientId, sid: subject.sessionId, tv: subject.tokenVersion, typ: 'access' as const };
+    return this.jwt.sign(claims, {
+      subject: subject.userId,
+      algorithm: 'HS256',
+      issuer: this.config.jwt.issuer,
+      audience: this.config.jwt.audience,
+      expiresIn: this.config.jwt.accessTtlSeconds,
+    });
+  }
+
+  verify(token: string): AccessTokenClaims {
+    let claims: AccessTokenClaims;
+    try {
+      claims = this.jwt.verify<AccessTokenClaims>(token, {
+        algorithms: ['HS256'],
+        issuer: this.config.jwt.issuer,
+        audience: this.config.jwt.audience,
+      });
+    } catch (error) {
+      throw new AppException((error as Error).name === 'TokenExpiredError' ? 'session_expired' : 'unauthorized');
+    }
+    if (
+      claims.typ !== 'access' ||
+      typeof claims.sub !== 'string' ||
+      typeof claims.cid !== 'string' ||
+      typeof claims.sid !== 'string' ||
+      typeof claims.tv !== 'number'
+    ) {
+      throw new AppException('unauthorized');
+    }
+    return claims;
+  }
+}

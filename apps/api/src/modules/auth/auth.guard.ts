@@ -1,0 +1,67 @@
+import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppException } from '../../common/app.exception';
+import { ACCESS_RULE, type AccessRule } from './access.decorator';
+import { AccessTokenService } from './access-token.service';
+import { PrincipalCacheService } from './principal-cache.service';
+import type { Principal, RequestWithPrincipal } from './principal';
+
+/**
+ * Global guard: authenticates the bearer token, checks it against the user's current state
+ * (active, tokenVersion, revoked session) and enforces the route's declared access rule.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  private readonly logger = new Logger(AuthGuard.name);
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: AccessTokenService,
+    private readonly principals: PrincipalCacheService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    if (!rule) {
+      this.logger.error(`${request.method} ${request.path} declares no access rule: refused`);
+      throw AppException.forbidden();
+    }
+    const token = bearerToken(request.headers.authorization);
+
+    if (rule.kind === 'public') {
+      if (token) request.principal = await this.authenticate(token).catch(() => undefined);
+      return true;
+    }
+    if (!token) throw new AppException('unauthorized');
+    const principal = await this.authenticate(token);
+    request.principal = principal;
+    if (rule.kind === 'permission' && !rule.anyOf.some((permission) => principal.permissions.includes(permission))) {
+      throw AppException.forbidden();
+    }
+    return true;
+  }
+
+  async authenticate(token: string): Promise<Principal> {
+    const claims = this.tokens.verify(token);
+    const { state, sessionRevoked } = await this.principals.resolve(claims.sub, claims.sid);
+    if (!state || state.clientId !== claims.cid) throw new AppException('unauthorized');
+    if (!state.active) throw new AppException('account_disabled');
+    if (sessionRevoked || state.tokenVersion !== claims.tv) throw new AppException('session_expired');
+    return {
+      userId: claims.sub,
+      clientId: state.clientId,
+      roleId: state.roleId,
+      roleCode: state.roleCode,
+      permissions: state.permissions,
+      sessionId: claims.sid,
+    };
+  }
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}

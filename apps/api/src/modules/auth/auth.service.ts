@@ -1,0 +1,139 @@
+import { PERMISSIONS, type AuthResult, type Profile, type SessionUser, type TokenPair } from '@centralita/contracts';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AppException } from '../../common/app.exception';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { Role } from '../roles/role.entity';
+import { toSessionUser } from '../users/session-user';
+import { User } from '../users/user.entity';
+import { AccessTokenService } from './access-token.service';
+import { hashPassword, needsRehash, verifyPassword } from './password-hasher';
+import type { Principal } from './principal';
+import { RefreshTokenService, type ClientMeta } from './refresh-token.service';
+
+@Injectable()
+export class AuthService implements OnModuleInit {
+  /** Verified against when the email is unknown, so both cases take the same time. */
+  private dummyHash = '';
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accessTokens: AccessTokenService,
+    private readonly refreshTokens: RefreshTokenService,
+    private readonly rateLimiter: RateLimiterService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.dummyHash = await hashPassword('centralita-timing-equaliser');
+  }
+
+  async login(email: string, password: string, meta: ClientMeta): Promise<AuthResult> {
+    const { loginPerIp, loginPerAccount } = this.config.rateLimits;
+    await this.rateLimiter.consume('login-ip', meta.ip ?? 'unknown', loginPerIp);
+    await this.rateLimiter.consume('login-account', email, loginPerAccount);
+
+    const user = await this.findUser({ email });
+    const valid = await verifyPassword(user?.passwordHash ?? this.dummyHash, password);
+    if (!user || !valid) throw new AppException('invalid_credentials');
+    if (!user.active) throw new AppException('account_disabled');
+    if (user.passwordExpiresAt && user.passwordExpiresAt.getTime() <= Date.now()) throw new AppException('password_expired');
+
+    // A correct password clears the account's counter: a user's own successes never lock them out.
+    await this.rateLimiter.reset('login-account', email, loginPerAccount);
+    const changes: Partial<User> = { lastLoginAt: new Date() };
+    if (needsRehash(user.passwordHash)) changes.passwordHash = await hashPassword(password);
+    await this.dataSource.manager.update(User, { id: user.id }, changes);
+    return this.startSession(user, meta);
+  }
+
+  /**
+   * Self-registration joins the configured tenant (REGISTRATION_CLIENT_ID; the demo tenant outside
+   * production) with its AGENT role; with no such tenant it is refused.
+   */
+  async register(input: { email: string; username: string; password: string }, meta: ClientMeta): Promise<AuthResult> {
+    await this.rateLimiter.consume('register-ip', meta.ip ?? 'unknown', this.config.rateLimits.loginPerIp);
+    const disabled = (): AppException => AppException.forbidden('Self-registration is disabled.');
+    const clientId = this.config.registrationClientId;
+    if (!clientId) throw disabled();
+    const role = await this.dataSource.manager.findOne(Role, { where: { clientId, code: 'AGENT' } });
+    if (!role) throw disabled();
+    if (await this.dataSource.manager.exists(User, { where: { email: input.email } })) throw new AppException('user_exists');
+
+    const passwordHash = await hashPassword(input.password);
+    let userId: string;
+    try {
+      const inserted = await this.dataSource.manager.insert(User, {
+        clientId,
+        roleId: role.id,
+        email: input.email,
+        name: input.username,
+        passwordHash,
+      });
+      userId = (inserted.identifiers[0] as { id: string }).id;
+    } catch (error) {
+      // Two registrations of one email at once: the unique constraint decides.
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505')
+        throw new AppException('user_exists');
+      throw error;
+    }
+    const user = await this.findUser({ id: userId });
+    if (!user) throw new AppException('internal');
+    return this.startSession(user, meta);
+  }
+
+  async refresh(refreshToken: string | undefined, meta: ClientMeta, expectedUserId?: string): Promise<TokenPair> {
+    if (!refreshToken) throw new AppException('refresh_token_invalid');
+    const { user, issued } = await this.refreshTokens.rotate(refreshToken, meta, expectedUserId);
+    const accessToken = this.accessTokens.sign({
+      userId: user.id,
+      clientId: user.clientId,
+      sessionId: issued.familyId,
+      tokenVersion: user.tokenVersion,
+    });
+    return { accessToken, refreshToken: issued.token };
+  }
+
+  /** Ends the caller's current session (its refresh family and the access tokens issued from it). */
+  async logout(principal: Principal, userId: string): Promise<void> {
+    if (userId !== principal.userId) throw AppException.forbidden('You can only sign yourself out.');
+    await this.refreshTokens.revokeFamily(principal.sessionId);
+  }
+
+  /** The caller, or another user of the caller's tenant when the caller manages users. */
+  async userInfo(principal: Principal, userId?: string): Promise<SessionUser> {
+    const target = userId ?? principal.userId;
+    if (target !== principal.userId && !principal.permissions.includes(PERMISSIONS.usersManage)) throw AppException.forbidden();
+    const user = await this.findUser({ id: target, clientId: principal.clientId });
+    if (!user) throw AppException.notFound();
+    return toSessionUser(user);
+  }
+
+  async profile(principal: Principal): Promise<Profile> {
+    const user = await this.findUser({ id: principal.userId, clientId: principal.clientId });
+    if (!user?.role) throw AppException.notFound();
+    return {
+      ...toSessionUser(user),
+      roleName: user.role.name,
+      lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
+      passwordExpiresAt: user.passwordExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  private async startSession(user: User, meta: ClientMeta): Promise<AuthResult> {
+    const issued = await this.refreshTokens.issue(user, meta);
+    const accessToken = this.accessTokens.sign({
+      userId: user.id,
+      clientId: user.clientId,
+      sessionId: issued.familyId,
+      tokenVersion: user.tokenVersion,
+    });
+    return { accessToken, refreshToken: issued.token, user: toSessionUser(user) };
+  }
+
+  private findUser(where: { id?: string; email?: string; clientId?: string }): Promise<User | null> {
+    return this.dataSource.manager.findOne(User, { where, relations: { role: true, client: true } });
+  }
+}

@@ -1,0 +1,37 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { AppException } from '../../common/app.exception';
+
+/** The authenticated caller, resolved by AuthGuard from the access token and fresh user state. */
+export interface Principal {
+  userId: string;
+  /** Tenant of every query made on the caller's behalf; never taken from the request. */
+  clientId: string;
+  roleId: string;
+  roleCode: string;
+  permissions: string[];
+  /** Refresh family (sign-in) this access token belongs to. */
+  sessionId: string;
+}
+
+export type RequestWithPrincipal = Request & { principal?: Principal };
+
+export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  if (!principal) throw new AppException('unauthorized');
+  return principal;
+});
+
+/** The caller when a public route was called with a valid token, else undefined. */
+export const OptionalPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal | undefined => context.switchToHttp().getRequest<RequestWithPrincipal>().principal,
+);
+
+export function clientIp(request: Request): string {
+  // request.ip honours X-Forwarded-For only when TRUST_PROXY names the proxy (Express "trust proxy").
+  return request.ip ?? request.socket.remoteAddress ?? 'unknown';
+}
+
+export function clientMeta(request: Request): { ip: string; userAgent: string | null } {
+  return { ip: clientIp(request), userAgent: request.get('user-agent') ?? null };
+}

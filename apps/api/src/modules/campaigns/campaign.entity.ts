@@ -1,0 +1,55 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
+import { Client } from '../tenancy/client.entity';
+
+/** A campaign agents log into; minimal for now, the admin issue extends it. */
+@Entity({ name: 'campaigns' })
+@Unique('uq_campaigns_client_identifier', ['clientId', 'identifier'])
+@Check('ck_campaigns_allowed_chats', '"allowed_chats_per_agent" BETWEEN 1 AND 5')
+@Check('ck_campaigns_dates', '"to_date" >= "from_date"')
+export class Campaign {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_campaigns' })
+  id!: string;
+
+  @Index('ix_campaigns_client')
+  @Column({ name: 'client_id', type: 'uuid' })
+  clientId!: string;
+
+  @ManyToOne(() => Client, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'client_id', foreignKeyConstraintName: 'fk_campaigns_client' })
+  client?: Client;
+
+  @Column({ type: 'varchar', length: 160 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 500 })
+  description!: string;
+
+  @Column({ name: 'from_date', type: 'date' })
+  fromDate!: string;
+
+  @Column({ name: 'to_date', type: 'date' })
+  toDate!: string;
+
+  @Column({ type: 'varchar', length: 40 })
+  identifier!: string;
+
+  @Column({ name: 'allowed_chats_per_agent', type: 'smallint' })
+  allowedChatsPerAgent!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

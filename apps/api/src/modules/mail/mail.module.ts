@@ -1,0 +1,20 @@
+import { QUEUES } from '@centralita/contracts';
+import { BullModule } from '@nestjs/bullmq';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { AppConfig } from '../../config/app-config';
+import { DevMailboxController } from './dev-mailbox.controller';
+import { MailQueueService } from './mail-queue.service';
+
+@Module({})
+export class MailModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: MailModule,
+      global: true,
+      imports: [BullModule.registerQueue({ name: QUEUES.mail })],
+      controllers: config.nodeEnv === 'production' ? [] : [DevMailboxController],
+      providers: [MailQueueService],
+      exports: [MailQueueService],
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MenuController, RolesController } from './roles.controller';
+import { RoleMenu } from './role-menu.entity';
+import { Role } from './role.entity';
+import { RolesService } from './roles.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Role, RoleMenu])],
+  controllers: [RolesController, MenuController],
+  providers: [RolesService],
+  exports: [RolesService],
+})
+export class RolesModule {}

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { hashPassword } from '../../src/modules/auth/password-hasher';
+import type { Role } from '../../src/modules/roles/role.entity';
+import type { Client } from '../../src/modules/tenancy/client.entity';
+import { ensureReseller, provisionClient } from '../../src/modules/tenancy/client-provisioning';
+import { User } from '../../src/modules/users/user.entity';
+import { uniqueEmail } from './test-app';
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+export interface TestTenant {
+  client: Client;
+  roles: Map<string, Role>;
+}
+
+/** A fresh tenant (own reseller) with its built-in role copies; tests never share tenants. */
+export async function createTenant(dataSource: DataSource, name = `Tenant ${randomBytes(4).toString('hex')}`): Promise<TestTenant> {
+  return dataSource.transaction(async (manager) => {
+    const reseller = await ensureReseller(manager, `Reseller of ${name}`);
+    return provisionClient(manager, { resellerId: reseller.id, name });
+  });
+}
+
+export async function createUser(
+  dataSource: DataSource,
+  tenant: TestTenant,
+  options: { role?: string; email?: string; password?: string; active?: boolean; name?: string; sessionTimeMinutes?: number } = {},
+): Promise<{ user: User; email: string; password: string }> {
+  const role = tenant.roles.get(options.role ?? 'AGENT');
+  if (!role) throw new Error(`tenant has no role ${options.role}`);
+  const email = options.email ?? uniqueEmail((options.role ?? 'agent').toLowerCase());
+  const password = options.password ?? TEST_PASSWORD;
+  const user = await dataSource.getRepository(User).save(
+    dataSource.getRepository(User).create({
+      clientId: tenant.client.id,
+      roleId: role.id,
+      email,
+      name: options.name ?? `Test ${email.split('@')[0]}`,
+      passwordHash: await hashPassword(password),
+      active: options.active ?? true,
+      ...(options.sessionTimeMinutes ? { sessionTimeMinutes: options.sessionTimeMinutes } : {}),
+    }),
+  );
+  return { user, email, password };
+}

@@ -1,0 +1,22 @@
+import type { AuthResult, Branding, LoginRequest, MenuItem, RegisterRequest, SessionUser } from '@centralita/contracts';
+import type { ApiClient } from './http-client';
+
+/** The calls the console shell makes (spec §7), typed once. */
+export function createConsoleApi(client: ApiClient) {
+  return {
+    login: (body: LoginRequest) => client.post<AuthResult>('/api/auth/login', body, { auth: false }),
+    register: (body: RegisterRequest) => client.post<AuthResult>('/api/auth/register', body, { auth: false }),
+    logout: (userId: string, accessToken: string | undefined) =>
+      client.post<unknown>('/api/auth/logout', { userId }, { accessToken, refreshOnUnauthorized: false }),
+    userInfo: (userId: string) => client.get<SessionUser>('/api/auth/user-info', { query: { UserId: userId } }),
+    branding: () => client.get<Branding>('/api/general/branding'),
+    publicBranding: (clientId: string) => client.get<Branding>('/api/general/branding', { query: { clientId }, auth: false }),
+    menu: () => client.get<MenuItem[]>('/api/menu'),
+    sendResetPasswordEmail: (email: string) => client.post<unknown>('/Session/SendResetPasswordEmail', { email }, { auth: false }),
+    validateResetToken: (token: string) => client.get<unknown>('/Session/ValidateUrlToResetPassword', { query: { token }, auth: false }),
+    resetPassword: (token: string, password: string) =>
+      client.post<unknown>('/Session/ResetPassword', { token, password }, { auth: false }),
+  };
+}
+
+export type ConsoleApi = ReturnType<typeof createConsoleApi>;

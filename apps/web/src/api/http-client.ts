@@ -1,0 +1,186 @@
+import { CATALOGUE_MESSAGES, type Envelope, type ErrorCode } from '@centralita/contracts';
+import { ApiError } from './api-error';
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+}
+
+/** Where the client reads and writes credentials (the session store in the browser). */
+export interface TokenSource {
+  getAccessToken(): string | null;
+  getRefreshToken(): string | null;
+  getUserId(): string | null;
+  saveTokens(tokens: TokenPair): void;
+}
+
+export interface ApiClientOptions {
+  /** '' when the console is served by the API itself (same origin). */
+  baseUrl: string;
+  fetch: typeof fetch;
+  tokens: TokenSource;
+  /** Called once the refresh token is refused: the session is over. */
+  onSessionExpired?: () => void;
+  /** Called after every successful refresh, whoever triggered it. */
+  onTokensRefreshed?: (tokens: TokenPair) => void;
+}
+
+export type Query = Record<string, string | number | boolean | null | undefined>;
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  query?: Query;
+  headers?: Record<string, string>;
+  /** Send the stored bearer token (default true). */
+  auth?: boolean;
+  /** Use this token instead of the stored one (logout sends the token it is about to drop). */
+  accessToken?: string;
+  /** Try a token refresh and replay once on 401 (default true for authenticated calls). */
+  refreshOnUnauthorized?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiClient {
+  request<T>(path: string, options?: RequestOptions): Promise<T>;
+  get<T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<T>;
+  post<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<T>;
+  /** Single-flight token refresh: concurrent callers share one request. Resolves false on failure. */
+  refreshSession(): Promise<TokenPair | false>;
+}
+
+/** Generic catalogue messages by HTTP status (spec §8). */
+const STATUS_MESSAGES: Record<number, string> = {
+  401: CATALOGUE_MESSAGES[401],
+  404: CATALOGUE_MESSAGES[404],
+  500: CATALOGUE_MESSAGES[500],
+};
+
+function isEnvelope(value: unknown): value is Envelope<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { statusCode?: unknown }).statusCode === 'number';
+}
+
+function buildUrl(baseUrl: string, path: string, query?: Query): string {
+  let url = `${baseUrl}${path}`;
+  if (query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined && value !== null) params.append(key, String(value));
+    }
+    const qs = params.toString();
+    if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+  }
+  return url;
+}
+
+function causeOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** Turns a response into its data, or an ApiError that carries the message to show. */
+export async function readEnvelope<T>(response: Response): Promise<T> {
+  let body: unknown = null;
+  const text = await response.text().catch(() => '');
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+  }
+  const envelope = isEnvelope(body) ? body : null;
+  if (response.ok && envelope && envelope.statusCode === 200) return envelope.data as T;
+  if (response.ok && !envelope && response.status === 204) return null as T;
+
+  const status = envelope && envelope.statusCode !== 200 ? envelope.statusCode : response.status;
+  const code: ErrorCode | undefined = envelope?.errorCode ?? undefined;
+  const message =
+    STATUS_MESSAGES[status] ??
+    (envelope?.errorMessage && envelope.errorMessage.trim() ? envelope.errorMessage : CATALOGUE_MESSAGES.generic);
+  throw new ApiError(message, { status, code, kind: 'http' });
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const { baseUrl, tokens } = options;
+  let inflightRefresh: Promise<TokenPair | false> | null = null;
+
+  async function send(path: string, opts: RequestOptions, bearer: string | null): Promise<Response> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'Content-Type': 'application/json',
+      ...opts.headers,
+    };
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    try {
+      return await options.fetch(buildUrl(baseUrl, path, opts.query), {
+        method: opts.method ?? 'GET',
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal: opts.signal,
+      });
+    } catch (error) {
+      if (opts.signal?.aborted) throw error;
+      const detail = causeOf(error);
+      throw new ApiError(`Error, ${detail}`, { kind: 'network', detail });
+    }
+  }
+
+  async function doRefresh(): Promise<TokenPair | false> {
+    const userId = tokens.getUserId();
+    const refreshToken = tokens.getRefreshToken();
+    if (!userId || !refreshToken) return false;
+    try {
+      const response = await send(
+        '/Session/RefreshToken',
+        { query: { userId }, headers: { 'X-Refresh-Token': refreshToken } },
+        tokens.getAccessToken(),
+      );
+      const data = await readEnvelope<Partial<TokenPair> | null>(response);
+      if (!data || typeof data.accessToken !== 'string' || !data.accessToken) return false;
+      const pair: TokenPair = { accessToken: data.accessToken, refreshToken: data.refreshToken ?? refreshToken };
+      tokens.saveTokens(pair);
+      options.onTokensRefreshed?.(pair);
+      return pair;
+    } catch {
+      return false;
+    }
+  }
+
+  function refreshSession(): Promise<TokenPair | false> {
+    if (!inflightRefresh) {
+      inflightRefresh = doRefresh().finally(() => {
+        inflightRefresh = null;
+      });
+    }
+    return inflightRefresh;
+  }
+
+  async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+    const useAuth = opts.auth !== false;
+    const bearer = useAuth ? (opts.accessToken ?? tokens.getAccessToken()) : null;
+    const response = await send(path, opts, bearer);
+    const mayRefresh = useAuth && bearer !== null && opts.refreshOnUnauthorized !== false && !opts.accessToken;
+    if (response.status !== 401 || !mayRefresh) return readEnvelope<T>(response);
+
+    // Another request may already have rotated the token while this one was in flight.
+    const current = tokens.getAccessToken();
+    let nextToken: string | null = current && current !== bearer ? current : null;
+    if (!nextToken) {
+      const refreshed = await refreshSession();
+      if (!refreshed) {
+        options.onSessionExpired?.();
+        throw new ApiError(CATALOGUE_MESSAGES.noSession, { status: 401, code: 'session_expired', kind: 'session' });
+      }
+      nextToken = refreshed.accessToken;
+    }
+    return readEnvelope<T>(await send(path, opts, nextToken));
+  }
+
+  return {
+    request,
+    get: (path, opts) => request(path, { ...opts, method: 'GET' }),
+    post: (path, body, opts) => request(path, { ...opts, method: 'POST', body }),
+    refreshSession,
+  };
+}

@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'react';
+import { RouterProvider } from 'react-router-dom';
+import { I18nextProvider } from 'react-i18next';
+import { PrimeReactProvider } from 'primereact/api';
+import { BrandingProvider } from '../branding/BrandingProvider';
+import { createRouter } from '../routing/router';
+import { PreferencesProvider } from '../theme/PreferencesProvider';
+import { ToastProvider } from '../toast/ToastProvider';
+import type { AppServices } from './services';
+import { ServicesProvider } from './ServicesContext';
+
+export function App({ services }: { services: AppServices }) {
+  const [router] = useState(createRouter);
+
+  useEffect(() => {
+    services.auth.start();
+  }, [services]);
+
+  return (
+    <PrimeReactProvider value={{ ripple: false, inputStyle: 'outlined' }}>
+      <I18nextProvider i18n={services.i18n}>
+        <ServicesProvider services={services}>
+          <PreferencesProvider storage={services.storage}>
+            <ToastProvider>
+              <BrandingProvider>
+                <RouterProvider router={router} />
+              </BrandingProvider>
+            </ToastProvider>
+          </PreferencesProvider>
+        </ServicesProvider>
+      </I18nextProvider>
+    </PrimeReactProvider>
+  );
+}

@@ -1,0 +1,76 @@
+import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import type { i18n as I18n } from 'i18next';
+import { isApiError } from '../api/api-error';
+import { createConsoleApi, type ConsoleApi } from '../api/console-api';
+import { createApiClient } from '../api/http-client';
+import { authMachine } from '../auth/auth.machine';
+import { browserStorage, createSessionStore, type SessionStore, type StorageLike } from '../auth/session-store';
+import { initI18n } from '../i18n/i18n';
+
+export type AuthActor = ActorRefFrom<typeof authMachine>;
+
+export interface AppServices {
+  storage: StorageLike;
+  session: SessionStore;
+  api: ConsoleApi;
+  auth: AuthActor;
+  i18n: I18n;
+}
+
+/** Wires storage, the API client, i18n and the auth machine once, at start-up (main.tsx). */
+export function createAppServices(): AppServices {
+  const storage = browserStorage();
+  const session = createSessionStore(storage);
+  let auth: AuthActor | null = null;
+
+  const client = createApiClient({
+    baseUrl: '',
+    fetch: (input, init) => window.fetch(input, init),
+    tokens: session,
+    onSessionExpired: () => auth?.send({ type: 'auth.expired' }),
+    onTokensRefreshed: (tokens) => auth?.send({ type: 'auth.refresh', tokens }),
+  });
+  const api = createConsoleApi(client);
+
+  const machine = authMachine.provide({
+    actors: {
+      fetchUserInfo: fromPromise(async ({ input }) => {
+        try {
+          return await api.userInfo(input.userId);
+        } catch (error) {
+          // Spec §8: a failed user-info call is ignored; the user kept at login stands in,
+          // unless the session itself is gone.
+          if (isApiError(error) && error.kind === 'session') throw error;
+          if (input.fallbackUser) return input.fallbackUser;
+          throw error;
+        }
+      }),
+      login: fromPromise(({ input }) => api.login(input)),
+      register: fromPromise(({ input }) => api.register(input)),
+      refreshSession: fromPromise(() => client.refreshSession()),
+    },
+    actions: {
+      persistSession: (_, { result, userStatus, showAllConversations }) =>
+        session.saveSession(result, { userStatus, showAllConversations }),
+      persistUser: (_, { user }) => session.saveUser(user),
+      persistTokens: (_, tokens) => {
+        if (tokens.accessToken) session.saveTokens(tokens);
+      },
+      clearSession: () => session.clear(),
+      notifyLogout: (_, { userId, accessToken }) => {
+        // Spec §8: a failed logout call is silently ignored; the local session ends regardless.
+        if (userId && accessToken) api.logout(userId, accessToken).catch(() => undefined);
+      },
+    },
+  });
+
+  let stored = null;
+  try {
+    stored = session.read();
+  } catch {
+    stored = null;
+  }
+  auth = createActor(machine, { input: { stored } });
+  const i18n = initI18n(storage);
+  return { storage, session, api, auth, i18n };
+}

@@ -1,0 +1,38 @@
+import { createBrowserRouter, type RouteObject } from 'react-router-dom';
+import { AppLayout } from '../layout/AppLayout';
+import { NotFoundPage } from '../pages/errors/NotFoundPage';
+import { ForgotPasswordPage } from '../pages/session/ForgotPasswordPage';
+import { PublicCapabilityPage } from '../pages/session/PublicCapabilityPage';
+import { ResetPasswordPage } from '../pages/session/ResetPasswordPage';
+import { SignInPage } from '../pages/session/SignInPage';
+import { SignUpPage } from '../pages/session/SignUpPage';
+import { RequireAuth } from './RequireAuth';
+import { RootRedirect } from './RootRedirect';
+import { RoutePage } from './RoutePage';
+import { CONSOLE_ROUTES, PUBLIC_CAPABILITY_PAGES } from './route-table';
+
+export const routes: RouteObject[] = [
+  // Public routes (spec §2).
+  { path: '/session/signin', element: <SignInPage /> },
+  { path: '/session/signup', element: <SignUpPage /> },
+  { path: '/session/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/session/resetPassword/:token', element: <ResetPasswordPage /> },
+  { path: '/session/404', element: <NotFoundPage /> },
+  ...PUBLIC_CAPABILITY_PAGES.map(({ path, ...page }) => ({ path, element: <PublicCapabilityPage {...page} /> })),
+  // Protected routes: every entry of APP_ROUTES (plus the demo prefixes) inside the layout.
+  {
+    element: <RequireAuth />,
+    children: [
+      { index: true, path: '/', element: <RootRedirect /> },
+      {
+        element: <AppLayout />,
+        children: CONSOLE_ROUTES.map((route) => ({ path: route.path, element: <RoutePage route={route} /> })),
+      },
+    ],
+  },
+  { path: '*', element: <NotFoundPage /> },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}

@@ -1,0 +1,63 @@
+/** What the worker reads from the environment, validated once at start-up. */
+export interface WorkerConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  redisUrl: string;
+  /** Same QUEUE_PREFIX as the API: BullMQ prefix and the prefix of every Redis key. */
+  queuePrefix: string;
+  /** smtp(s)://user:pass@host:port; unset outside production = keep mail in the dev mailbox. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  mailConcurrency: number;
+}
+
+export class WorkerConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid worker configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'WorkerConfigError';
+  }
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerConfig> = {}): WorkerConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => env[name]?.trim() || undefined;
+
+  const nodeEnv = (read('NODE_ENV') ?? 'development') as WorkerConfig['nodeEnv'];
+  if (!['development', 'production', 'test'].includes(nodeEnv))
+    problems.push(`NODE_ENV must be development, production or test (got "${nodeEnv}")`);
+
+  const checkUrl = (name: string, value: string | undefined, protocols: string[]): void => {
+    if (value === undefined) return;
+    try {
+      const { protocol } = new URL(value);
+      if (!protocols.includes(protocol)) problems.push(`${name} must use ${protocols.join(' or ')} (got "${protocol}")`);
+    } catch {
+      problems.push(`${name} must be a valid URL`);
+    }
+  };
+  const redisUrl = read('REDIS_URL') ?? (nodeEnv === 'production' ? undefined : 'redis://127.0.0.1:6379');
+  if (!redisUrl) problems.push('REDIS_URL is required when NODE_ENV=production');
+  checkUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+  const smtpUrl = read('SMTP_URL') ?? null;
+  checkUrl('SMTP_URL', smtpUrl ?? undefined, ['smtp:', 'smtps:']);
+
+  const queuePrefix = read('QUEUE_PREFIX') ?? 'centralita';
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queuePrefix)) problems.push('QUEUE_PREFIX may only contain letters, digits, "_", "." and "-"');
+
+  const concurrencyRaw = read('MAIL_CONCURRENCY');
+  const mailConcurrency = concurrencyRaw === undefined ? 5 : Number(concurrencyRaw);
+  if (!Number.isInteger(mailConcurrency) || mailConcurrency < 1 || mailConcurrency > 100)
+    problems.push('MAIL_CONCURRENCY must be an integer between 1 and 100');
+
+  if (problems.length) throw new WorkerConfigError(problems);
+  return {
+    nodeEnv,
+    redisUrl: redisUrl!,
+    queuePrefix,
+    smtpUrl,
+    mailFrom: read('MAIL_FROM') ?? 'Centralita <no-reply@centralita.local>',
+    mailConcurrency,
+    ...overrides,
+  };
+}
+
+export const WORKER_CONFIG = Symbol('WORKER_CONFIG');

@@ -1,0 +1,52 @@
+import { DEV_MAILBOX, devMailboxKey, type DevMailboxEntry, type MailJob } from '@centralita/contracts';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { WORKER_CONFIG, type WorkerConfig } from '../config/worker-config';
+
+/**
+ * Delivers mail over SMTP_URL. Without it (local development) the mail is logged, reset link
+ * included, and kept in the Redis list the API shows at GET /api/dev/mailbox.
+ */
+@Injectable()
+export class MailTransportService implements OnApplicationShutdown {
+  private readonly logger = new Logger(MailTransportService.name);
+  private readonly transport: Transporter | null;
+  private readonly redis: Redis | null;
+
+  constructor(@Inject(WORKER_CONFIG) private readonly config: WorkerConfig) {
+    this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+    this.redis =
+      config.smtpUrl || config.nodeEnv === 'production'
+        ? null
+        : new Redis(config.redisUrl, { maxRetriesPerRequest: 3, disconnectTimeout: 500 });
+    if (!config.smtpUrl) {
+      if (config.nodeEnv === 'production') this.logger.error('SMTP_URL is not set: mail jobs will fail until it is configured');
+      else this.logger.warn(`SMTP_URL is not set: mail is logged and kept in ${devMailboxKey(config.queuePrefix)} (GET /api/dev/mailbox)`);
+    }
+  }
+
+  async send(job: MailJob): Promise<void> {
+    if (this.transport) {
+      await this.transport.sendMail({ from: this.config.mailFrom, to: job.to, subject: job.subject, text: job.text, html: job.html });
+      return;
+    }
+    if (!this.redis) throw new Error('SMTP_URL is not configured: cannot deliver mail in production');
+    const entry: DevMailboxEntry = { ...job, from: this.config.mailFrom, at: new Date().toISOString() };
+    const key = devMailboxKey(this.config.queuePrefix);
+    await this.redis
+      .multi()
+      .lpush(key, JSON.stringify(entry))
+      .ltrim(key, 0, DEV_MAILBOX.limit - 1)
+      .exec();
+    this.logger.log(
+      `\n──── mail (not sent: no SMTP_URL) ────\nTo: ${job.to}\nSubject: ${job.subject}\n\n${job.text}\n──────────────────────────────────────`,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.transport?.close();
+    if (this.redis?.status === 'ready') await this.redis.quit().catch(() => this.redis?.disconnect());
+    else this.redis?.disconnect();
+  }
+}

@@ -1,0 +1,2 @@
+// Browser steps (page loads, sign-ins) take seconds, not milliseconds.
+jest.setTimeout(30_000);
