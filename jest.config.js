@@ -26,8 +26,27 @@ const common = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts', '**/*.spec.tsx'] },
-    { ...common, displayName: 'integration', testMatch: ['**/*.int-spec.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
-    { ...common, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], globalSetup: '<rootDir>/test/support/global-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
-    { ...common, displayName: 'browser', setupFilesAfterEnv: ['<rootDir>/test/support/browser-timeout.ts'], testMatch: ['**/*.browser-spec.ts'], globalSetup: '<rootDir>/test/support/browser-setup.ts', globalTeardown: '<rootDir>/test/support/global-teardown.ts' },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'browser',
+      setupFilesAfterEnv: ['<rootDir>/test/support/browser-timeout.ts'],
+      testMatch: ['**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/support/browser-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
 };

@@ -106,19 +106,38 @@ async function main() {
   await runOnce([cli, 'seed'], env);
 
   const watch = dev ? ['--watch'] : [];
-  if (dev) startChild('tsc --watch', [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', '-w', '--preserveWatchOutput', 'apps/api/tsconfig.build.json', 'apps/worker/tsconfig.build.json'], env);
+  if (dev)
+    startChild(
+      'tsc --watch',
+      [
+        path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '-b',
+        '-w',
+        '--preserveWatchOutput',
+        'apps/api/tsconfig.build.json',
+        'apps/worker/tsconfig.build.json',
+      ],
+      env,
+    );
   startChild('api', [...watch, path.join(ROOT, 'apps/api/dist/main.js')], env);
   startChild('worker', [...watch, path.join(ROOT, 'apps/worker/dist/main.js')], env);
   const apiUrl = `http://localhost:${port}`;
   await waitForHealth(apiUrl);
-  if (dev) startChild('vite', [path.join(ROOT, 'node_modules/vite/bin/vite.js'), '--port', '5173', '--strictPort'], { ...env, API_PORT: String(port) }, path.join(ROOT, 'apps/web'));
+  if (dev)
+    startChild(
+      'vite',
+      [path.join(ROOT, 'node_modules/vite/bin/vite.js'), '--port', '5173', '--strictPort'],
+      { ...env, API_PORT: String(port) },
+      path.join(ROOT, 'apps/web'),
+    );
 
   const { DEMO_ACCOUNTS } = createRequire(import.meta.url)(path.join(ROOT, 'apps/api/dist/database/seed.js'));
   const consoleUrl = dev ? 'http://localhost:5173' : apiUrl;
   console.log('');
   log(`Centralita is running: \x1b[1m${consoleUrl}\x1b[0m   (API docs: ${apiUrl}/api/docs)`);
   log('Demo accounts of the tenant "Demo Contact Centre":');
-  console.table(DEMO_ACCOUNTS.map(({ email, password, role }) => ({ role, email, password })));
+  const width = Math.max(...DEMO_ACCOUNTS.map(({ email }) => email.length));
+  for (const { email, password, role } of DEMO_ACCOUNTS) console.log(`    ${role.padEnd(6)} ${email.padEnd(width)}  ${password}`);
   log('Press Ctrl+C to stop.');
 }
 

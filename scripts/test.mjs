@@ -16,7 +16,7 @@ function ensureChromium() {
   let chromium = findChromium();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!chromium && isRoot && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
-    log('Chromium is not installed: installing Debian\'s chromium package with apt-get for the browser tests...');
+    log("Chromium is not installed: installing Debian's chromium package with apt-get for the browser tests...");
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
     spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit' });
     chromium = findChromium();
@@ -25,7 +25,16 @@ function ensureChromium() {
 }
 
 function jestArgs(projects, outputFile, passthrough) {
-  return [path.join(ROOT, 'node_modules/jest/bin/jest.js'), '--selectProjects', ...projects, '--json', '--outputFile', outputFile, '--maxWorkers=2', ...passthrough];
+  return [
+    path.join(ROOT, 'node_modules/jest/bin/jest.js'),
+    '--selectProjects',
+    ...projects,
+    '--json',
+    '--outputFile',
+    outputFile,
+    '--maxWorkers=2',
+    ...passthrough,
+  ];
 }
 
 async function main() {
@@ -44,7 +53,11 @@ async function main() {
     buildWeb();
     projects.push('browser');
   } else {
-    const listed = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/jest/bin/jest.js'), '--selectProjects', 'browser', '--listTests'], { encoding: 'utf8' });
+    const listed = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/jest/bin/jest.js'), '--selectProjects', 'browser', '--listTests'],
+      { encoding: 'utf8' },
+    );
     skipped = listed.stdout.split('\n').filter((line) => line.endsWith('.ts')).length;
     warn('='.repeat(78));
     warn(`NO CHROMIUM: the browser suite (${skipped} files) is SKIPPED.`);

@@ -39,7 +39,14 @@ export function buildNode() {
 export function webIsStale() {
   const built = path.join(ROOT, 'apps/web/dist/index.html');
   if (!existsSync(built)) return true;
-  const sources = ['apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts', 'libs/contracts/src', 'libs/domain/src'];
+  const sources = [
+    'apps/web/src',
+    'apps/web/public',
+    'apps/web/index.html',
+    'apps/web/vite.config.ts',
+    'libs/contracts/src',
+    'libs/domain/src',
+  ];
   const newestSource = Math.max(...sources.map((s) => newestMtime(path.join(ROOT, s))));
   return newestSource > statSync(built).mtimeMs;
 }

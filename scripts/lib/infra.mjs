@@ -159,7 +159,20 @@ export async function resolveRedis() {
   log(`Redis: starting ${binary} on port ${EMBEDDED_REDIS_PORT} (data in .data/redis)`);
   const child = spawn(
     binary,
-    ['--port', String(EMBEDDED_REDIS_PORT), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction'],
+    [
+      '--port',
+      String(EMBEDDED_REDIS_PORT),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
     { stdio: 'ignore' },
   );
   owned.push(async () => {

@@ -34,7 +34,10 @@ export default async function browserSetup(): Promise<void> {
   };
   const seeded = spawnSync(process.execPath, [path.join(ROOT, 'apps/api/dist/database/cli.js'), 'seed'], { env, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`seeding the demo tenant failed:\n${seeded.stdout}\n${seeded.stderr}`);
-  const api: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'apps/api/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const api: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'apps/api/dist/main.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   (globalThis as { __centralitaApi?: ChildProcess }).__centralitaApi = api;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
