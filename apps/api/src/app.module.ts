@@ -9,6 +9,7 @@ import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { AuthModule } from './modules/auth/auth.module';
+import { ClockModule } from './modules/clock/clock.module';
 import { HealthModule } from './modules/health/health.module';
 import { MailModule } from './modules/mail/mail.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
@@ -38,6 +39,7 @@ export class AppModule {
         RolesModule,
         UsersModule,
         HealthModule,
+        ClockModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -7,3 +7,4 @@ export * from './constants';
 export * from './queues';
 export * from './health';
 export * from './users';
+export * from './clock';
