@@ -44,12 +44,28 @@ function primeThemeVariables(): Plugin {
   };
 }
 
+/**
+ * widget.js runs as a classic script on tenants' pages: wrap it in a function so none of its
+ * (minified) top-level names leak into the host page's globals.
+ */
+function isolateWidget(): Plugin {
+  return {
+    name: 'centralita-isolate-widget',
+    generateBundle(_options, bundle) {
+      const chunk = bundle['widget.js'];
+      if (chunk && chunk.type === 'chunk') chunk.code = `(function(){${chunk.code}\n})();\n`;
+    },
+  };
+}
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [primeThemeVariables(), react()],
+  plugins: [primeThemeVariables(), react(), isolateWidget()],
   resolve: {
     alias: {
       '@centralita/contracts': fileURLToPath(new URL('../../libs/contracts/src/index.ts', import.meta.url)),
+      // The console rebuilds machine snapshots to enable buttons exactly when the machine allows the event.
+      '@centralita/domain': fileURLToPath(new URL('../../libs/domain/src/index.ts', import.meta.url)),
     },
   },
   server: {
@@ -66,5 +82,16 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     chunkSizeWarningLimit: 900,
+    rollupOptions: {
+      // The embeddable web-chat launcher is a second, dependency-free entry with a stable name
+      // (dist/widget.js) that tenants paste into their sites.
+      input: {
+        main: fileURLToPath(new URL('./index.html', import.meta.url)),
+        widget: fileURLToPath(new URL('./src/widget/embed.ts', import.meta.url)),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'widget' ? 'widget.js' : 'assets/[name]-[hash].js'),
+      },
+    },
   },
 });

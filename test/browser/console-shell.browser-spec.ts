@@ -105,6 +105,10 @@ describe('Console shell', () => {
     const { context, page } = await newPage(browser, { language: 'en' });
     await signIn(page, DEMO.agent);
     await page.waitForURL('**/dashboard/DashboardAgente');
+    // The agent desk loads its data on arrival: tamper with the tokens only once it has, or its own
+    // 401 ends the session before the reload this test is about.
+    await page.getByTestId('agent-desk').waitFor();
+    await page.waitForLoadState('networkidle');
     await page.evaluate((token) => {
       window.localStorage.setItem('accessToken', token);
       window.localStorage.setItem('refreshToken', 'revoked-or-unknown');

@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { Client } from 'pg';
 import globalSetup from './global-setup';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -21,11 +22,31 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The browser tier seeds the demo tenant and then changes it (the admin journey adds lines and
+ * campaigns), so it gets a database of its own: the integration tier counts the demo tenant's rows.
+ */
+async function createBrowserDatabase(): Promise<string> {
+  const name = `${process.env.CENTRALITA_TEST_DB}_browser`;
+  const admin = new Client({ connectionString: process.env.CENTRALITA_ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  process.env.CENTRALITA_BROWSER_TEST_DB = name;
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${name}`;
+  const { runMigrations } = await import('../../apps/api/src/database/migrate');
+  await runMigrations(url.toString());
+  return url.toString();
+}
+
 export default async function browserSetup(): Promise<void> {
   await globalSetup();
+  const databaseUrl = await createBrowserDatabase();
   const port = await freePort();
   const env = {
     ...process.env,
+    DATABASE_URL: databaseUrl,
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     WEB_DIST: path.join(ROOT, 'apps/web/dist'),

@@ -19,6 +19,8 @@ export default async function globalTeardown(): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  if (process.env.CENTRALITA_BROWSER_TEST_DB)
+    await admin.query(`DROP DATABASE IF EXISTS ${process.env.CENTRALITA_BROWSER_TEST_DB} WITH (FORCE)`);
   await admin.end();
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const stream = redis.scanStream({ match: `${process.env.QUEUE_PREFIX}*`, count: 500 });

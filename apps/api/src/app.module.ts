@@ -9,14 +9,27 @@ import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { AuthModule } from './modules/auth/auth.module';
+import { ConversationsModule } from './modules/conversations/conversations.module';
 import { ClockModule } from './modules/clock/clock.module';
 import { HealthModule } from './modules/health/health.module';
+import { MachineHostModule } from './modules/machine-host/machine-host.module';
 import { MailModule } from './modules/mail/mail.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
 import { RedisModule } from './modules/redis/redis.module';
+import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RolesModule } from './modules/roles/roles.module';
+import { RoutingModule } from './modules/routing/routing.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { UsersModule } from './modules/users/users.module';
+import { AdminModule } from './modules/admin/admin.module';
+import { AttentionLinesModule } from './modules/attention-lines/attention-lines.module';
+import { CampaignsModule } from './modules/campaigns/campaigns.module';
+import { PredefinedMessagesModule } from './modules/predefined-messages/predefined-messages.module';
+import { QnaModule } from './modules/qna/qna.module';
+import { PollsModule } from './modules/polls/polls.module';
+import { PhoneListsModule } from './modules/phone-lists/phone-lists.module';
+import { PlatformSettingsModule } from './modules/platform-settings/platform-settings.module';
+import { ClientsModule } from './modules/clients/clients.module';
 
 @Module({})
 export class AppModule {
@@ -38,8 +51,21 @@ export class AppModule {
         TenancyModule,
         RolesModule,
         UsersModule,
+        AdminModule,
+        AttentionLinesModule,
+        CampaignsModule,
+        PredefinedMessagesModule,
+        QnaModule,
+        PollsModule,
+        PhoneListsModule,
+        PlatformSettingsModule,
+        ClientsModule,
         HealthModule,
         ClockModule,
+        RealtimeModule,
+        MachineHostModule,
+        RoutingModule,
+        ConversationsModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CATALOGUE_MESSAGES } from '@centralita/contracts';
 import { User } from '../src/modules/users/user.entity';
+import { createTenant } from './support/factories';
 import { startTestApp, uniqueEmail, type TestApp } from './support/test-app';
 
 describe('HTTP surface (e2e)', () => {
@@ -189,6 +190,23 @@ describe('HTTP surface (e2e)', () => {
         expect(response.text).toContain('<div id="root">');
         expect(response.headers['content-security-policy']).toContain("default-src 'self'");
         expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+      }
+    });
+
+    it('lets only the tenant’s allowed origins frame the web-chat page', async () => {
+      const tenant = await createTenant(web.dataSource);
+      await web.dataSource.query(`UPDATE clients SET allowed_origins = $2 WHERE id = $1`, [
+        tenant.client.id,
+        ['https://shop.example', 'https://evil.example; script-src *', 'javascript:alert(1)'],
+      ]);
+      const widget = await web.http().get(`/WindowChat/windowChat/?tenant=${tenant.client.id}`).expect(200);
+      const csp = widget.headers['content-security-policy'] as string;
+      expect(csp).toContain("frame-ancestors 'self' https://shop.example;");
+      expect(csp).not.toContain('evil.example');
+      expect(csp).not.toContain('javascript:');
+      for (const route of ['/WindowChat/windowChat/?tenant=not-a-uuid', '/WindowChat/windowChat/', `/users/Users?tenant=${tenant.client.id}`]) {
+        const response = await web.http().get(route).expect(200);
+        expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self';");
       }
     });
 

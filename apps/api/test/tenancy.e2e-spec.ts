@@ -145,8 +145,8 @@ describe('Tenancy, users and roles (e2e)', () => {
   describe('roles and menus', () => {
     it("GET /api/roles lists the tenant's own role copies", async () => {
       const response = await t.http().get('/api/roles').set(bearer(adminA)).expect(200);
-      expect(response.body.data.map((role: { code: string }) => role.code)).toEqual(['ADMIN', 'AGENT', 'SUPER']);
-      expect(response.body.data.map((role: { id: string }) => role.id)).not.toContain(tenantB.roles.get('ADMIN')!.id);
+      expect(response.body.data.items.map((role: { code: string }) => role.code)).toEqual(['ADMIN', 'AGENT', 'SUPER']);
+      expect(response.body.data.items.map((role: { id: string }) => role.id)).not.toContain(tenantB.roles.get('ADMIN')!.id);
     });
 
     it('GET /api/roles/codes and /api/roles/:id', async () => {

@@ -1,9 +1,11 @@
-import { QUEUES } from '@centralita/contracts';
+import { PHONE_LIST_IMPORT_QUEUE, QUEUES } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { WORKER_CONFIG, type WorkerConfig } from './config/worker-config';
 import { MailProcessor } from './mail/mail.processor';
 import { MailTransportService } from './mail/mail-transport.service';
+import { DataSource } from 'typeorm';
+import { IMPORT_DB, PhoneListImportProcessor } from './phone-lists/phone-list-import.processor';
 
 @Module({})
 export class WorkerModule {
@@ -17,8 +19,25 @@ export class WorkerModule {
           connection: { url: config.redisUrl, maxRetriesPerRequest: null, disconnectTimeout: 500 },
         }),
         BullModule.registerQueue({ name: QUEUES.mail }),
+        BullModule.registerQueue({ name: PHONE_LIST_IMPORT_QUEUE }),
       ],
-      providers: [{ provide: WORKER_CONFIG, useValue: config }, MailTransportService, MailProcessor],
+      providers: [
+        { provide: WORKER_CONFIG, useValue: config },
+        MailTransportService,
+        MailProcessor,
+        {
+          provide: IMPORT_DB,
+          // Raw SQL only (no entities); connected on the first import, so the mail worker starts without PostgreSQL.
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 4, application_name: 'centralita-worker' },
+            }),
+        },
+        PhoneListImportProcessor,
+      ],
     };
   }
 }

@@ -7,4 +7,6 @@ export * from './constants';
 export * from './queues';
 export * from './health';
 export * from './users';
+export * from './admin';
+export * from './realtime';
 export * from './clock';

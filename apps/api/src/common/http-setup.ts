@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { mapError } from './envelope-exception.filter';
 
@@ -15,7 +16,7 @@ export function isApiPath(requestPath: string): boolean {
   );
 }
 
-const CONSOLE_CSP = [
+const cspWith = (frameAncestors: string): string => [
   "default-src 'self'",
   "script-src 'self'",
   // PrimeReact positions overlays with inline styles.
@@ -24,11 +25,40 @@ const CONSOLE_CSP = [
   "font-src 'self' data:",
   "connect-src 'self' ws: wss:",
   "media-src 'self' blob:",
-  "frame-ancestors 'self'",
+  `frame-ancestors ${frameAncestors}`,
   "base-uri 'self'",
   "form-action 'self'",
   "object-src 'none'",
 ].join('; ');
+const CONSOLE_CSP = cspWith("'self'");
+
+const WEB_CHAT_PAGE = '/WindowChat/windowChat';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Only plain origins reach the header: a stored value can never inject another directive. */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+const ORIGINS_TTL_MS = 60_000;
+
+/**
+ * The web-chat page is the one console page other sites may frame: only the origins its tenant
+ * allows (clients.allowed_origins), looked up per tenant and kept a minute.
+ */
+function webChatFrameAncestors(app: NestExpressApplication): (tenantId: unknown) => Promise<string> {
+  const cache = new Map<string, { value: string; expiresAt: number }>();
+  return async (tenantId) => {
+    if (typeof tenantId !== 'string' || !UUID.test(tenantId)) return "'self'";
+    const hit = cache.get(tenantId);
+    if (hit && hit.expiresAt > Date.now()) return hit.value;
+    const rows: { allowed_origins: string[] }[] = await app
+      .get(DataSource)
+      .query(`SELECT allowed_origins FROM clients WHERE id = $1`, [tenantId])
+      .catch(() => []);
+    const origins = (rows[0]?.allowed_origins ?? []).filter((origin) => ORIGIN.test(origin));
+    const value = ["'self'", ...origins].join(' ');
+    if (cache.size > 10_000) cache.clear();
+    cache.set(tenantId, { value, expiresAt: Date.now() + ORIGINS_TTL_MS });
+    return value;
+  };
+}
 
 /**
  * Express-level set-up that must run before Nest's routes: proxy trust, JSON parsing with a size
@@ -75,10 +105,15 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig): v
   });
   // API calls never look on disk: a stat per request was a measurable share of every API call (P4).
   app.use((req: Request, res: Response, next: NextFunction) => (isApiPath(req.path) ? next() : serveConsoleFile(req, res, next)));
+  const frameAncestorsFor = webChatFrameAncestors(app);
   app.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path)) return next();
-    res.setHeader('Content-Security-Policy', CONSOLE_CSP);
-    res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+    const send = (csp: string) => {
+      res.setHeader('Content-Security-Policy', csp);
+      res.setHeader('Cache-Control', 'no-cache');
+      res.sendFile(index);
+    };
+    if (!req.path.startsWith(WEB_CHAT_PAGE)) return send(CONSOLE_CSP);
+    frameAncestorsFor(req.query.tenant).then((ancestors) => send(cspWith(ancestors)), next);
   });
 }

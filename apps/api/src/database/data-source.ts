@@ -8,12 +8,57 @@ import { Role } from '../modules/roles/role.entity';
 import { Client } from '../modules/tenancy/client.entity';
 import { Reseller } from '../modules/tenancy/reseller.entity';
 import { User } from '../modules/users/user.entity';
+import { AuditLog } from '../modules/admin/audit-log.entity';
+import { PredefinedMessage } from '../modules/predefined-messages/predefined-message.entity';
 import { TenancyAndAuth1763700000000 } from './migrations/1763700000000-tenancy-and-auth';
 import { AttentionLinesAndCampaigns1763700000001 } from './migrations/1763700000001-attention-lines-and-campaigns';
+import { RealtimeCore1763700000100 } from './migrations/1763700000100-realtime-core';
+import { AdminFramework1763700100000 } from './migrations/1763700100000-admin-framework';
+import { AttentionLinesAdmin1763700100001 } from './migrations/1763700100001-attention-lines-admin';
+import { Qna1763700100002 } from './migrations/1763700100002-qna';
+import { Polls1763700100003 } from './migrations/1763700100003-polls';
+import { PhoneLists1763700100004 } from './migrations/1763700100004-phone-lists';
+import { PlatformSettings1763700100005 } from './migrations/1763700100005-platform-settings';
+import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
+import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
+import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
+import { QnaEntry } from '../modules/qna/qna-entry.entity';
 
-export const ENTITIES = [Reseller, Client, Role, RoleMenu, User, RefreshToken, PasswordResetToken, AttentionLine, Campaign];
+export const ENTITIES = [
+  PlatformSettingsRow,
+  ChannelConfig,
+  PhoneList,
+  PhoneListEntryRow,
+  PhoneListImport,
+  AuditLog,
+  PredefinedMessage,
+  QnaEntry,
+  Poll,
+  PollAnswerGroup,
+  PollQuestion,
+  PollResponse,
+  Reseller,
+  Client,
+  Role,
+  RoleMenu,
+  User,
+  RefreshToken,
+  PasswordResetToken,
+  AttentionLine,
+  Campaign,
+];
 /** In order. Never edit a migration that has shipped: add a new one. */
-export const MIGRATIONS = [TenancyAndAuth1763700000000, AttentionLinesAndCampaigns1763700000001];
+export const MIGRATIONS = [
+  TenancyAndAuth1763700000000,
+  AttentionLinesAndCampaigns1763700000001,
+  RealtimeCore1763700000100,
+  AdminFramework1763700100000,
+  AttentionLinesAdmin1763700100001,
+  Qna1763700100002,
+  Polls1763700100003,
+  PhoneLists1763700100004,
+  PlatformSettings1763700100005,
+];
 
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createDataSource } from './data-source';
+import { createDataSource, MIGRATIONS } from './data-source';
 import { runMigrations } from './migrate';
 
 describe('database schema', () => {
@@ -24,14 +24,13 @@ describe('database schema', () => {
     url.pathname = `/${name}`;
     try {
       const applied = await runMigrations(url.toString());
-      expect(applied).toEqual(['TenancyAndAuth1763700000000', 'AttentionLinesAndCampaigns1763700000001']);
+      expect(applied).toEqual(MIGRATIONS.map((migration) => migration.name));
       expect(await runMigrations(url.toString())).toEqual([]);
 
       const dataSource = createDataSource(url.toString());
       await dataSource.initialize();
       try {
-        await dataSource.undoLastMigration();
-        await dataSource.undoLastMigration();
+        for (let i = 0; i < MIGRATIONS.length; i++) await dataSource.undoLastMigration();
         const tables: { table_name: string }[] = await dataSource.query(
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'typeorm_migrations'`,
         );
@@ -39,7 +38,7 @@ describe('database schema', () => {
       } finally {
         await dataSource.destroy();
       }
-      expect(await runMigrations(url.toString())).toHaveLength(2);
+      expect(await runMigrations(url.toString())).toHaveLength(MIGRATIONS.length);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.destroy();

@@ -1,5 +1,5 @@
 import { ALL_PERMISSIONS, type RoleCode } from '@centralita/contracts';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { AttentionLine } from '../modules/attention-lines/attention-line.entity';
 import { hashPassword } from '../modules/auth/password-hasher';
 import { Campaign } from '../modules/campaigns/campaign.entity';
@@ -7,6 +7,7 @@ import { Role } from '../modules/roles/role.entity';
 import { ensureReseller, provisionClient } from '../modules/tenancy/client-provisioning';
 import { User } from '../modules/users/user.entity';
 import { DEMO_CLIENT_ID, DEMO_RESELLER_ID } from './seed-ids';
+import { seedAdminDemo } from './seed-admin';
 
 export { DEMO_CLIENT_ID, DEMO_RESELLER_ID };
 
@@ -108,6 +109,32 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
       .orIgnore()
       .execute();
 
+    await seedRealtimeDemo(manager, client.id);
+    await seedAdminDemo(manager, client.id);
+
     return { resellerId: reseller.id, clientId: client.id, usersCreated };
   });
+}
+
+/** Demo pause reasons, agents serving both demo lines, and a survey on the customer-service line. */
+async function seedRealtimeDemo(manager: EntityManager, clientId: string): Promise<void> {
+  await manager.query(
+    `INSERT INTO pause_reasons (tenant_id, code, label, position)
+     VALUES ($1, 'break', 'Break', 1), ($1, 'lunch', 'Lunch', 2), ($1, 'training', 'Training', 3), ($1, 'meeting', 'Meeting', 4)
+     ON CONFLICT DO NOTHING`,
+    [clientId],
+  );
+  await manager.query(
+    `INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id)
+     SELECT u.id, l.id, $1 FROM users u CROSS JOIN attention_lines l
+     WHERE u.client_id = $1 AND l.client_id = $1 AND u.email = ANY($2::text[])
+     ON CONFLICT DO NOTHING`,
+    [clientId, DEMO_ACCOUNTS.filter((account) => account.role === 'AGENT').map((account) => account.email)],
+  );
+  await manager.query(
+    `INSERT INTO attention_line_routing (attention_line_id, tenant_id, poll_id)
+     SELECT l.id, $1, CASE WHEN l.internal THEN NULL ELSE 'satisfaction' END FROM attention_lines l WHERE l.client_id = $1
+     ON CONFLICT DO NOTHING`,
+    [clientId],
+  );
 }

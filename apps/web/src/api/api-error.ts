@@ -12,14 +12,17 @@ export class ApiError extends Error {
   readonly kind: ApiErrorKind;
   /** For network failures: the underlying reason, e.g. 'Failed to fetch'. */
   readonly detail: string | undefined;
+  /** The envelope's data of an error answer (validation lists its fields and issues there). */
+  readonly data: unknown;
 
-  constructor(message: string, opts: { status?: number; code?: ErrorCode; kind: ApiErrorKind; detail?: string }) {
+  constructor(message: string, opts: { status?: number; code?: ErrorCode; kind: ApiErrorKind; detail?: string; data?: unknown }) {
     super(message);
     this.name = 'ApiError';
     this.status = opts.status ?? 0;
     this.code = opts.code;
     this.kind = opts.kind;
     this.detail = opts.detail;
+    this.data = opts.data ?? null;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { AuthResult, Branding, LoginRequest, MenuItem, RegisterRequest, SessionUser } from '@centralita/contracts';
+import { createAdminApi } from '../admin/admin-api';
 import type { ApiClient } from './http-client';
 
 /** The calls the console shell makes (spec §7), typed once. */
@@ -16,6 +17,7 @@ export function createConsoleApi(client: ApiClient) {
     validateResetToken: (token: string) => client.get<unknown>('/Session/ValidateUrlToResetPassword', { query: { token }, auth: false }),
     resetPassword: (token: string, password: string) =>
       client.post<unknown>('/Session/ResetPassword', { token, password }, { auth: false }),
+    admin: createAdminApi(client),
   };
 }
 

@@ -36,6 +36,8 @@ export interface RequestOptions {
   auth?: boolean;
   /** Use this token instead of the stored one (logout sends the token it is about to drop). */
   accessToken?: string;
+  /** Sent as-is instead of JSON (file uploads); set Content-Type in headers. */
+  rawBody?: Blob | ArrayBuffer;
   /** Try a token refresh and replay once on 401 (default true for authenticated calls). */
   refreshOnUnauthorized?: boolean;
   signal?: AbortSignal;
@@ -47,6 +49,8 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<T>;
   /** Single-flight token refresh: concurrent callers share one request. Resolves false on failure. */
   refreshSession(): Promise<TokenPair | false>;
+  /** The raw response of an authenticated GET (downloads that are not envelopes). */
+  download(path: string): Promise<Response>;
 }
 
 /** Generic catalogue messages by HTTP status (spec §8). */
@@ -98,7 +102,7 @@ export async function readEnvelope<T>(response: Response): Promise<T> {
   const message =
     STATUS_MESSAGES[status] ??
     (envelope?.errorMessage && envelope.errorMessage.trim() ? envelope.errorMessage : CATALOGUE_MESSAGES.generic);
-  throw new ApiError(message, { status, code, kind: 'http' });
+  throw new ApiError(message, { status, code, kind: 'http', data: envelope?.data ?? null });
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -116,7 +120,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return await options.fetch(buildUrl(baseUrl, path, opts.query), {
         method: opts.method ?? 'GET',
         headers,
-        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
         signal: opts.signal,
       });
     } catch (error) {
@@ -182,5 +186,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     get: (path, opts) => request(path, { ...opts, method: 'GET' }),
     post: (path, body, opts) => request(path, { ...opts, method: 'POST', body }),
     refreshSession,
+    download: async (path) => {
+      const response = await send(path, { headers: { Accept: '*/*' } }, tokens.getAccessToken());
+      if (!response.ok) await readEnvelope(response);
+      return response;
+    },
   };
 }

@@ -2,7 +2,7 @@ import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import type { i18n as I18n } from 'i18next';
 import { isApiError } from '../api/api-error';
 import { createConsoleApi, type ConsoleApi } from '../api/console-api';
-import { createApiClient } from '../api/http-client';
+import { createApiClient, type ApiClient } from '../api/http-client';
 import { authMachine } from '../auth/auth.machine';
 import { browserStorage, createSessionStore, type SessionStore, type StorageLike } from '../auth/session-store';
 import { initI18n } from '../i18n/i18n';
@@ -13,6 +13,8 @@ export interface AppServices {
   storage: StorageLike;
   session: SessionStore;
   api: ConsoleApi;
+  /** The one HTTP client: feature modules (the desk) share its single-flight refresh, so a rotated refresh token is never spent twice. */
+  client: ApiClient;
   auth: AuthActor;
   i18n: I18n;
 }
@@ -72,5 +74,5 @@ export function createAppServices(): AppServices {
   }
   auth = createActor(machine, { input: { stored } });
   const i18n = initI18n(storage);
-  return { storage, session, api, auth, i18n };
+  return { storage, session, api, client, auth, i18n };
 }

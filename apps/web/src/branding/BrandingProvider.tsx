@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { DEFAULT_BRANDING, type Branding } from '@centralita/contracts';
 import { useApi, useAuthSelector, useServices } from '../app/ServicesContext';
 
@@ -7,6 +7,8 @@ const BRANDING_CACHE_KEY = 'branding';
 interface BrandingState {
   branding: Branding;
   loading: boolean;
+  /** Fetches the branding again (after an administrator changes it, so it shows at once). */
+  refresh?: () => void;
 }
 
 const BrandingContext = createContext<BrandingState>({ branding: DEFAULT_BRANDING, loading: false });
@@ -40,6 +42,7 @@ export function BrandingProvider({ children }: { children: ReactNode }) {
     }
   });
 
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     if (initialising) return;
     const clientId = new URLSearchParams(window.location.search).get('clientId');
@@ -58,9 +61,11 @@ export function BrandingProvider({ children }: { children: ReactNode }) {
     return () => {
       cancelled = true;
     };
-  }, [api, storage, userKey, initialising]);
+  }, [api, storage, userKey, initialising, version]);
 
-  return <BrandingContext.Provider value={state}>{children}</BrandingContext.Provider>;
+  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  const value = useMemo(() => ({ ...state, refresh }), [state, refresh]);
+  return <BrandingContext.Provider value={value}>{children}</BrandingContext.Provider>;
 }
 
 export function useBranding(): BrandingState {

@@ -6,8 +6,20 @@ import es from '../locales/es.json';
 import it from '../locales/it.json';
 import ru from '../locales/ru.json';
 import sr from '../locales/sr.json';
+import { DESK_DICTIONARIES } from '../locales/desk';
 
-export type Dictionary = typeof es;
+export type Dictionary = typeof es & { desk: (typeof DESK_DICTIONARIES)['es'] };
 
-/** All seven dictionaries (es is the reference; locales.spec.ts keeps the others complete). */
-export const DICTIONARIES: Record<Language, Dictionary> = { es, en, el, it, sr, de, ru };
+/**
+ * All seven dictionaries (es is the reference; locales.spec.ts keeps the others complete). The
+ * agent desk, supervision and web-chat strings live in locales/desk/ and are merged under `desk`.
+ */
+export const DICTIONARIES: Record<Language, Dictionary> = {
+  es: { ...es, desk: DESK_DICTIONARIES.es },
+  en: { ...en, desk: DESK_DICTIONARIES.en },
+  el: { ...el, desk: DESK_DICTIONARIES.el },
+  it: { ...it, desk: DESK_DICTIONARIES.it },
+  sr: { ...sr, desk: DESK_DICTIONARIES.sr },
+  de: { ...de, desk: DESK_DICTIONARIES.de },
+  ru: { ...ru, desk: DESK_DICTIONARIES.ru },
+};

@@ -1,6 +1,10 @@
+import { Suspense } from 'react';
 import type { AppRoute } from '@centralita/contracts';
+import { ADMIN_SCREENS } from '../admin/screens';
+import { DESK_SCREENS } from '../desk/screens';
 import { useAuth } from '../app/ServicesContext';
 import { hasPermission } from '../auth/permissions';
+import { useTranslation } from 'react-i18next';
 import { DashboardHomePage } from '../pages/DashboardHomePage';
 import { NoPermissionPage } from '../pages/NoPermissionPage';
 import { PlaceholderPage } from '../pages/PlaceholderPage';
@@ -10,5 +14,22 @@ export function RoutePage({ route }: { route: AppRoute }) {
   const { user } = useAuth();
   if (!hasPermission(user, route.permission)) return <NoPermissionPage route={route} />;
   if (route.path === '/dashboard/default') return <DashboardHomePage route={route} />;
+  const Screen = ADMIN_SCREENS[route.path] ?? DESK_SCREENS[route.path];
+  if (Screen) {
+    return (
+      <Suspense fallback={<ScreenLoading />}>
+        <Screen route={route} key={route.path} />
+      </Suspense>
+    );
+  }
   return <PlaceholderPage route={route} />;
+}
+
+function ScreenLoading() {
+  const { t } = useTranslation();
+  return (
+    <p className="muted" role="status">
+      {t('common.loading')}
+    </p>
+  );
 }

@@ -6,6 +6,7 @@ import { PublicCapabilityPage } from '../pages/session/PublicCapabilityPage';
 import { ResetPasswordPage } from '../pages/session/ResetPasswordPage';
 import { SignInPage } from '../pages/session/SignInPage';
 import { SignUpPage } from '../pages/session/SignUpPage';
+import { WebChatPage } from '../widget/WebChatPage';
 import { RequireAuth } from './RequireAuth';
 import { RootRedirect } from './RootRedirect';
 import { RoutePage } from './RoutePage';
@@ -18,6 +19,9 @@ export const routes: RouteObject[] = [
   { path: '/session/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/session/resetPassword/:token', element: <ResetPasswordPage /> },
   { path: '/session/404', element: <NotFoundPage /> },
+  // The web-chat page is public (customers, and the widget's iframe); listed before the protected
+  // routes so it wins over its APP_ROUTES entry.
+  { path: '/WindowChat/windowChat/', element: <WebChatPage /> },
   ...PUBLIC_CAPABILITY_PAGES.map(({ path, ...page }) => ({ path, element: <PublicCapabilityPage {...page} /> })),
   // Protected routes: every entry of APP_ROUTES (plus the demo prefixes) inside the layout.
   {

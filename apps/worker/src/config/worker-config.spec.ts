@@ -9,6 +9,7 @@ describe('loadWorkerConfig', () => {
       smtpUrl: null,
       mailFrom: 'Centralita <no-reply@centralita.local>',
       mailConcurrency: 5,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/centralita',
     });
   });
 
@@ -38,6 +39,7 @@ describe('loadWorkerConfig', () => {
       expect((error as WorkerConfigError).problems).toEqual([
         'REDIS_URL is required when NODE_ENV=production',
         'SMTP_URL must use smtp: or smtps: (got "http:")',
+        'DATABASE_URL is required when NODE_ENV=production',
         'QUEUE_PREFIX may only contain letters, digits, "_", "." and "-"',
         'MAIL_CONCURRENCY must be an integer between 1 and 100',
       ]);

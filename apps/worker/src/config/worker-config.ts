@@ -8,6 +8,8 @@ export interface WorkerConfig {
   smtpUrl: string | null;
   mailFrom: string;
   mailConcurrency: number;
+  /** PostgreSQL of the phone-list import processor. */
+  databaseUrl: string;
 }
 
 export class WorkerConfigError extends Error {
@@ -40,6 +42,10 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
   const smtpUrl = read('SMTP_URL') ?? null;
   checkUrl('SMTP_URL', smtpUrl ?? undefined, ['smtp:', 'smtps:']);
 
+  const databaseUrl = read('DATABASE_URL') ?? (nodeEnv === 'production' ? undefined : 'postgres://postgres@127.0.0.1:5432/centralita');
+  if (!databaseUrl) problems.push('DATABASE_URL is required when NODE_ENV=production');
+  checkUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
+
   const queuePrefix = read('QUEUE_PREFIX') ?? 'centralita';
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queuePrefix)) problems.push('QUEUE_PREFIX may only contain letters, digits, "_", "." and "-"');
 
@@ -56,6 +62,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     smtpUrl,
     mailFrom: read('MAIL_FROM') ?? 'Centralita <no-reply@centralita.local>',
     mailConcurrency,
+    databaseUrl: databaseUrl!,
     ...overrides,
   };
 }

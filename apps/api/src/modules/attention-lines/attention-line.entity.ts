@@ -1,7 +1,19 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import type { BusinessHoursWindow } from '@centralita/contracts';
+import {
+  Column,
+  CreateDateColumn,
+  DeleteDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
 import { Client } from '../tenancy/client.entity';
 
-/** A service (attention) line customers reach; minimal for now, the admin issue extends it. */
+/** A service (attention) line customers reach. Deleting one is soft: conversations refer to it. */
 @Entity({ name: 'attention_lines' })
 @Unique('uq_attention_lines_client_name', ['clientId', 'name'])
 export class AttentionLine {
@@ -31,9 +43,32 @@ export class AttentionLine {
   @Column({ type: 'boolean', default: false })
   internal!: boolean;
 
+  @Column({ name: 'business_unit', type: 'varchar', length: 120, nullable: true })
+  businessUnit!: string | null;
+
+  @Column({ name: 'origin_type', type: 'varchar', length: 40, nullable: true })
+  originType!: string | null;
+
+  @Column({ name: 'origin_line', type: 'varchar', length: 120, nullable: true })
+  originLine!: string | null;
+
+  @Column({ name: 'service_type', type: 'varchar', length: 40, nullable: true })
+  serviceType!: string | null;
+
+  /** Opening windows per weekday; empty = always open. */
+  @Column({ name: 'business_hours', type: 'jsonb', default: () => "'[]'" })
+  businessHours!: BusinessHoursWindow[];
+
+  /** Post-conversation poll (no foreign key until the polls area exists). */
+  @Column({ name: 'poll_id', type: 'uuid', nullable: true })
+  pollId!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
 }

@@ -8,15 +8,17 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
   Unique,
+  DeleteDateColumn,
   UpdateDateColumn,
 } from 'typeorm';
 import { Client } from '../tenancy/client.entity';
 
-/** A campaign agents log into; minimal for now, the admin issue extends it. */
+/** A campaign agents log into. Deleting one is soft: conversations and users refer to it. */
 @Entity({ name: 'campaigns' })
 @Unique('uq_campaigns_client_identifier', ['clientId', 'identifier'])
 @Check('ck_campaigns_allowed_chats', '"allowed_chats_per_agent" BETWEEN 1 AND 5')
 @Check('ck_campaigns_dates', '"to_date" >= "from_date"')
+@Check('ck_campaigns_identifier_length', 'char_length("identifier") <= 20')
 export class Campaign {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_campaigns' })
   id!: string;
@@ -47,9 +49,19 @@ export class Campaign {
   @Column({ name: 'allowed_chats_per_agent', type: 'smallint' })
   allowedChatsPerAgent!: number;
 
+  /** Campaigns created from this one copy its settings. */
+  @Column({ name: 'template_campaign', type: 'boolean', default: false })
+  templateCampaign!: boolean;
+
+  @Column({ type: 'varchar', length: 160, nullable: true })
+  customer!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
 }

@@ -1,6 +1,17 @@
-import { PERMISSIONS, type MenuItem, type RoleCodeOption, type RoleSummary } from '@centralita/contracts';
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import {
+  ALL_PERMISSIONS,
+  PERMISSIONS,
+  type MenuItem,
+  type Page,
+  type RoleCodeOption,
+  type RoleInput,
+  type RoleSummary,
+} from '@centralita/contracts';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsOptional, IsString } from 'class-validator';
+import { Trim } from '../../common/transforms';
+import { PagedQueryDto } from '../admin/paged-query.dto';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { Authenticated, RequirePermission } from '../auth/access.decorator';
@@ -21,6 +32,43 @@ export class RoleCodeOptionDto implements RoleCodeOption {
   @ApiProperty() name!: string;
 }
 
+/** Types only; validateRole() (shared with the console) holds the rules. */
+export class RoleInputDto implements Partial<RoleInput> {
+  @ApiProperty({ example: 'QA_LEAD', description: 'Upper-case letters, digits and _; 2..40' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  code?: string;
+  @ApiProperty() @IsOptional() @Trim() @IsString() name?: string;
+  @ApiProperty({ type: [String], enum: ALL_PERMISSIONS, description: 'The permissions the server enforces for users of this role' })
+  @IsOptional()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @IsArray()
+  permissions?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Menu curation: APP_ROUTES paths in order; never grants access' })
+  @IsOptional()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @IsArray()
+  menuPaths?: string[];
+}
+
+export class MenuEntriesDto {
+  @ApiProperty({ type: [String], example: ['/users/Users'] })
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @IsArray()
+  routePaths!: string[];
+}
+
+export class RolePageDto {
+  @ApiProperty({ type: [RoleSummaryDto] }) items!: RoleSummaryDto[];
+  @ApiProperty() total!: number;
+  @ApiProperty() page!: number;
+  @ApiProperty() pageSize!: number;
+}
+
 @ApiTags('roles')
 @ApiBearerAuth()
 @Controller('roles')
@@ -29,11 +77,21 @@ export class RolesController {
 
   @Get()
   @RequirePermission(PERMISSIONS.rolesManage)
-  @ApiOperation({ summary: "Roles of the caller's tenant" })
-  @ApiEnvelope([RoleSummaryDto])
-  @ApiErrors(401, 403)
-  list(@CurrentPrincipal() principal: Principal): Promise<RoleSummary[]> {
-    return this.roles.list(principal.clientId);
+  @ApiOperation({ summary: "Roles of the caller's tenant, paged; sortField: code, name, builtIn" })
+  @ApiEnvelope(RolePageDto)
+  @ApiErrors(400, 401, 403)
+  list(@Query() query: PagedQueryDto, @CurrentPrincipal() principal: Principal): Promise<Page<RoleSummary>> {
+    return this.roles.list(principal.clientId, query);
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.rolesManage)
+  @ApiOperation({ summary: 'Adds a role with its permissions and optional menu curation' })
+  @ApiEnvelope(RoleSummaryDto)
+  @ApiErrors(400, 401, 403, 409)
+  create(@Body() body: RoleInputDto, @CurrentPrincipal() principal: Principal): Promise<RoleSummary> {
+    return this.roles.create(principal, body);
   }
 
   // Declared before ':id' so "codes" is never read as an id.
@@ -53,6 +111,51 @@ export class RolesController {
   @ApiErrors(400, 401, 403, 404)
   get(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<RoleSummary> {
     return this.roles.get(principal.clientId, id);
+  }
+
+  @Put(':id')
+  @RequirePermission(PERMISSIONS.rolesManage)
+  @ApiOperation({ summary: 'Replaces a role; its users get the new permissions on their next request' })
+  @ApiEnvelope(RoleSummaryDto)
+  @ApiErrors(400, 401, 403, 404, 409)
+  update(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: RoleInputDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<RoleSummary> {
+    return this.roles.update(principal, id, body);
+  }
+
+  @Delete(':id')
+  @RequirePermission(PERMISSIONS.rolesManage)
+  @ApiOperation({ summary: 'Deletes a role of its own (not built-in, given to no user)' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  remove(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<{ deleted: true }> {
+    return this.roles.remove(principal, id);
+  }
+
+  @Get(':id/menu-entries')
+  @RequirePermission(PERMISSIONS.rolesManage)
+  @ApiOperation({ summary: "The role's curated menu entries in order (empty: every route its permissions open)" })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  menuEntries(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<string[]> {
+    return this.roles.menuPaths(principal.clientId, id);
+  }
+
+  @Post(':id/menu')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.rolesManage)
+  @ApiOperation({ summary: 'Adds menu entries to a role (APP_ROUTES paths); entries never grant access' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  addMenu(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: MenuEntriesDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<string[]> {
+    return this.roles.addMenuEntries(principal, id, body.routePaths);
   }
 
   @Get(':id/menu')

@@ -1,11 +1,19 @@
-import { PERMISSIONS, type Page, type UserSummary } from '@centralita/contracts';
-import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { PERMISSIONS, type AdminUserDetail, type Page, type UserFormOptions, type UserSummary } from '@centralita/contracts';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, HttpCode, HttpStatus } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { ListUsersQueryDto, UpdateUserDto, UserPageDto, UserSummaryDto } from './dto/users.dto';
+import {
+  AdminUserDetailDto,
+  ListUsersQueryDto,
+  UpdateUserDto,
+  UserFormOptionsDto,
+  UserInputDto,
+  UserPageDto,
+  UserSummaryDto,
+} from './dto/users.dto';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -16,11 +24,61 @@ export class UsersController {
 
   @Get()
   @RequirePermission(PERMISSIONS.usersManage)
-  @ApiOperation({ summary: "Users of the caller's tenant, by name" })
+  @ApiOperation({ summary: "Users of the caller's tenant, paged; sortField: name, email, roleCode, active, lastLoginAt, createdAt" })
   @ApiEnvelope(UserPageDto)
   @ApiErrors(400, 401, 403)
   list(@Query() query: ListUsersQueryDto, @CurrentPrincipal() principal: Principal): Promise<Page<UserSummary>> {
-    return this.users.list(principal.clientId, query.page, query.pageSize);
+    return this.users.list(principal.clientId, query);
+  }
+
+  @Get('form-options')
+  @RequirePermission(PERMISSIONS.usersManage)
+  @ApiOperation({ summary: 'Roles, attention lines, campaigns and pause reasons the user form picks from' })
+  @ApiEnvelope(UserFormOptionsDto)
+  @ApiErrors(401, 403)
+  formOptions(@CurrentPrincipal() principal: Principal): Promise<UserFormOptions> {
+    return this.users.formOptions(principal.clientId);
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.usersManage)
+  @ApiOperation({ summary: 'Creates a user (password ≥ 8, argon2id) with the lines, campaigns and pause reasons they serve' })
+  @ApiEnvelope(AdminUserDetailDto)
+  @ApiErrors(400, 401, 403, 404, 409)
+  create(@Body() body: UserInputDto, @CurrentPrincipal() principal: Principal): Promise<AdminUserDetail> {
+    return this.users.create(principal, body);
+  }
+
+  @Get(':id/detail')
+  @RequirePermission(PERMISSIONS.usersManage)
+  @ApiOperation({ summary: 'A user with the lines, campaigns and pause reasons they serve' })
+  @ApiEnvelope(AdminUserDetailDto)
+  @ApiErrors(400, 401, 403, 404)
+  detail(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<AdminUserDetail> {
+    return this.users.detail(principal.clientId, id);
+  }
+
+  @Put(':id')
+  @RequirePermission(PERMISSIONS.usersManage)
+  @ApiOperation({ summary: 'Replaces a user; a new password or deactivation ends their sessions' })
+  @ApiEnvelope(AdminUserDetailDto)
+  @ApiErrors(400, 401, 403, 404, 409)
+  replace(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: UserInputDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<AdminUserDetail> {
+    return this.users.replace(principal, id, body);
+  }
+
+  @Delete(':id')
+  @RequirePermission(PERMISSIONS.usersManage)
+  @ApiOperation({ summary: 'Deactivates a user (soft delete: history keeps naming them) and ends their sessions' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  remove(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<{ deleted: true }> {
+    return this.users.remove(principal, id);
   }
 
   @Get(':id')

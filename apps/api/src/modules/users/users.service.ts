@@ -1,12 +1,24 @@
-import type { Page, UserSummary } from '@centralita/contracts';
+import {
+  validateUser,
+  type AdminUserDetail,
+  type Page,
+  type PagedQuery,
+  type UserFormOptions,
+  type UserInput,
+  type UserSummary,
+} from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { AuditService } from '../admin/audit.service';
+import { paginate } from '../admin/paginate';
+import { assertRules, isUniqueViolation } from '../admin/rule-check';
+import { hashPassword } from '../auth/password-hasher';
 import type { Principal } from '../auth/principal';
 import { SessionsService } from '../auth/sessions.service';
 import { Role } from '../roles/role.entity';
-import type { UpdateUserDto } from './dto/users.dto';
+import type { UpdateUserDto, UserInputDto } from './dto/users.dto';
 import { User } from './user.entity';
 
 export function toUserSummary(user: User): UserSummary {
@@ -32,17 +44,228 @@ export class UsersService {
     @InjectRepository(User) private readonly users: Repository<User>,
     @InjectRepository(Role) private readonly roles: Repository<Role>,
     private readonly sessions: SessionsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly audit: AuditService,
   ) {}
 
-  async list(clientId: string, page = 1, pageSize = 50): Promise<Page<UserSummary>> {
-    const [users, total] = await this.users.findAndCount({
-      where: { clientId },
-      relations: { role: true },
-      order: { name: 'ASC', id: 'ASC' },
-      skip: (page - 1) * pageSize,
-      take: pageSize,
+  list(clientId: string, query: PagedQuery = {}): Promise<Page<UserSummary>> {
+    const qb = this.users.createQueryBuilder('u').innerJoinAndSelect('u.role', 'role').where('u.client_id = :clientId', { clientId });
+    return paginate(
+      qb,
+      query,
+      {
+        sortable: {
+          name: 'u.name',
+          email: 'u.email',
+          roleCode: 'role.code',
+          active: 'u.active',
+          lastLoginAt: 'u.last_login_at',
+          createdAt: 'u.created_at',
+        },
+        searchable: ['u.name', 'u.email', 'role.code'],
+        defaultSort: { field: 'name', order: 'asc' },
+        defaultPageSize: 50,
+      },
+      toUserSummary,
+    );
+  }
+
+  async detail(clientId: string, id: string): Promise<AdminUserDetail> {
+    return this.detailIn(this.dataSource.manager, clientId, await this.find(clientId, id));
+  }
+
+  async formOptions(clientId: string): Promise<UserFormOptions> {
+    const q = (sql: string) => this.dataSource.query(sql, [clientId]);
+    const [roles, attentionLines, campaigns, pauseReasons] = await Promise.all([
+      q(`SELECT id, name FROM roles WHERE client_id = $1 ORDER BY name`),
+      q(`SELECT id, name FROM attention_lines WHERE client_id = $1 ORDER BY name`),
+      q(`SELECT id, name FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`),
+      q(`SELECT code, label FROM pause_reasons WHERE tenant_id = $1 ORDER BY position, label`),
+    ]);
+    return { roles, attentionLines, campaigns, pauseReasons };
+  }
+
+  async create(principal: Principal, body: UserInputDto): Promise<AdminUserDetail> {
+    const input = this.normalise(body);
+    assertRules(validateUser(input, 'create'));
+    await this.checkReferences(principal.clientId, input);
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const user = await manager.getRepository(User).save(
+          manager.getRepository(User).create({
+            clientId: principal.clientId,
+            email: input.email,
+            name: input.name,
+            roleId: input.roleId,
+            passwordHash,
+            passwordExpiresAt: input.passwordExpiresAt ? new Date(input.passwordExpiresAt) : null,
+            active: input.active,
+          }),
+        );
+        await this.writeLinks(manager, principal.clientId, user.id, input);
+        const after = await this.detailIn(
+          manager,
+          principal.clientId,
+          await manager.findOneOrFail(User, { where: { id: user.id }, relations: { role: true } }),
+        );
+        await this.audit.record(
+          principal,
+          { entityType: 'user', entityId: user.id, action: 'create', before: null, after: { ...after, password: '(set)' } },
+          manager,
+        );
+        return after;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_users_email')) throw new AppException('user_exists');
+      throw error;
+    }
+  }
+
+  /** Full replacement from the edit screen; a new password or deactivation ends the user's sessions. */
+  async replace(principal: Principal, id: string, body: UserInputDto): Promise<AdminUserDetail> {
+    const current = await this.find(principal.clientId, id);
+    const input = this.normalise({ ...body, email: body.email ?? current.email });
+    assertRules(validateUser(input, 'update'));
+    if (id === principal.userId && !input.active)
+      throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+    if (id === principal.userId && input.roleId !== current.roleId)
+      throw new AppException('conflict', { message: 'You cannot change your own role.' });
+    await this.checkReferences(principal.clientId, input);
+    const before = await this.detail(principal.clientId, id);
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
+    const endSessions = passwordHash !== null || (current.active && !input.active);
+    let families: string[] = [];
+    try {
+      const after = await this.dataSource.transaction(async (manager) => {
+        await manager.update(
+          User,
+          { id, clientId: principal.clientId },
+          {
+            name: input.name,
+            email: input.email,
+            roleId: input.roleId,
+            active: input.active,
+            passwordExpiresAt: input.passwordExpiresAt ? new Date(input.passwordExpiresAt) : null,
+            ...(passwordHash ? { passwordHash } : {}),
+          },
+        );
+        await this.writeLinks(manager, principal.clientId, id, input);
+        if (endSessions) families = await this.sessions.endAllSessionsIn(manager, id);
+        const detail = await this.detailIn(
+          manager,
+          principal.clientId,
+          await manager.findOneOrFail(User, { where: { id }, relations: { role: true } }),
+        );
+        await this.audit.record(
+          principal,
+          {
+            entityType: 'user',
+            entityId: id,
+            action: 'update',
+            before,
+            after: passwordHash ? { ...detail, password: '(changed)' } : detail,
+          },
+          manager,
+        );
+        return detail;
+      });
+      await this.sessions.afterChange(id, families);
+      return after;
+    } catch (error) {
+      if (isUniqueViolation(error, 'uq_users_email')) throw new AppException('user_exists');
+      throw error;
+    }
+  }
+
+  /** Users are never removed (conversations and the audit trail name them): deleting deactivates. */
+  async remove(principal: Principal, id: string): Promise<{ deleted: true }> {
+    if (id === principal.userId) throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+    const before = await this.detail(principal.clientId, id);
+    await this.sessions.endAllSessions(id, async (manager) => {
+      await manager.update(User, { id, clientId: principal.clientId }, { active: false });
+      await this.audit.record(
+        principal,
+        { entityType: 'user', entityId: id, action: 'delete', before, after: { ...before, active: false } },
+        manager,
+      );
     });
-    return { items: users.map(toUserSummary), total, page, pageSize };
+    return { deleted: true };
+  }
+
+  private normalise(body: UserInputDto): UserInput {
+    return {
+      name: body.name ?? '',
+      email: body.email ?? '',
+      roleId: body.roleId ?? '',
+      password: body.password ?? '',
+      passwordExpiresAt: body.passwordExpiresAt ? body.passwordExpiresAt.slice(0, 10) : null,
+      active: body.active ?? true,
+      attentionLineIds: [...new Set(body.attentionLineIds ?? [])],
+      campaignIds: [...new Set(body.campaignIds ?? [])],
+      pauseReasonCodes: [...new Set(body.pauseReasonCodes ?? [])],
+    };
+  }
+
+  /** Role, lines, campaigns and pause reasons must all be the caller's tenant's: otherwise 404. */
+  private async checkReferences(clientId: string, input: UserInput): Promise<void> {
+    const count = async (sql: string, ids: string[]) =>
+      ids.length ? Number((await this.dataSource.query(sql, [clientId, ids]))[0].count) : 0;
+    const ok =
+      (await this.roles.exists({ where: { id: input.roleId, clientId } })) &&
+      (await count(`SELECT count(*) FROM attention_lines WHERE client_id = $1 AND id = ANY($2::uuid[])`, input.attentionLineIds)) ===
+        input.attentionLineIds.length &&
+      (await count(
+        `SELECT count(*) FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL AND id = ANY($2::uuid[])`,
+        input.campaignIds,
+      )) === input.campaignIds.length &&
+      (await count(`SELECT count(*) FROM pause_reasons WHERE tenant_id = $1 AND code = ANY($2::text[])`, input.pauseReasonCodes)) ===
+        input.pauseReasonCodes.length;
+    if (!ok) throw AppException.notFound();
+  }
+
+  private async writeLinks(manager: EntityManager, clientId: string, userId: string, input: UserInput): Promise<void> {
+    await manager.query(`DELETE FROM agent_attention_lines WHERE user_id = $1`, [userId]);
+    await manager.query(`DELETE FROM agent_campaigns WHERE user_id = $1`, [userId]);
+    await manager.query(`DELETE FROM user_pause_reasons WHERE user_id = $1`, [userId]);
+    if (input.attentionLineIds.length)
+      await manager.query(`INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) SELECT $1, unnest($2::uuid[]), $3`, [
+        userId,
+        input.attentionLineIds,
+        clientId,
+      ]);
+    if (input.campaignIds.length)
+      await manager.query(`INSERT INTO agent_campaigns (user_id, campaign_id, tenant_id) SELECT $1, unnest($2::uuid[]), $3`, [
+        userId,
+        input.campaignIds,
+        clientId,
+      ]);
+    if (input.pauseReasonCodes.length)
+      await manager.query(`INSERT INTO user_pause_reasons (user_id, pause_reason_code, tenant_id) SELECT $1, unnest($2::text[]), $3`, [
+        userId,
+        input.pauseReasonCodes,
+        clientId,
+      ]);
+  }
+
+  private async detailIn(manager: EntityManager, clientId: string, user: User): Promise<AdminUserDetail> {
+    const ids = async (sql: string) => ((await manager.query(sql, [user.id, clientId])) as { v: string }[]).map((row) => row.v);
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roleId: user.roleId,
+      roleCode: user.role?.code ?? '',
+      active: user.active,
+      passwordExpiresAt: user.passwordExpiresAt?.toISOString() ?? null,
+      attentionLineIds: await ids(
+        `SELECT attention_line_id AS v FROM agent_attention_lines WHERE user_id = $1 AND tenant_id = $2 ORDER BY 1`,
+      ),
+      campaignIds: await ids(`SELECT campaign_id AS v FROM agent_campaigns WHERE user_id = $1 AND tenant_id = $2 ORDER BY 1`),
+      pauseReasonCodes: await ids(`SELECT pause_reason_code AS v FROM user_pause_reasons WHERE user_id = $1 AND tenant_id = $2 ORDER BY 1`),
+      lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
+      createdAt: user.createdAt.toISOString(),
+    };
   }
 
   async get(clientId: string, id: string): Promise<UserSummary> {

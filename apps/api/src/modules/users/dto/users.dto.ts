@@ -1,25 +1,12 @@
-import type { UpdateUserRequest, UserSummary } from '@centralita/contracts';
+import type { AdminUserDetail, UpdateUserRequest, UserFormOptions, UserInput, UserSummary } from '@centralita/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { PagedQueryDto } from '../../admin/paged-query.dto';
 import { Trim } from '../../../common/transforms';
 
-export class ListUsersQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @Min(1)
-  @IsInt()
-  page?: number;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(200)
-  @Min(1)
-  @IsInt()
-  pageSize?: number;
-}
+/** Paging as every admin list; sortField: name, email, roleCode, active, lastLoginAt, createdAt. Default page size 50. */
+export class ListUsersQueryDto extends PagedQueryDto {}
 
 export class UpdateUserDto implements UpdateUserRequest {
   @ApiPropertyOptional()
@@ -59,4 +46,72 @@ export class UserPageDto {
   @ApiProperty() total!: number;
   @ApiProperty() page!: number;
   @ApiProperty() pageSize!: number;
+}
+
+/** Types only; validateUser() (shared with the console) holds the rules. Tenant never comes from here. */
+export class UserInputDto implements Partial<UserInput> {
+  @ApiProperty() @IsOptional() @Trim() @IsString() name?: string;
+  @ApiProperty({ description: 'Sign-in name, unique on the platform' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @IsString()
+  email?: string;
+  @ApiProperty({ format: 'uuid' }) @IsOptional() @IsString() roleId?: string;
+  @ApiPropertyOptional({ description: 'At least 8 characters; required on create, empty on update keeps the current one' })
+  @IsOptional()
+  @IsString()
+  password?: string;
+  @ApiPropertyOptional({ type: String, format: 'date', nullable: true, description: 'Password expiration date' })
+  @IsOptional()
+  @IsString()
+  passwordExpiresAt?: string | null;
+  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() active?: boolean;
+  @ApiPropertyOptional({ type: [String], description: 'Attention lines the user serves' })
+  @IsOptional()
+  @ArrayMaxSize(500)
+  @IsUUID('all', { each: true })
+  @IsArray()
+  attentionLineIds?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Campaigns the user serves' })
+  @IsOptional()
+  @ArrayMaxSize(500)
+  @IsUUID('all', { each: true })
+  @IsArray()
+  campaignIds?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Pause reason codes allowed; empty = all' })
+  @IsOptional()
+  @ArrayMaxSize(100)
+  @Matches(/^[\w.-]{1,40}$/, { each: true })
+  @IsArray()
+  pauseReasonCodes?: string[];
+}
+
+export class AdminUserDetailDto implements AdminUserDetail {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'uuid' }) roleId!: string;
+  @ApiProperty() roleCode!: string;
+  @ApiProperty() active!: boolean;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) passwordExpiresAt!: string | null;
+  @ApiProperty({ type: [String] }) attentionLineIds!: string[];
+  @ApiProperty({ type: [String] }) campaignIds!: string[];
+  @ApiProperty({ type: [String] }) pauseReasonCodes!: string[];
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) lastLoginAt!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+class OptionDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+}
+class PauseReasonOptionDto {
+  @ApiProperty() code!: string;
+  @ApiProperty() label!: string;
+}
+export class UserFormOptionsDto implements UserFormOptions {
+  @ApiProperty({ type: [OptionDto] }) roles!: OptionDto[];
+  @ApiProperty({ type: [OptionDto] }) attentionLines!: OptionDto[];
+  @ApiProperty({ type: [OptionDto] }) campaigns!: OptionDto[];
+  @ApiProperty({ type: [PauseReasonOptionDto] }) pauseReasons!: PauseReasonOptionDto[];
 }

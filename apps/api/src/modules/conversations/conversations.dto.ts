@@ -1,0 +1,191 @@
+import { LIMITS } from '@centralita/contracts';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { Trim } from '../../common/transforms';
+
+const TrimOrUndefined = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() || undefined : value));
+
+export class StartChatDto {
+  @ApiProperty({ format: 'uuid', description: 'The attention line the widget serves; the tenant is the line’s' })
+  @IsUUID()
+  attentionLineId!: string;
+
+  @ApiProperty({ maxLength: 120 })
+  @Trim()
+  @Length(1, 120, { message: 'name must be between 1 and 120 characters' })
+  @IsString()
+  name!: string;
+
+  @ApiPropertyOptional({ format: 'email' })
+  @IsOptional()
+  @TrimOrUndefined()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email' })
+  email?: string;
+}
+
+export class MenuChoiceDto {
+  @ApiProperty({ description: 'Query type chosen in the menu' })
+  @Trim()
+  @Length(1, 64, { message: 'queryTypeId is required' })
+  @IsString()
+  queryTypeId!: string;
+
+  @ApiProperty({ description: 'Submenu chosen in the menu' })
+  @Trim()
+  @Length(1, 64, { message: 'submenuId is required' })
+  @IsString()
+  submenuId!: string;
+}
+
+export class SendMessageDto {
+  @ApiProperty({ maxLength: LIMITS.maxMessageLength, description: 'Trimmed; empty answers 400 and stores nothing' })
+  @Trim()
+  @MaxLength(LIMITS.maxMessageLength, { message: `text must be at most ${LIMITS.maxMessageLength} characters` })
+  @IsNotEmpty({ message: 'text must not be empty' })
+  @IsString()
+  text!: string;
+
+  @ApiPropertyOptional({ description: 'Client-chosen id: the same message sent twice is stored once' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'clientMessageId must be 1 to 64 letters, digits, "_", "." or "-"' })
+  @IsString()
+  clientMessageId?: string;
+}
+
+export class TypingDto {
+  @ApiProperty()
+  @IsBoolean()
+  typing!: boolean;
+}
+
+export class ReadMarkDto {
+  @ApiProperty({ minimum: 1 })
+  @Min(1)
+  @IsInt()
+  upToSequence!: number;
+}
+
+export class MessagesQueryDto {
+  @ApiPropertyOptional({ minimum: 0, description: 'Only messages after this sequence' })
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @IsInt()
+  after?: number;
+}
+
+export class SurveyAnswerDto {
+  @ApiProperty()
+  @Trim()
+  @Length(1, 64, { message: 'questionId is required' })
+  @IsString()
+  questionId!: string;
+
+  @ApiProperty({ maxLength: 500 })
+  @Trim()
+  @Length(1, 500, { message: 'answer must be between 1 and 500 characters' })
+  @IsString()
+  answer!: string;
+
+  @ApiProperty({ description: 'true on the last question: the conversation closes' })
+  @IsBoolean()
+  last!: boolean;
+}
+
+export class AgentLoginDto {
+  @ApiPropertyOptional({ format: 'uuid', description: "Campaign to log into; its allowed chats per agent is the agent's capacity" })
+  @IsOptional()
+  @IsUUID()
+  campaignId?: string;
+}
+
+export class PauseDto {
+  @ApiProperty({ description: 'A pause reason code of the tenant (GET /api/agent/pause-reasons)' })
+  @Trim()
+  @Length(1, 40, { message: 'reasonId is required' })
+  @IsString()
+  reasonId!: string;
+}
+
+export class TransferDto {
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  attentionLineId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  agentId?: string;
+}
+
+export class CloseDto {
+  @ApiProperty({ maxLength: 60 })
+  @Trim()
+  @Length(1, 60, { message: 'disposition is required' })
+  @IsString()
+  disposition!: string;
+
+  @ApiPropertyOptional({ maxLength: 40, default: 'resolved' })
+  @IsOptional()
+  @Trim()
+  @Length(1, 40)
+  @IsString()
+  reason?: string;
+}
+
+export class NoteDto {
+  @ApiProperty({ maxLength: 2000 })
+  @Trim()
+  @MaxLength(2000, { message: 'text must be at most 2000 characters' })
+  @IsNotEmpty({ message: 'text must not be empty' })
+  @IsString()
+  text!: string;
+}
+
+const STATUSES = ['Transitory', 'LiningUp', 'Active', 'Inquest', 'Closed'] as const;
+
+export class SupervisorConversationsQueryDto {
+  @ApiPropertyOptional({ enum: STATUSES })
+  @IsOptional()
+  @IsIn(STATUSES)
+  status?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  attentionLineId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  agentId?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Length(1, 40)
+  @IsString()
+  channel?: string;
+
+  @ApiPropertyOptional({ description: "'true' includes closed conversations (default: open ones only)" })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  showAll?: boolean;
+}

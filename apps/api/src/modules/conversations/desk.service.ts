@@ -1,0 +1,301 @@
+import { PERMISSIONS, type AgentView, type ConversationView, type MessageView, type TransferTargets } from '@centralita/contracts';
+import { timeInStates, type Actor, type TransitionRecord } from '@centralita/domain';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import type { Principal } from '../auth/principal';
+import { MachineHostService } from '../machine-host/machine-host.service';
+import { agentView, conversationView, type AgentRow, type ConversationRow } from '../machine-host/views';
+import type { SendMessageDto, TransferDto } from './conversations.dto';
+import { MessagesService } from './messages.service';
+
+/** Offered when a tenant has configured none. */
+export const DEFAULT_PAUSE_REASONS = [
+  { code: 'break', label: 'Break' },
+  { code: 'lunch', label: 'Lunch' },
+  { code: 'training', label: 'Training' },
+  { code: 'meeting', label: 'Meeting' },
+];
+
+export interface PauseReason {
+  code: string;
+  label: string;
+}
+
+export interface TransitionEntry {
+  from: string | null;
+  to: string;
+  event: string;
+  at: string;
+  atMs: number;
+  actor: Actor;
+  version: number;
+}
+
+/** What agents and supervisors do to conversations and presence; every change goes through the host. */
+@Injectable()
+export class DeskService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: MachineHostService,
+    private readonly messages: MessagesService,
+  ) {}
+
+  actorOf(principal: Principal, asSupervisor = false): Actor {
+    return { kind: asSupervisor ? 'supervisor' : 'agent', id: principal.userId };
+  }
+
+  async pauseReasons(tenantId: string): Promise<PauseReason[]> {
+    const rows: PauseReason[] = await this.dataSource.query(
+      `SELECT code, label FROM pause_reasons WHERE tenant_id = $1 ORDER BY position, code`,
+      [tenantId],
+    );
+    return rows.length > 0 ? rows : DEFAULT_PAUSE_REASONS;
+  }
+
+  /**
+   * Lines and logged-in colleagues of the caller's tenant. Agents need this to transfer, and it
+   * reveals no more than the desk already shows (names and load), unlike the supervisor board.
+   */
+  async transferTargets(principal: Principal): Promise<TransferTargets> {
+    const [lines, agents] = await Promise.all([
+      this.dataSource.query(`SELECT id, name FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`, [
+        principal.clientId,
+      ]) as Promise<{ id: string; name: string }[]>,
+      this.dataSource.query(
+        `SELECT p.user_id AS id, u.name, p.status, p.active_count AS "activeCount", p.capacity
+           FROM agent_presence p JOIN users u ON u.id = p.user_id
+          WHERE p.tenant_id = $1 AND p.user_id <> $2 AND p.status <> 'loggedOut'
+          ORDER BY u.name`,
+        [principal.clientId, principal.userId],
+      ) as Promise<TransferTargets['agents']>,
+    ]);
+    return { lines, agents };
+  }
+
+  async presence(principal: Principal, userId = principal.userId): Promise<AgentView> {
+    const [row] = (await this.dataSource.query(
+      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1 AND p.tenant_id = $2`,
+      [userId, principal.clientId],
+    )) as AgentRow[];
+    if (!row) throw new AppException('not_found', { message: 'You have not logged in a campaign' });
+    return agentView(row);
+  }
+
+  async login(principal: Principal, campaignId: string | undefined): Promise<AgentView> {
+    const [campaign] = (await this.dataSource.query(
+      campaignId
+        ? `SELECT allowed_chats_per_agent FROM campaigns WHERE client_id = $1 AND id = $2`
+        : `SELECT allowed_chats_per_agent FROM campaigns WHERE client_id = $1 ORDER BY created_at, id LIMIT 1`,
+      campaignId ? [principal.clientId, campaignId] : [principal.clientId],
+    )) as { allowed_chats_per_agent: number }[];
+    if (campaignId && !campaign) throw AppException.notFound();
+    const capacity = campaign?.allowed_chats_per_agent ?? 1;
+    const reasons = (await this.pauseReasons(principal.clientId)).map((reason) => reason.code);
+    const row = await this.host.transaction(async (manager, outbox) => {
+      await this.host.ensureAgent(manager, principal.userId, principal.clientId, capacity, reasons);
+      const result = await this.host.dispatchAgent(
+        manager,
+        principal.userId,
+        { type: 'agent.loggedIn', capacity, pauseReasons: reasons },
+        this.actorOf(principal),
+        principal.clientId,
+      );
+      outbox.push(...result.outboxIds);
+      return result.row;
+    });
+    return agentView(row);
+  }
+
+  async available(principal: Principal): Promise<AgentView> {
+    const current = await this.presence(principal);
+    const type =
+      current.status === 'paused'
+        ? 'agent.resumed'
+        : current.status === 'afterCallWork'
+          ? 'agent.afterCallWorkEnded'
+          : 'agent.madeAvailable';
+    return agentView(await this.host.dispatch('agent', principal.userId, { type } as never, this.actorOf(principal), principal.clientId));
+  }
+
+  async pause(principal: Principal, reasonId: string, agentId = principal.userId, forced = false): Promise<AgentView> {
+    const row = await this.host.dispatch(
+      'agent',
+      agentId,
+      { type: forced ? 'agent.forcePaused' : 'agent.paused', reasonId },
+      this.actorOf(principal, forced),
+      principal.clientId,
+    );
+    return agentView(row);
+  }
+
+  async logout(principal: Principal, agentId = principal.userId, forced = false): Promise<AgentView> {
+    const row = await this.host.dispatch(
+      'agent',
+      agentId,
+      { type: forced ? 'agent.forceLoggedOut' : 'agent.loggedOut' },
+      this.actorOf(principal, forced),
+      principal.clientId,
+    );
+    return agentView(row);
+  }
+
+  async myConversations(principal: Principal): Promise<ConversationView[]> {
+    const rows: ConversationRow[] = await this.dataSource.query(
+      `SELECT * FROM conversations WHERE tenant_id = $1 AND agent_id = $2 AND status = 'Active' ORDER BY updated_at`,
+      [principal.clientId, principal.userId],
+    );
+    return rows.map(conversationView);
+  }
+
+  /** A conversation the caller may see: their own, or any of the tenant's with conversations.supervise. */
+  async visible(principal: Principal, id: string): Promise<ConversationRow> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM conversations WHERE id = $1 AND tenant_id = $2`, [
+      id,
+      principal.clientId,
+    ])) as ConversationRow[];
+    if (!row) throw AppException.notFound();
+    if (row.agent_id !== principal.userId && !principal.permissions.includes(PERMISSIONS.conversationsSupervise))
+      throw AppException.notFound();
+    return row;
+  }
+
+  async listMessages(principal: Principal, id: string, after: number | undefined): Promise<MessageView[]> {
+    await this.visible(principal, id);
+    return this.messages.list(id, after ?? 0, 'staff');
+  }
+
+  async send(principal: Principal, id: string, input: SendMessageDto): Promise<MessageView> {
+    return this.messages.send(
+      {
+        conversationId: id,
+        tenantId: principal.clientId,
+        sender: { kind: 'agent', id: principal.userId },
+        text: input.text,
+        clientMessageId: input.clientMessageId,
+      },
+      (row) => {
+        if (row.status !== 'Active' || row.agent_id !== principal.userId) {
+          throw new AppException('illegal_transition', {
+            message: `Only the agent handling an Active conversation may write to it (it is ${row.status})`,
+            data: { event: 'message.send', state: row.status },
+          });
+        }
+      },
+    );
+  }
+
+  async read(principal: Principal, id: string, upToSequence: number): Promise<{ read: number }> {
+    await this.visible(principal, id);
+    return this.messages.markRead(id, 'agent', upToSequence);
+  }
+
+  typing(principal: Principal, id: string, typing: boolean): Promise<{ typing: boolean }> {
+    return this.visible(principal, id).then(() => {
+      this.messages.pushTyping(id, 'agent', typing);
+      return { typing };
+    });
+  }
+
+  /** To a line (back to its queue) or straight to an agent, whose slot is booked in the same transaction. */
+  async transfer(principal: Principal, id: string, target: TransferDto, asSupervisor = false): Promise<ConversationView> {
+    if (Boolean(target.attentionLineId) === Boolean(target.agentId)) {
+      throw new AppException('validation', { message: 'Give exactly one of attentionLineId or agentId' });
+    }
+    const actor = this.actorOf(principal, asSupervisor);
+    const row = await this.host.transaction(async (manager, outbox) => {
+      await this.host.lockConversation(manager, id, principal.clientId);
+      if (target.attentionLineId) {
+        const [line] = (await manager.query(
+          `SELECT l.id, COALESCE(l.poll_id::text, r.poll_id) AS poll_id FROM attention_lines l LEFT JOIN attention_line_routing r ON r.attention_line_id = l.id WHERE l.id = $1 AND l.client_id = $2`,
+          [target.attentionLineId, principal.clientId],
+        )) as { id: string; poll_id: string | null }[];
+        if (!line) throw new AppException('not_found', { message: 'No attention line found' });
+        const result = await this.host.dispatchConversation(
+          manager,
+          id,
+          { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: line.id, pollId: line.poll_id } },
+          actor,
+          principal.clientId,
+        );
+        outbox.push(...result.outboxIds);
+        return result.row;
+      }
+      const agentId = target.agentId!;
+      const booked = await this.host.dispatchAgent(
+        manager,
+        agentId,
+        { type: 'agent.conversationAssigned', conversationId: id },
+        actor,
+        principal.clientId,
+      );
+      const result = await this.host.dispatchConversation(
+        manager,
+        id,
+        { type: 'conversation.transferred', to: { kind: 'agent', agentId } },
+        actor,
+        principal.clientId,
+      );
+      outbox.push(...booked.outboxIds, ...result.outboxIds);
+      return result.row;
+    });
+    return conversationView(row);
+  }
+
+  async close(principal: Principal, id: string, disposition: string, reason = 'resolved', asSupervisor = false): Promise<ConversationView> {
+    const row = await this.host.dispatch(
+      'conversation',
+      id,
+      { type: 'conversation.closed', reason, disposition },
+      this.actorOf(principal, asSupervisor),
+      principal.clientId,
+    );
+    return conversationView(row);
+  }
+
+  async transitions(tenantId: string, entity: 'conversation' | 'agent', id: string): Promise<TransitionEntry[]> {
+    const rows: {
+      from_state: string | null;
+      to_state: string;
+      event: string;
+      at: Date;
+      at_ms: string;
+      actor_kind: Actor['kind'];
+      actor_id: string | null;
+      version: number;
+    }[] = await this.dataSource.query(
+      `SELECT from_state, to_state, event, at, at_ms, actor_kind, actor_id, version FROM transition_log
+       WHERE tenant_id = $1 AND entity_type = $2 AND entity_id = $3 ORDER BY version`,
+      [tenantId, entity, id],
+    );
+    if (rows.length === 0) throw AppException.notFound();
+    return rows.map((row) => ({
+      from: row.from_state,
+      to: row.to_state,
+      event: row.event,
+      at: new Date(row.at).toISOString(),
+      atMs: Number(row.at_ms),
+      actor: row.actor_id ? { kind: row.actor_kind, id: row.actor_id } : { kind: row.actor_kind },
+      version: row.version,
+    }));
+  }
+
+  /** Milliseconds in each state from the log, up to now (or the last transition for a closed conversation). */
+  async timeInStates(
+    tenantId: string,
+    entity: 'conversation' | 'agent',
+    id: string,
+  ): Promise<{ transitions: TransitionEntry[]; msInState: Record<string, number> }> {
+    const transitions = await this.transitions(tenantId, entity, id);
+    const records: TransitionRecord[] = transitions.map((entry) => ({
+      from: entry.from,
+      to: entry.to,
+      event: entry.event,
+      at: entry.atMs,
+      actor: entry.actor,
+    }));
+    const last = records[records.length - 1];
+    const end = last.to === 'Closed' ? last.at : Math.max(Date.now(), last.at);
+    return { transitions, msInState: timeInStates(records, records[0].at, end) as Record<string, number> };
+  }
+}

@@ -1,0 +1,106 @@
+import type { ConversationView, MessageView, StartChatResult } from '@centralita/contracts';
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Post, Query, Req } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ApiErrors } from '../../common/api-envelope.decorator';
+import { Public } from '../auth/access.decorator';
+import { bearerToken } from '../auth/auth.guard';
+import { clientIp } from '../auth/principal';
+import {
+  MenuChoiceDto,
+  MessagesQueryDto,
+  ReadMarkDto,
+  SendMessageDto,
+  StartChatDto,
+  SurveyAnswerDto,
+  TypingDto,
+} from './conversations.dto';
+import { WebchatService, type VisitorConversation } from './webchat.service';
+
+/**
+ * Web-chat customers. Public routes: starting is rate-limited per IP; everything after carries the
+ * visitor token (`Authorization: Bearer <visitorToken>`), which names the one conversation.
+ */
+@ApiTags('webchat')
+@ApiHeader({ name: 'Authorization', required: false, description: 'Bearer <visitorToken> (all routes but start)' })
+@Controller('webchat')
+export class WebchatController {
+  constructor(private readonly webchat: WebchatService) {}
+
+  @Post('conversations')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Start a conversation on a line; answers the visitor token' })
+  @ApiErrors(400, 404, 429)
+  start(@Body() body: StartChatDto, @Req() request: Request): Promise<StartChatResult> {
+    return this.webchat.start(body, clientIp(request));
+  }
+
+  @Get('conversation')
+  @Public()
+  @ApiOperation({ summary: 'Reconnect: the conversation, its messages and the queue position' })
+  @ApiErrors(401, 404)
+  get(@Headers('authorization') authorization: string | undefined): Promise<VisitorConversation> {
+    return this.webchat.get(this.webchat.identify(bearerToken(authorization)));
+  }
+
+  @Post('conversation/menu')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Query type and submenu (both required): the conversation queues on its line' })
+  @ApiErrors(400, 401, 409)
+  menu(@Headers('authorization') authorization: string | undefined, @Body() body: MenuChoiceDto): Promise<ConversationView> {
+    return this.webchat.completeMenu(this.webchat.identify(bearerToken(authorization)), body);
+  }
+
+  @Get('conversation/messages')
+  @Public()
+  @ApiOperation({ summary: 'Messages in order (after a sequence)' })
+  @ApiErrors(400, 401)
+  messages(@Headers('authorization') authorization: string | undefined, @Query() query: MessagesQueryDto): Promise<MessageView[]> {
+    return this.webchat.list(this.webchat.identify(bearerToken(authorization)), query.after);
+  }
+
+  @Post('conversation/messages')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Send a message (1–500 characters after trimming); rate-limited per conversation' })
+  @ApiErrors(400, 401, 409, 429)
+  send(@Headers('authorization') authorization: string | undefined, @Body() body: SendMessageDto): Promise<MessageView> {
+    return this.webchat.send(this.webchat.identify(bearerToken(authorization)), body);
+  }
+
+  @Post('conversation/typing')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiErrors(400, 401)
+  typing(@Headers('authorization') authorization: string | undefined, @Body() body: TypingDto): Promise<{ typing: boolean }> {
+    return this.webchat.typing(this.webchat.identify(bearerToken(authorization)), body.typing);
+  }
+
+  @Post('conversation/read')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiErrors(400, 401)
+  read(@Headers('authorization') authorization: string | undefined, @Body() body: ReadMarkDto): Promise<{ read: number }> {
+    return this.webchat.read(this.webchat.identify(bearerToken(authorization)), body.upToSequence);
+  }
+
+  @Post('conversation/survey')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Answer a question of the post-conversation survey' })
+  @ApiErrors(400, 401, 409)
+  survey(@Headers('authorization') authorization: string | undefined, @Body() body: SurveyAnswerDto): Promise<ConversationView> {
+    return this.webchat.answerSurvey(this.webchat.identify(bearerToken(authorization)), body);
+  }
+
+  @Post('conversation/leave')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Leave while in the menu or the queue (abandoned)' })
+  @ApiErrors(401, 409)
+  leave(@Headers('authorization') authorization: string | undefined): Promise<ConversationView> {
+    return this.webchat.leave(this.webchat.identify(bearerToken(authorization)));
+  }
+}

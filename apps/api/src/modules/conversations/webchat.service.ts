@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversationView, MessageView, QueuePositionView, StartChatResult } from '@centralita/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { MachineHostService } from '../machine-host/machine-host.service';
+import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
+import { conversationView, type ConversationRow } from '../machine-host/views';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { VisitorTokenService, type VisitorIdentity } from '../realtime/visitor-token.service';
+import { RoutingService } from '../routing/routing.service';
+import type { MenuChoiceDto, SendMessageDto, StartChatDto, SurveyAnswerDto } from './conversations.dto';
+import { MessagesService } from './messages.service';
+
+export interface VisitorConversation {
+  conversation: ConversationView;
+  messages: MessageView[];
+  queue: QueuePositionView | null;
+}
+
+/** The web-chat customer's side: public routes, the visitor token names the one conversation. */
+@Injectable()
+export class WebchatService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: MachineHostService,
+    private readonly messages: MessagesService,
+    private readonly routing: RoutingService,
+    private readonly tokens: VisitorTokenService,
+    private readonly limiter: RateLimiterService,
+    @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
+  ) {}
+
+  async start(input: StartChatDto, ip: string): Promise<StartChatResult> {
+    await this.limiter.consume('webchat-start', ip, { limit: this.config.webchatStartsPerIpPerMinute, windowSeconds: 60 });
+    const [line] = (await this.dataSource.query(`SELECT id, client_id, channel FROM attention_lines WHERE id = $1`, [
+      input.attentionLineId,
+    ])) as {
+      id: string;
+      client_id: string;
+      channel: string;
+    }[];
+    if (!line) throw new AppException('not_found', { message: 'No attention line found' });
+    const visitorId = randomUUID();
+    const row = await this.host.transaction(async (manager, outbox) => {
+      const created = await this.host.createConversation(
+        manager,
+        {
+          id: randomUUID(),
+          tenantId: line.client_id,
+          channel: 'webchat',
+          entryLineId: line.id,
+          customerName: input.name,
+          customerEmail: input.email ?? null,
+          visitorId,
+        },
+        { kind: 'customer' },
+      );
+      outbox.push(...created.outboxIds);
+      return created.row;
+    });
+    return {
+      conversation: conversationView(row),
+      visitorId,
+      visitorToken: this.tokens.sign({ conversationId: row.id, tenantId: row.tenant_id, visitorId }),
+    };
+  }
+
+  identify(token: string | null): VisitorIdentity {
+    return this.tokens.verify(token);
+  }
+
+  private async row(visitor: VisitorIdentity): Promise<ConversationRow> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM conversations WHERE id = $1 AND tenant_id = $2`, [
+      visitor.conversationId,
+      visitor.tenantId,
+    ])) as ConversationRow[];
+    if (!row) throw AppException.notFound();
+    return row;
+  }
+
+  /** Reconnect: the conversation, every message, and the queue position while waiting. */
+  async get(visitor: VisitorIdentity): Promise<VisitorConversation> {
+    const row = await this.row(visitor);
+    const queue = row.status === 'LiningUp' && row.attention_line_id ? await this.routing.positions(row.attention_line_id) : [];
+    return {
+      conversation: conversationView(row),
+      messages: await this.messages.list(row.id, 0, 'customer'),
+      queue: queue.find((entry) => entry.conversationId === row.id) ?? null,
+    };
+  }
+
+  async completeMenu(visitor: VisitorIdentity, choice: MenuChoiceDto): Promise<ConversationView> {
+    const row = await this.row(visitor);
+    // The line's own poll (attention-line admin) wins over the routing settings' one.
+    const [settings] = (await this.dataSource.query(
+      `SELECT COALESCE(l.poll_id::text, r.poll_id) AS poll_id, COALESCE(r.priority, 0) AS priority
+       FROM attention_lines l LEFT JOIN attention_line_routing r ON r.attention_line_id = l.id WHERE l.id = $1`,
+      [row.entry_line_id],
+    )) as { poll_id: string | null; priority: number }[];
+    const updated = await this.host.dispatch(
+      'conversation',
+      row.id,
+      {
+        type: 'conversation.menuCompleted',
+        queryTypeId: choice.queryTypeId,
+        submenuId: choice.submenuId,
+        attentionLineId: row.entry_line_id,
+        pollId: settings?.poll_id ?? null,
+        priority: settings?.priority ?? 0,
+      },
+      { kind: 'customer', id: visitor.visitorId },
+      visitor.tenantId,
+    );
+    return conversationView(updated);
+  }
+
+  async send(visitor: VisitorIdentity, input: SendMessageDto): Promise<MessageView> {
+    await this.limiter.consume('webchat-message', visitor.conversationId, {
+      limit: this.config.webchatMessagesPerConversationPerMinute,
+      windowSeconds: 60,
+    });
+    return this.messages.send(
+      {
+        conversationId: visitor.conversationId,
+        tenantId: visitor.tenantId,
+        sender: { kind: 'customer', id: visitor.visitorId },
+        text: input.text,
+        clientMessageId: input.clientMessageId,
+      },
+      MessagesService.requireOpen,
+    );
+  }
+
+  async list(visitor: VisitorIdentity, after: number | undefined): Promise<MessageView[]> {
+    await this.row(visitor);
+    return this.messages.list(visitor.conversationId, after ?? 0, 'customer');
+  }
+
+  async typing(visitor: VisitorIdentity, typing: boolean): Promise<{ typing: boolean }> {
+    await this.row(visitor);
+    this.messages.pushTyping(visitor.conversationId, 'customer', typing);
+    return { typing };
+  }
+
+  async read(visitor: VisitorIdentity, upToSequence: number): Promise<{ read: number }> {
+    await this.row(visitor);
+    return this.messages.markRead(visitor.conversationId, 'customer', upToSequence);
+  }
+
+  async answerSurvey(visitor: VisitorIdentity, input: SurveyAnswerDto): Promise<ConversationView> {
+    const row = await this.host.dispatch(
+      'conversation',
+      visitor.conversationId,
+      { type: 'conversation.surveyAnswered', questionId: input.questionId, answer: input.answer, last: input.last },
+      { kind: 'customer', id: visitor.visitorId },
+      visitor.tenantId,
+    );
+    return conversationView(row);
+  }
+
+  /** The customer leaves: abandoned while waiting or in the menu; an active chat stays for the agent to close. */
+  async leave(visitor: VisitorIdentity): Promise<ConversationView> {
+    const row = await this.host.dispatch(
+      'conversation',
+      visitor.conversationId,
+      { type: 'conversation.abandoned' },
+      { kind: 'customer', id: visitor.visitorId },
+      visitor.tenantId,
+    );
+    return conversationView(row);
+  }
+}

@@ -1,0 +1,463 @@
+import { REALTIME_QUEUES, roomName } from '@centralita/contracts';
+import {
+  agentPresenceMachine,
+  conversationMachine,
+  describeAgentState,
+  describeConversationState,
+  initial,
+  persist,
+  restore,
+  step,
+  type Actor,
+  type AgentPresenceContext,
+  type AgentPresenceEvent,
+  type ConversationContext,
+  type ConversationEvent,
+  type IntentOf,
+  type TransitionRecord,
+} from '@centralita/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { OutboxRelay } from './outbox-relay.service';
+import { timerJobId, writeOutbox, type OutboxEffect, type SocketEmit } from './outbox';
+import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
+import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type ConversationEventInput = DistributiveOmit<ConversationEvent, 'at' | 'actor'>;
+export type AgentEventInput = DistributiveOmit<AgentPresenceEvent, 'at' | 'actor'>;
+export type EntityType = 'conversation' | 'agent';
+
+export interface Dispatched<TRow> {
+  row: TRow;
+  outboxIds: string[];
+}
+
+export interface NewConversation {
+  id: string;
+  tenantId: string;
+  channel: string;
+  entryLineId: string;
+  customerName: string;
+  customerEmail: string | null;
+  visitorId: string | null;
+}
+
+const TIMER = {
+  queueTimeout: 'cqt',
+  inactivity: 'cin',
+  surveyExpiry: 'csx',
+  afterCallWork: 'acw',
+  disconnectGrace: 'adg',
+} as const;
+
+function illegal(entity: EntityType, eventType: string, status: string): AppException {
+  const noun = entity === 'conversation' ? 'the conversation' : 'the agent';
+  return new AppException('illegal_transition', {
+    message: `${eventType} is not allowed while ${noun} is ${status}`,
+    data: { event: eventType, state: status },
+  });
+}
+
+export function isIllegalTransition(error: unknown): boolean {
+  return error instanceof AppException && error.code === 'illegal_transition';
+}
+
+/**
+ * The only place machines run. Each dispatch is one transaction: lock the row, restore the
+ * snapshot, step, write row + snapshot (version-checked) + one transition-log row + outbox rows
+ * for the intents. After commit the relay delivers the outbox; its poller covers a crash between.
+ */
+@Injectable()
+export class MachineHostService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly relay: OutboxRelay,
+    @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
+  ) {}
+
+  /** Runs `work` in one transaction and hands the outbox rows it wrote to the relay after commit. */
+  async transaction<T>(work: (manager: EntityManager, outbox: string[]) => Promise<T>): Promise<T> {
+    const outbox: string[] = [];
+    const result = await this.dataSource.transaction((manager) => work(manager, outbox));
+    this.relay.kick(outbox);
+    return result;
+  }
+
+  dispatch(entity: 'conversation', id: string, event: ConversationEventInput, actor: Actor, tenantId?: string): Promise<ConversationRow>;
+  dispatch(entity: 'agent', id: string, event: AgentEventInput, actor: Actor, tenantId?: string): Promise<AgentRow>;
+  async dispatch(
+    entity: EntityType,
+    id: string,
+    event: ConversationEventInput | AgentEventInput,
+    actor: Actor,
+    tenantId?: string,
+  ): Promise<ConversationRow | AgentRow> {
+    return this.transaction(async (manager, outbox) => {
+      const result =
+        entity === 'conversation'
+          ? await this.dispatchConversation(manager, id, event as ConversationEventInput, actor, tenantId)
+          : await this.dispatchAgent(manager, id, event as AgentEventInput, actor, tenantId);
+      outbox.push(...result.outboxIds);
+      return result.row;
+    });
+  }
+
+  async lockConversation(manager: EntityManager, id: string, tenantId?: string): Promise<ConversationRow> {
+    const [row] = (await manager.query(`SELECT * FROM conversations WHERE id = $1 FOR UPDATE`, [id])) as ConversationRow[];
+    if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw AppException.notFound();
+    return row;
+  }
+
+  async lockAgent(manager: EntityManager, userId: string, tenantId?: string): Promise<AgentRow> {
+    const [row] = (await manager.query(
+      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1 FOR UPDATE OF p`,
+      [userId],
+    )) as AgentRow[];
+    if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw AppException.notFound();
+    return row;
+  }
+
+  async createConversation(manager: EntityManager, input: NewConversation, actor: Actor): Promise<Dispatched<ConversationRow>> {
+    const at = Date.now();
+    const created = initial(conversationMachine, { id: input.id, tenantId: input.tenantId, channel: input.channel, at, actor });
+    const status = describeConversationState(created.snapshot);
+    const [row] = (await manager.query(
+      `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, status, customer_name, customer_email, visitor_id, snapshot, version, last_event, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11, $11) RETURNING *`,
+      [
+        input.id,
+        input.tenantId,
+        input.channel,
+        input.entryLineId,
+        status,
+        input.customerName,
+        input.customerEmail,
+        input.visitorId,
+        JSON.stringify(persist(conversationMachine, created.snapshot)),
+        created.record.event,
+        new Date(at),
+      ],
+    )) as ConversationRow[];
+    await this.log(manager, 'conversation', row.id, row.tenant_id, created.record, 1);
+    const outboxIds = await writeOutbox(manager, [this.conversationPush(row, null)]);
+    return { row, outboxIds };
+  }
+
+  /** Creates the presence row (logged out) the first time an agent is seen; no-op afterwards. */
+  async ensureAgent(manager: EntityManager, userId: string, tenantId: string, capacity: number, pauseReasons: string[]): Promise<void> {
+    const at = Date.now();
+    const created = initial(agentPresenceMachine, {
+      agentId: userId,
+      tenantId,
+      capacity,
+      pauseReasons,
+      at,
+      actor: { kind: 'agent', id: userId },
+    });
+    const inserted: { user_id: string }[] = await manager.query(
+      `INSERT INTO agent_presence (user_id, tenant_id, status, capacity, active_count, snapshot, version, last_event, state_since)
+       VALUES ($1, $2, $3, $4, 0, $5, 1, $6, $7) ON CONFLICT (user_id) DO NOTHING RETURNING user_id`,
+      [
+        userId,
+        tenantId,
+        describeAgentState(created.snapshot),
+        capacity,
+        JSON.stringify(persist(agentPresenceMachine, created.snapshot)),
+        created.record.event,
+        new Date(at),
+      ],
+    );
+    if (inserted.length > 0) await this.log(manager, 'agent', userId, tenantId, created.record, 1);
+  }
+
+  async dispatchConversation(
+    manager: EntityManager,
+    id: string,
+    input: ConversationEventInput,
+    actor: Actor,
+    tenantId?: string,
+  ): Promise<Dispatched<ConversationRow>> {
+    const current = await this.lockConversation(manager, id, tenantId);
+    const snapshot = restore(conversationMachine, current.snapshot as never);
+    const result = step(conversationMachine, snapshot, { ...input, at: Date.now(), actor } as ConversationEvent);
+    if (!result.changed || !result.record) throw illegal('conversation', input.type, current.status);
+    const context = result.snapshot.context;
+    const [[row]] = (await manager.query(
+      `UPDATE conversations SET status = $3, attention_line_id = $4, agent_id = $5, priority = $6, queued_at = $7, closed_at = $8,
+         snapshot = $9, version = version + 1, last_event = $10, updated_at = $11
+       WHERE id = $1 AND version = $2 RETURNING *`,
+      [
+        id,
+        current.version,
+        describeConversationState(result.snapshot),
+        context.attentionLineId,
+        context.agentId,
+        context.priority,
+        context.queuedAt === null ? null : new Date(context.queuedAt),
+        context.closedAt === null ? null : new Date(context.closedAt),
+        JSON.stringify(persist(conversationMachine, result.snapshot)),
+        input.type,
+        new Date(result.record.at),
+      ],
+    )) as [ConversationRow[], number];
+    if (!row) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
+    await this.log(manager, 'conversation', id, row.tenant_id, result.record, row.version);
+    const outboxIds: string[] = [];
+    const effects = await this.conversationEffects(manager, current, row, result.intents, actor, outboxIds);
+    effects.push(this.conversationPush(row, current.agent_id));
+    outboxIds.push(...(await writeOutbox(manager, effects)));
+    return { row, outboxIds };
+  }
+
+  async dispatchAgent(
+    manager: EntityManager,
+    userId: string,
+    input: AgentEventInput,
+    actor: Actor,
+    tenantId?: string,
+  ): Promise<Dispatched<AgentRow>> {
+    const current = await this.lockAgent(manager, userId, tenantId);
+    const snapshot = restore(agentPresenceMachine, current.snapshot as never);
+    const result = step(agentPresenceMachine, snapshot, { ...input, at: Date.now(), actor } as AgentPresenceEvent);
+    if (!result.changed || !result.record) throw illegal('agent', input.type, current.status);
+    const context = result.snapshot.context;
+    const [[updated]] = (await manager.query(
+      `UPDATE agent_presence SET status = $3, capacity = $4, active_count = $5, snapshot = $6, version = version + 1, last_event = $7,
+         state_since = $8, updated_at = now()
+       WHERE user_id = $1 AND version = $2 RETURNING *`,
+      [
+        userId,
+        current.version,
+        describeAgentState(result.snapshot),
+        context.capacity,
+        context.activeConversationIds.length,
+        JSON.stringify(persist(agentPresenceMachine, result.snapshot)),
+        input.type,
+        new Date(context.lastStateChangeAt),
+      ],
+    )) as [AgentRow[], number];
+    if (!updated) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
+    const row: AgentRow = { ...updated, name: current.name };
+    await this.log(manager, 'agent', userId, row.tenant_id, result.record, row.version);
+    const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, row, result.intents);
+    effects.push(this.agentPush(row));
+    return { row, outboxIds: await writeOutbox(manager, effects) };
+  }
+
+  private async log(manager: EntityManager, entity: EntityType, id: string, tenantId: string, record: TransitionRecord, version: number) {
+    await manager.query(
+      `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        tenantId,
+        entity,
+        id,
+        record.from,
+        record.to,
+        record.event,
+        record.actor.kind,
+        record.actor.id ?? null,
+        new Date(record.at),
+        record.at,
+        version,
+      ],
+    );
+  }
+
+  private conversationPush(row: ConversationRow, previousAgentId: string | null): OutboxEffect {
+    const view = conversationView(row);
+    const staffRooms = new Set([roomName({ kind: 'tenant', id: row.tenant_id }), roomName({ kind: 'conversation', id: row.id })]);
+    if (row.agent_id) staffRooms.add(roomName({ kind: 'agent', id: row.agent_id }));
+    if (previousAgentId) staffRooms.add(roomName({ kind: 'agent', id: previousAgentId }));
+    if (row.attention_line_id) staffRooms.add(roomName({ kind: 'line', id: row.attention_line_id }));
+    const emits: SocketEmit[] = [
+      { namespace: 'staff', rooms: [...staffRooms], event: 'conversation.updated', data: view },
+      { namespace: 'visitor', rooms: [roomName({ kind: 'conversation', id: row.id })], event: 'conversation.updated', data: view },
+    ];
+    return { topic: 'socket', payload: { emits } };
+  }
+
+  private agentPush(row: AgentRow): OutboxEffect {
+    const rooms = [roomName({ kind: 'tenant', id: row.tenant_id }), roomName({ kind: 'agent', id: row.user_id })];
+    return { topic: 'socket', payload: { emits: [{ namespace: 'staff', rooms, event: 'agent.updated', data: agentView(row) }] } };
+  }
+
+  private timer(kind: string, entityId: string, armedAt: number, delaySeconds: number, entity: EntityType, event: object): OutboxEffect {
+    return {
+      topic: 'job',
+      payload: {
+        queue: REALTIME_QUEUES.timers,
+        name: (event as { type: string }).type,
+        jobId: timerJobId(kind, entityId, armedAt),
+        delayMs: delaySeconds * 1000,
+        data: { entity, id: entityId, event },
+      },
+    };
+  }
+
+  private cancel(kind: string, entityId: string, armedAt: number | null): OutboxEffect[] {
+    if (armedAt === null) return [];
+    return [{ topic: 'job.remove', payload: { queue: REALTIME_QUEUES.timers, jobId: timerJobId(kind, entityId, armedAt) } }];
+  }
+
+  private async conversationEffects(
+    manager: EntityManager,
+    before: ConversationRow,
+    after: ConversationRow,
+    intents: IntentOf<typeof conversationMachine>[],
+    actor: Actor,
+    outboxIds: string[],
+  ): Promise<OutboxEffect[]> {
+    const previous = before.snapshot.context as unknown as ConversationContext;
+    const effects: OutboxEffect[] = [];
+    for (const intent of intents) {
+      switch (intent.type) {
+        case 'enqueueRouting':
+          effects.push({
+            topic: 'job',
+            payload: {
+              queue: REALTIME_QUEUES.routing,
+              name: 'line',
+              data: { tenantId: intent.params.tenantId, attentionLineId: intent.params.attentionLineId },
+            },
+          });
+          break;
+        case 'scheduleQueueTimeout': {
+          const [line] = (await manager.query(`SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1`, [
+            intent.params.attentionLineId,
+          ])) as { queue_timeout_seconds: number }[];
+          const seconds = line?.queue_timeout_seconds ?? this.config.defaultQueueTimeoutSeconds;
+          const { conversationId, armedAt } = intent.params;
+          effects.push(
+            this.timer(TIMER.queueTimeout, conversationId, armedAt, seconds, 'conversation', {
+              type: 'conversation.queueTimedOut',
+              armedAt,
+            }),
+          );
+          break;
+        }
+        case 'cancelQueueTimeout':
+          effects.push(...this.cancel(TIMER.queueTimeout, intent.params.conversationId, previous.queuedAt));
+          break;
+        case 'scheduleInactivityTimeout': {
+          const { conversationId, armedAt } = intent.params;
+          // A message re-arms the timer without leaving Active: drop the one it replaces.
+          if (before.status === 'Active' && previous.lastActivityAt !== armedAt) {
+            effects.push(...this.cancel(TIMER.inactivity, conversationId, previous.lastActivityAt));
+          }
+          effects.push(
+            this.timer(TIMER.inactivity, conversationId, armedAt, this.config.inactivityTimeoutSeconds, 'conversation', {
+              type: 'conversation.inactivityTimedOut',
+              armedAt,
+            }),
+          );
+          break;
+        }
+        case 'cancelInactivityTimeout':
+          effects.push(...this.cancel(TIMER.inactivity, intent.params.conversationId, previous.lastActivityAt));
+          break;
+        case 'scheduleSurveyExpiry': {
+          const { conversationId, armedAt } = intent.params;
+          effects.push(
+            this.timer(TIMER.surveyExpiry, conversationId, armedAt, this.config.surveyExpirySeconds, 'conversation', {
+              type: 'conversation.surveyExpired',
+              armedAt,
+            }),
+          );
+          break;
+        }
+        case 'cancelSurveyExpiry':
+          effects.push(...this.cancel(TIMER.surveyExpiry, intent.params.conversationId, previous.closedAt));
+          break;
+        case 'releaseAgent': {
+          // Same transaction, so the agent's load is exact the moment the conversation leaves them.
+          const { agentId, conversationId, disposition } = intent.params;
+          try {
+            const released = await this.dispatchAgent(
+              manager,
+              agentId,
+              { type: 'agent.conversationReleased', conversationId, ...(disposition ? { disposition } : {}) },
+              actor,
+            );
+            outboxIds.push(...released.outboxIds);
+          } catch (error) {
+            // The agent already let go (logged out, requeued): nothing to release.
+            if (!isIllegalTransition(error) && !(error instanceof AppException && error.code === 'not_found')) throw error;
+          }
+          break;
+        }
+        case 'dequeueRouting':
+          // The queue moved: the line's router re-pushes positions and waits (and routes what it can).
+          effects.push({
+            topic: 'job',
+            payload: {
+              queue: REALTIME_QUEUES.routing,
+              name: 'line',
+              data: { tenantId: before.tenant_id, attentionLineId: intent.params.attentionLineId },
+            },
+          });
+          break;
+        // Pushed by the conversation.updated event every transition writes.
+        case 'notifyAgent':
+        case 'startInquest':
+        case 'notifyClosed':
+          break;
+      }
+    }
+    void after;
+    return effects;
+  }
+
+  private agentEffects(previous: AgentPresenceContext, row: AgentRow, intents: IntentOf<typeof agentPresenceMachine>[]): OutboxEffect[] {
+    const effects: OutboxEffect[] = [];
+    for (const intent of intents) {
+      switch (intent.type) {
+        case 'requestAssignment':
+          effects.push({
+            topic: 'job',
+            payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
+          });
+          break;
+        case 'requeueConversations':
+          effects.push({
+            topic: 'job',
+            payload: {
+              queue: REALTIME_QUEUES.routing,
+              name: 'requeue',
+              data: { tenantId: row.tenant_id, conversationIds: intent.params.conversationIds },
+            },
+          });
+          break;
+        case 'scheduleAfterCallWorkEnd': {
+          const { agentId, armedAt } = intent.params;
+          effects.push(
+            this.timer(TIMER.afterCallWork, agentId, armedAt, this.config.afterCallWorkSeconds, 'agent', {
+              type: 'agent.afterCallWorkEnded',
+              armedAt,
+            }),
+          );
+          break;
+        }
+        case 'cancelAfterCallWorkEnd':
+          effects.push(...this.cancel(TIMER.afterCallWork, intent.params.agentId, previous.lastStateChangeAt));
+          break;
+        case 'scheduleDisconnectGrace': {
+          const { agentId, armedAt } = intent.params;
+          effects.push(
+            this.timer(TIMER.disconnectGrace, agentId, armedAt, this.config.disconnectGraceSeconds, 'agent', {
+              type: 'agent.disconnectGraceExpired',
+              armedAt,
+            }),
+          );
+          break;
+        }
+        case 'cancelDisconnectGrace':
+          effects.push(...this.cancel(TIMER.disconnectGrace, intent.params.agentId, previous.disconnectedAt));
+          break;
+      }
+    }
+    return effects;
+  }
+}

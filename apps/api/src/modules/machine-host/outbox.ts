@@ -1,0 +1,48 @@
+import { REALTIME_QUEUES } from '@centralita/contracts';
+import type { EntityManager } from 'typeorm';
+
+export type SocketNamespace = 'staff' | 'visitor';
+
+export interface SocketEmit {
+  namespace: SocketNamespace;
+  rooms: string[];
+  event: string;
+  data: unknown;
+}
+
+/**
+ * What the relay does with a committed outbox row. Jobs carry a deterministic id (a timer's own,
+ * or `ob-<outbox id>`), so delivering a row twice enqueues once.
+ */
+export type OutboxEffect =
+  | {
+      topic: 'job';
+      payload: {
+        queue: (typeof REALTIME_QUEUES)[keyof typeof REALTIME_QUEUES];
+        name: string;
+        jobId?: string;
+        delayMs?: number;
+        data: unknown;
+      };
+    }
+  | { topic: 'job.remove'; payload: { queue: (typeof REALTIME_QUEUES)[keyof typeof REALTIME_QUEUES]; jobId: string } }
+  | { topic: 'socket'; payload: { emits: SocketEmit[] } };
+
+export async function writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]> {
+  if (effects.length === 0) return [];
+  const topics = effects.map((effect) => effect.topic);
+  const payloads = effects.map((effect) => JSON.stringify(effect.payload));
+  // unnest keeps the rows in the order given, so their ids follow the order the intents were made in.
+  const rows: { id: string }[] = await manager.query(
+    `INSERT INTO outbox (topic, payload)
+     SELECT t, p::jsonb FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(t, p, n) ORDER BY n
+     RETURNING id`,
+    [topics, payloads],
+  );
+  return rows.map((row) => String(row.id));
+}
+
+/** Timer job ids: the kind, the entity and the armedAt the event will echo (no ':' in BullMQ ids). */
+export function timerJobId(kind: string, entityId: string, armedAt: number): string {
+  return `${kind}.${entityId}.${armedAt}`;
+}

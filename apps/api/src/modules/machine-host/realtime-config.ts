@@ -1,0 +1,62 @@
+/**
+ * Durations and intervals of the real-time core, read once from the environment with defaults
+ * that work locally. Per-line settings (queue timeout, routing policy, poll) override where they exist.
+ */
+export interface RealtimeConfig {
+  /** Used when a line has no routing settings row. */
+  defaultQueueTimeoutSeconds: number;
+  inactivityTimeoutSeconds: number;
+  surveyExpirySeconds: number;
+  afterCallWorkSeconds: number;
+  disconnectGraceSeconds: number;
+  /** How often the relay looks for outbox rows another process committed but never delivered. */
+  outboxPollMs: number;
+  /** A row younger than this is left to the process that wrote it. */
+  outboxStaleMs: number;
+  routingSweepMs: number;
+  webchatStartsPerIpPerMinute: number;
+  webchatMessagesPerConversationPerMinute: number;
+  visitorTokenTtlSeconds: number;
+  /** How long a dropped socket may stay away and still be sent what it missed. */
+  socketRecoveryWindowMs: number;
+  /**
+   * Entries the socket event stream keeps in Redis. Recovery only works while a socket's last
+   * offset is still in the stream, so size it for the recovery window at peak event rate
+   * (S1: ~500 msg/s, a few events each); the adapter's own default (10,000) is ~10 s of that.
+   */
+  socketStreamMaxLen: number;
+}
+
+export const REALTIME_CONFIG = Symbol('REALTIME_CONFIG');
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    problems.push(`${name} must be a whole number above 0, got "${raw}"`);
+    return fallback;
+  }
+  return value;
+}
+
+export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): RealtimeConfig {
+  const problems: string[] = [];
+  const config: RealtimeConfig = {
+    defaultQueueTimeoutSeconds: positiveInt(env, 'QUEUE_TIMEOUT_SECONDS', 1800, problems),
+    inactivityTimeoutSeconds: positiveInt(env, 'INACTIVITY_TIMEOUT_SECONDS', 1800, problems),
+    surveyExpirySeconds: positiveInt(env, 'SURVEY_EXPIRY_SECONDS', 900, problems),
+    afterCallWorkSeconds: positiveInt(env, 'AFTER_CALL_WORK_SECONDS', 60, problems),
+    disconnectGraceSeconds: positiveInt(env, 'DISCONNECT_GRACE_SECONDS', 60, problems),
+    outboxPollMs: positiveInt(env, 'OUTBOX_POLL_MS', 1000, problems),
+    outboxStaleMs: positiveInt(env, 'OUTBOX_STALE_MS', 2000, problems),
+    routingSweepMs: positiveInt(env, 'ROUTING_SWEEP_MS', 5000, problems),
+    webchatStartsPerIpPerMinute: positiveInt(env, 'RATE_LIMIT_WEBCHAT_START_IP', 60, problems),
+    webchatMessagesPerConversationPerMinute: positiveInt(env, 'RATE_LIMIT_WEBCHAT_MESSAGES', 120, problems),
+    visitorTokenTtlSeconds: positiveInt(env, 'VISITOR_TOKEN_TTL_SECONDS', 86_400, problems),
+    socketRecoveryWindowMs: positiveInt(env, 'SOCKET_RECOVERY_WINDOW_MS', 120_000, problems),
+    socketStreamMaxLen: positiveInt(env, 'SOCKET_STREAM_MAXLEN', 250_000, problems),
+  };
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return config;
+}

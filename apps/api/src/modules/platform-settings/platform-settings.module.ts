@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigCrypto } from './config-crypto';
+import { PlatformSettingsController } from './platform-settings.controller';
+import { ChannelConfig, PlatformSettingsRow } from './platform-settings.entities';
+import { PlatformSettingsService } from './platform-settings.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([PlatformSettingsRow, ChannelConfig])],
+  controllers: [PlatformSettingsController],
+  // Built once at start-up: a missing production key stops the API before it serves anything.
+  providers: [{ provide: ConfigCrypto, useFactory: () => new ConfigCrypto() }, PlatformSettingsService],
+  exports: [PlatformSettingsService],
+})
+export class PlatformSettingsModule {}

@@ -1,0 +1,110 @@
+import {
+  SOCKET_NAMESPACES,
+  type StaffClientEvents,
+  type StaffServerEvents,
+  type VisitorClientEvents,
+  type VisitorServerEvents,
+} from '@centralita/contracts';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { createAdapter } from '@socket.io/redis-streams-adapter';
+import Redis from 'ioredis';
+import { Server, type Namespace } from 'socket.io';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import type { SocketNamespace } from '../machine-host/outbox';
+import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
+
+/**
+ * The adapter fires SUBSCRIBE and PUBLISH without handling their promises; a shutdown (or a Redis
+ * outage) while one is pending would surface as an unhandled rejection. Those commands are
+ * best-effort by nature (pub/sub), so their failures are swallowed here, on the client and on
+ * every duplicate the adapter makes.
+ */
+function quiet(client: Redis, made: Set<Redis>): Redis {
+  made.add(client);
+  for (const command of ['subscribe', 'publish'] as const) {
+    const original = client[command].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as Record<string, unknown>)[command] = (...args: unknown[]) => {
+      const result = original(...args);
+      result.catch(() => undefined);
+      return result;
+    };
+  }
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (...args: Parameters<Redis['duplicate']>) => quiet(duplicate(...args), made);
+  return client;
+}
+
+export type StaffNamespace = Namespace<StaffClientEvents, StaffServerEvents>;
+export type VisitorNamespace = Namespace<VisitorClientEvents, VisitorServerEvents>;
+
+/**
+ * The Socket.IO server, attached to the API's own HTTP server (same port, path /socket.io). The
+ * Redis Streams adapter fans events out across API processes and stores sessions for connection
+ * state recovery, so a socket back within two minutes receives what it missed, in order.
+ */
+@Injectable()
+export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(RealtimeService.name);
+  private io: Server | null = null;
+  private redis: Redis | null = null;
+  /** The adapter's client and its duplicates (stream readers, subscriber), all closed on shutdown. */
+  private readonly clients = new Set<Redis>();
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REALTIME_CONFIG) private readonly realtime: RealtimeConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const httpServer = this.adapterHost.httpAdapter?.getHttpServer();
+    if (!httpServer) return; // an application context without HTTP (scripts): pushes are skipped.
+    // No ready check: the adapter subscribes on a duplicate of this client before it is ready, and
+    // ioredis' INFO ready check is refused on a subscriber connection.
+    this.redis = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 500, enableReadyCheck: false });
+    this.redis.on('error', (error: Error) => this.logger.warn(`socket adapter Redis: ${error.message}`));
+    const prefix = this.config.queuePrefix;
+    this.io = new Server(httpServer, {
+      path: '/socket.io',
+      serveClient: false,
+      adapter: createAdapter(quiet(this.redis, this.clients), {
+        streamName: `${prefix}:socket.io`,
+        channelPrefix: `${prefix}:socket.io`,
+        sessionKeyPrefix: `${prefix}:sio:session:`,
+        blockTimeInMs: 1000,
+        onlyPlaintext: true,
+        maxLen: this.realtime.socketStreamMaxLen,
+      }),
+      connectionStateRecovery: { maxDisconnectionDuration: this.realtime.socketRecoveryWindowMs, skipMiddlewares: true },
+    });
+  }
+
+  get staff(): StaffNamespace | null {
+    return this.io ? (this.io.of(SOCKET_NAMESPACES.staff) as StaffNamespace) : null;
+  }
+
+  get visitor(): VisitorNamespace | null {
+    return this.io ? (this.io.of(SOCKET_NAMESPACES.visitor) as VisitorNamespace) : null;
+  }
+
+  /** Broadcasts to rooms on every API process (through the adapter). */
+  emit(namespace: SocketNamespace, rooms: string[], event: string, data: unknown): void {
+    if (!this.io || rooms.length === 0) return;
+    const target = this.io.of(SOCKET_NAMESPACES[namespace]).to(rooms) as unknown as { emit: (event: string, data: unknown) => void };
+    target.emit(event, data);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const io = this.io;
+    this.io = null;
+    if (io) {
+      io.disconnectSockets(true);
+      // close() would also close the HTTP server, which Nest closes itself.
+      for (const nsp of io._nsps.values()) nsp.adapter.close();
+      io.engine.close();
+    }
+    // A stream reader blocked on a Redis that is away would otherwise retry for ever.
+    for (const client of this.clients) client.disconnect();
+  }
+}

@@ -1,0 +1,53 @@
+import type { VisitorTokenClaims } from '@centralita/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { AppException } from '../../common/app.exception';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
+
+export interface VisitorIdentity {
+  conversationId: string;
+  tenantId: string;
+  visitorId: string;
+}
+
+/** Signed visitor tokens (HS256, typ 'visitor'): a web-chat customer may reach one conversation only. */
+@Injectable()
+export class VisitorTokenService {
+  private readonly jwt: JwtService;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REALTIME_CONFIG) private readonly realtime: RealtimeConfig,
+  ) {
+    this.jwt = new JwtService({ secret: config.jwt.secret });
+  }
+
+  sign(identity: VisitorIdentity): string {
+    return this.jwt.sign({ typ: 'visitor', cid: identity.tenantId, vid: identity.visitorId } satisfies Omit<VisitorTokenClaims, 'sub'>, {
+      subject: identity.conversationId,
+      algorithm: 'HS256',
+      issuer: this.config.jwt.issuer,
+      audience: this.config.jwt.audience,
+      expiresIn: this.realtime.visitorTokenTtlSeconds,
+    });
+  }
+
+  verify(token: string | null | undefined): VisitorIdentity {
+    if (!token) throw new AppException('unauthorized', { message: 'A visitor token is required' });
+    let claims: VisitorTokenClaims;
+    try {
+      claims = this.jwt.verify<VisitorTokenClaims>(token, {
+        algorithms: ['HS256'],
+        issuer: this.config.jwt.issuer,
+        audience: this.config.jwt.audience,
+      });
+    } catch {
+      throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
+    }
+    if (claims.typ !== 'visitor' || typeof claims.sub !== 'string' || typeof claims.cid !== 'string' || typeof claims.vid !== 'string') {
+      throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
+    }
+    return { conversationId: claims.sub, tenantId: claims.cid, visitorId: claims.vid };
+  }
+}

@@ -1,0 +1,105 @@
+import { AuditLog } from '../src/modules/admin/audit-log.entity';
+import { AttentionLine } from '../src/modules/attention-lines/attention-line.entity';
+import { createTenant, createUser, type TestTenant } from './support/factories';
+import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+
+const line = (overrides: Record<string, unknown> = {}) => ({
+  name: `Line ${Math.random().toString(36).slice(2, 8)}`,
+  type: 'inbound',
+  channel: 'WhatsApp',
+  businessUnit: 'Retail',
+  originType: 'phone-number',
+  originLine: '+50688887777',
+  serviceType: 'sales',
+  internal: false,
+  businessHours: [{ day: 1, from: '08:00', to: '17:00' }],
+  pollId: null,
+  ...overrides,
+});
+
+// Argon2 hashing and logins in beforeAll are slow on shared CI machines.
+jest.setTimeout(30_000);
+
+describe('Attention lines administration (e2e)', () => {
+  let t: TestApp;
+  let tenantA: TestTenant;
+  let tenantB: TestTenant;
+  let adminA: string;
+  let adminB: string;
+  let agentA: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenantA = await createTenant(t.dataSource);
+    tenantB = await createTenant(t.dataSource);
+    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
+    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
+    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
+    adminA = (await login(t, a.email, a.password)).accessToken;
+    adminB = (await login(t, b.email, b.password)).accessToken;
+    agentA = (await login(t, agent.email, agent.password)).accessToken;
+  });
+  afterAll(() => t.close());
+
+  it('creates, updates with an audit trail, and soft-deletes a line', async () => {
+    const created = (
+      await t
+        .http()
+        .post('/api/attention-lines')
+        .set(bearer(adminA))
+        .send(line({ name: 'Sales WA' }))
+        .expect(200)
+    ).body.data;
+    expect(created).toMatchObject({
+      name: 'Sales WA',
+      channel: 'WhatsApp',
+      businessHours: [{ day: 1, from: '08:00', to: '17:00' }],
+      pollId: null,
+    });
+    await t
+      .http()
+      .put(`/api/attention-lines/${created.id}`)
+      .set(bearer(adminA))
+      .send(line({ name: 'Sales WA', internal: true }))
+      .expect(200);
+    const update = await t.dataSource.getRepository(AuditLog).findOneByOrFail({ entityId: created.id, action: 'update' });
+    expect(update.before).toMatchObject({ internal: false });
+    expect(update.after).toMatchObject({ internal: true });
+    await t.http().delete(`/api/attention-lines/${created.id}`).set(bearer(adminA)).expect(200);
+    await t.http().get(`/api/attention-lines/${created.id}`).set(bearer(adminA)).expect(404);
+    expect(
+      (await t.dataSource.getRepository(AttentionLine).findOneOrFail({ where: { id: created.id }, withDeleted: true })).deletedAt,
+    ).not.toBeNull();
+  });
+
+  it('refuses missing required fields, unknown channels and backwards business hours', async () => {
+    const missing = await t.http().post('/api/attention-lines').set(bearer(adminA)).send({}).expect(400);
+    expect(Object.keys(missing.body.data.fields).sort()).toEqual(['channel', 'name', 'type']);
+    const bad = await t
+      .http()
+      .post('/api/attention-lines')
+      .set(bearer(adminA))
+      .send(line({ channel: 'Fax', businessHours: [{ day: 2, from: '18:00', to: '08:00' }] }))
+      .expect(400);
+    expect(Object.keys(bad.body.data.fields).sort()).toEqual(['businessHours', 'channel']);
+  });
+
+  it("answers 404 for another tenant's line and 403 for an agent", async () => {
+    const other = (await t.http().post('/api/attention-lines').set(bearer(adminB)).send(line()).expect(200)).body.data;
+    await t.http().get(`/api/attention-lines/${other.id}`).set(bearer(adminA)).expect(404);
+    await t.http().put(`/api/attention-lines/${other.id}`).set(bearer(adminA)).send(line()).expect(404);
+    await t.http().delete(`/api/attention-lines/${other.id}`).set(bearer(adminA)).expect(404);
+    await t.http().post('/api/attention-lines').set(bearer(agentA)).send(line()).expect(403);
+  });
+
+  it('pages and filters on the server', async () => {
+    await t
+      .http()
+      .post('/api/attention-lines')
+      .set(bearer(adminA))
+      .send(line({ name: 'zz-filter-1', channel: 'Email' }))
+      .expect(200);
+    const page = await t.http().get('/api/attention-lines').query({ q: 'zz-filter', sortField: 'channel' }).set(bearer(adminA)).expect(200);
+    expect(page.body.data.items.map((l: { name: string }) => l.name)).toEqual(['zz-filter-1']);
+  });
+});

@@ -1,0 +1,77 @@
+import { AuditLog } from '../src/modules/admin/audit-log.entity';
+import { Role } from '../src/modules/roles/role.entity';
+import { createTenant, createUser, type TestTenant } from './support/factories';
+import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+
+jest.setTimeout(30_000);
+
+describe('Clients and resellers (e2e)', () => {
+  let t: TestApp;
+  let tenantA: TestTenant;
+  let tenantB: TestTenant;
+  let adminA: string;
+  let agentA: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenantA = await createTenant(t.dataSource);
+    tenantB = await createTenant(t.dataSource);
+    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
+    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
+    adminA = (await login(t, a.email, a.password)).accessToken;
+    agentA = (await login(t, agent.email, agent.password)).accessToken;
+  });
+  afterAll(() => t.close());
+
+  it('updates its own branding and the console branding call shows it at once, with an audit row', async () => {
+    const body = {
+      name: tenantA.client.name,
+      menuLogoUrl: 'https://cdn.example.com/a-compact.svg',
+      completeMenuLogoUrl: 'https://cdn.example.com/a-full.svg',
+      mainColor: '#0f766e',
+      subscriptionPlan: 'gold',
+    };
+    await t.http().put(`/api/clients/${tenantA.client.id}`).set(bearer(adminA)).send(body).expect(200);
+    const branding = (await t.http().get('/api/general/branding').set(bearer(adminA)).expect(200)).body.data;
+    expect(branding).toMatchObject({ logoUrl: body.menuLogoUrl, completeLogoUrl: body.completeMenuLogoUrl, mainColor: '#0f766e' });
+    const audit = await t.dataSource.getRepository(AuditLog).findOneByOrFail({ entityId: tenantA.client.id, action: 'update' });
+    expect(audit.after).toMatchObject({ subscriptionPlan: 'gold' });
+  });
+
+  it('refuses bad URLs and colours, and a missing name', async () => {
+    const response = await t
+      .http()
+      .put(`/api/clients/${tenantA.client.id}`)
+      .set(bearer(adminA))
+      .send({ name: '', bannerUrl: 'javascript:alert(1)', mainColor: 'red' })
+      .expect(400);
+    expect(Object.keys(response.body.data.fields).sort()).toEqual(['bannerUrl', 'mainColor', 'name']);
+  });
+
+  it('creates a customer under the same reseller with its built-in roles', async () => {
+    const created = (
+      await t
+        .http()
+        .post('/api/clients')
+        .set(bearer(adminA))
+        .send({ name: `Sub ${Date.now()}`, subscriptionPlan: 'basic' })
+        .expect(200)
+    ).body.data;
+    expect(await t.dataSource.getRepository(Role).countBy({ clientId: created.id })).toBe(3);
+    const list = (await t.http().get('/api/clients').set(bearer(adminA)).expect(200)).body.data;
+    expect(list.items.map((c: { id: string }) => c.id).sort()).toEqual([tenantA.client.id, created.id].sort());
+  });
+
+  it("answers 404 for another reseller's customer and 403 for an agent", async () => {
+    await t.http().get(`/api/clients/${tenantB.client.id}`).set(bearer(adminA)).expect(404);
+    await t.http().put(`/api/clients/${tenantB.client.id}`).set(bearer(adminA)).send({ name: 'Hijacked' }).expect(404);
+    await t.http().put(`/api/clients/${tenantA.client.id}`).set(bearer(agentA)).send({ name: 'X' }).expect(403);
+  });
+
+  it('renames the reseller', async () => {
+    const name = `Brand ${Date.now()}`;
+    await t.http().put('/api/resellers/current').set(bearer(adminA)).send({ name }).expect(200);
+    expect((await t.http().get('/api/resellers/current').set(bearer(adminA)).expect(200)).body.data.name).toBe(name);
+    await t.http().put('/api/resellers/current').set(bearer(agentA)).send({ name: 'x' }).expect(403);
+  });
+});

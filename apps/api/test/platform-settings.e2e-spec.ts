@@ -1,0 +1,92 @@
+import { SECRET_MASK } from '@centralita/contracts';
+import { AuditLog } from '../src/modules/admin/audit-log.entity';
+import { ChannelConfig } from '../src/modules/platform-settings/platform-settings.entities';
+import { PlatformSettingsService } from '../src/modules/platform-settings/platform-settings.service';
+import { createTenant, createUser, type TestTenant } from './support/factories';
+import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+
+jest.setTimeout(30_000);
+
+describe('Platform settings and channels (e2e)', () => {
+  let t: TestApp;
+  let tenantA: TestTenant;
+  let tenantB: TestTenant;
+  let adminA: string;
+  let adminB: string;
+  let agentA: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenantA = await createTenant(t.dataSource);
+    tenantB = await createTenant(t.dataSource);
+    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
+    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
+    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
+    adminA = (await login(t, a.email, a.password)).accessToken;
+    adminB = (await login(t, b.email, b.password)).accessToken;
+    agentA = (await login(t, agent.email, agent.password)).accessToken;
+  });
+  afterAll(() => t.close());
+
+  const settings = {
+    welcomeMessage: 'Hi!',
+    offHoursMessage: 'Closed',
+    idleLogoutMinutes: 20,
+    maxQueueWaitSeconds: 600,
+    emoticons: ['👍', '🙂'],
+  };
+
+  it('saves settings per tenant with validation and an audit row', async () => {
+    const saved = (await t.http().put('/api/platform-settings').set(bearer(adminA)).send(settings).expect(200)).body.data;
+    expect(saved).toEqual(settings);
+    const other = (await t.http().get('/api/platform-settings').set(bearer(adminB)).expect(200)).body.data;
+    expect(other.welcomeMessage).not.toBe('Hi!');
+    const bad = await t
+      .http()
+      .put('/api/platform-settings')
+      .set(bearer(adminA))
+      .send({ ...settings, idleLogoutMinutes: 2, welcomeMessage: 'x'.repeat(501) })
+      .expect(400);
+    expect(Object.keys(bad.body.data.fields).sort()).toEqual(['idleLogoutMinutes', 'welcomeMessage']);
+    expect(await t.dataSource.getRepository(AuditLog).countBy({ entityType: 'platform-settings', entityId: tenantA.client.id })).toBe(1);
+  });
+
+  it('stores channel secrets encrypted, answers them masked, and keeps them when the mask comes back', async () => {
+    const put = await t
+      .http()
+      .put('/api/channels-config/WhatsApp')
+      .set(bearer(adminA))
+      .send({ enabled: true, settings: { phoneNumberId: '1234' }, secrets: { accessToken: 'EAAG-very-secret', appSecret: 'app-secret-1' } })
+      .expect(200);
+    expect(put.body.data.secrets).toEqual({ accessToken: SECRET_MASK, appSecret: SECRET_MASK, verifyToken: '' });
+    expect(JSON.stringify(put.body)).not.toContain('EAAG-very-secret');
+    const row = await t.dataSource.getRepository(ChannelConfig).findOneByOrFail({ clientId: tenantA.client.id, channel: 'WhatsApp' });
+    expect(JSON.stringify(row.secrets)).not.toContain('EAAG');
+    const list = await t.http().get('/api/channels-config').set(bearer(adminA)).expect(200);
+    expect(JSON.stringify(list.body)).not.toContain('EAAG-very-secret');
+    await t
+      .http()
+      .put('/api/channels-config/WhatsApp')
+      .set(bearer(adminA))
+      .send({ enabled: true, settings: { phoneNumberId: '1234' }, secrets: { accessToken: SECRET_MASK, appSecret: '' } })
+      .expect(200);
+    const secrets = await t.app.get(PlatformSettingsService).channelSecrets(tenantA.client.id, 'WhatsApp');
+    expect(secrets).toEqual({ accessToken: 'EAAG-very-secret' });
+    const audits = await t.dataSource.getRepository(AuditLog).findBy({ entityType: 'channel-config', entityId: row.id });
+    expect(JSON.stringify(audits)).not.toContain('EAAG');
+  });
+
+  it('refuses unknown channels and fields, other tenants see their own, agents get 403', async () => {
+    await t.http().put('/api/channels-config/Fax').set(bearer(adminA)).send({ enabled: true }).expect(404);
+    await t
+      .http()
+      .put('/api/channels-config/Telegram')
+      .set(bearer(adminA))
+      .send({ secrets: { password: 'x' } })
+      .expect(400);
+    const b = (await t.http().get('/api/channels-config').set(bearer(adminB)).expect(200)).body.data;
+    expect(b.find((c: { channel: string }) => c.channel === 'WhatsApp')).toMatchObject({ enabled: false, secrets: { accessToken: '' } });
+    await t.http().put('/api/platform-settings').set(bearer(agentA)).send(settings).expect(403);
+    await t.http().put('/api/channels-config/WhatsApp').set(bearer(agentA)).send({ enabled: false }).expect(403);
+  });
+});

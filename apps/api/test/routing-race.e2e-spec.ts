@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
+import { RoutingService } from '../src/modules/routing/routing.service';
+import { eventually } from '../../../test/support/eventually';
+import { createUser } from './support/factories';
+import { createLine, createTenant } from './support/realtime';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const AGENTS = 30;
+const CAPACITY = 5;
+const CONVERSATIONS = 1000;
+const RACES = 1000;
+/** Per process: each race holds a pooled connection (10 per process) for its transaction. */
+const PARALLEL = 8;
+
+/** Runs `tasks` with at most `limit` in flight at once, all of them started by the time it returns. */
+async function pooled(tasks: (() => Promise<unknown>)[], limit: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < tasks.length) await tasks[next++]();
+    }),
+  );
+}
+
+describe('routing across two API processes', () => {
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it(`never exceeds capacity nor assigns twice across ${RACES} concurrent races`, async () => {
+    const tenant = await createTenant(a.dataSource);
+    const lines = [
+      await createLine(a.dataSource, tenant, 'Race one'),
+      await createLine(a.dataSource, tenant, 'Race two', { policy: 'least-occupied' }),
+    ];
+    const hostA = a.app.get(MachineHostService);
+    const hostB = b.app.get(MachineHostService);
+
+    // Customers queue on both lines, half through each process.
+    const ids = Array.from({ length: CONVERSATIONS }, () => randomUUID());
+    await pooled(
+      ids.map((id, index) => () => {
+        const host = index % 2 === 0 ? hostA : hostB;
+        return host.transaction(async (manager, outbox) => {
+          const created = await host.createConversation(
+            manager,
+            {
+              id,
+              tenantId: tenant.client.id,
+              channel: 'webchat',
+              entryLineId: lines[index % 2],
+              customerName: `C${index}`,
+              customerEmail: null,
+              visitorId: null,
+            },
+            { kind: 'customer' },
+          );
+          const queued = await host.dispatchConversation(
+            manager,
+            id,
+            { type: 'conversation.menuCompleted', queryTypeId: 'q', submenuId: 's', attentionLineId: lines[index % 2], pollId: null },
+            { kind: 'customer' },
+          );
+          outbox.push(...created.outboxIds, ...queued.outboxIds);
+        });
+      }),
+      2 * PARALLEL,
+    );
+
+    // Agents serving both lines log in through either process while both routers race.
+    const agents = await Promise.all(Array.from({ length: AGENTS }, () => createUser(a.dataSource, tenant, { role: 'AGENT' })));
+    for (const { user } of agents) {
+      for (const lineId of lines) {
+        await a.dataSource.query(`INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) VALUES ($1, $2, $3)`, [
+          user.id,
+          lineId,
+          tenant.client.id,
+        ]);
+      }
+    }
+    const routers = [a.app.get(RoutingService), b.app.get(RoutingService)];
+    const races = (router: RoutingService, offset: number) =>
+      pooled(
+        Array.from({ length: RACES / 2 }, (_, index) => () => router.routeLine(lines[(index + offset) % 2])),
+        PARALLEL,
+      );
+    await Promise.all([
+      races(routers[0], 0),
+      races(routers[1], 1),
+      ...agents.map(({ user }, index) => {
+        const host = index % 2 === 0 ? hostA : hostB;
+        return host.transaction(async (manager, outbox) => {
+          await host.ensureAgent(manager, user.id, tenant.client.id, CAPACITY, ['break']);
+          const result = await host.dispatchAgent(manager, user.id, { type: 'agent.loggedIn' }, { kind: 'agent', id: user.id });
+          outbox.push(...result.outboxIds);
+        });
+      }),
+    ]);
+
+    // Every slot is filled (more customers than slots): nothing waits while an agent has room.
+    await eventually(
+      async () => {
+        const [{ active }] = await a.dataSource.query(
+          `SELECT count(*)::int AS active FROM conversations WHERE tenant_id = $1 AND status = 'Active'`,
+          [tenant.client.id],
+        );
+        expect(active).toBe(AGENTS * CAPACITY);
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+
+    const presence: {
+      user_id: string;
+      active_count: number;
+      capacity: number;
+      snapshot: { context: { activeConversationIds: string[] } };
+    }[] = await a.dataSource.query(`SELECT user_id, active_count, capacity, snapshot FROM agent_presence WHERE tenant_id = $1`, [
+      tenant.client.id,
+    ]);
+    const held = presence.flatMap((agent) => agent.snapshot.context.activeConversationIds);
+    expect(new Set(held).size).toBe(held.length);
+    for (const agent of presence) {
+      expect(agent.active_count).toBeLessThanOrEqual(agent.capacity);
+      const owned: { id: string }[] = await a.dataSource.query(`SELECT id FROM conversations WHERE agent_id = $1 AND status = 'Active'`, [
+        agent.user_id,
+      ]);
+      expect(owned.map((row) => row.id).sort()).toEqual([...agent.snapshot.context.activeConversationIds].sort());
+    }
+    const twice = await a.dataSource.query(
+      `SELECT entity_id FROM transition_log WHERE tenant_id = $1 AND event = 'conversation.assigned' GROUP BY entity_id HAVING count(*) > 1`,
+      [tenant.client.id],
+    );
+    expect(twice).toEqual([]);
+  }, 240_000);
+});

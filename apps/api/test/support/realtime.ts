@@ -1,0 +1,92 @@
+import {
+  SOCKET_NAMESPACES,
+  type Envelope,
+  type StaffClientEvents,
+  type StaffServerEvents,
+  type VisitorClientEvents,
+  type VisitorServerEvents,
+} from '@centralita/contracts';
+import { io, type Socket } from 'socket.io-client';
+import type { DataSource } from 'typeorm';
+import { createTenant, createUser, type TestTenant } from './factories';
+import { login, type TestApp } from './test-app';
+
+export type StaffSocket = Socket<StaffServerEvents, StaffClientEvents>;
+export type VisitorSocket = Socket<VisitorServerEvents, VisitorClientEvents>;
+
+export interface Received {
+  event: string;
+  data: unknown;
+}
+
+/** Every event a socket receives, in arrival order. */
+export function record(socket: Socket): Received[] {
+  const received: Received[] = [];
+  socket.onAny((event: string, data: unknown) => received.push({ event, data }));
+  return received;
+}
+
+function connect<T extends Socket>(url: string, namespace: string, token: string): Promise<T> {
+  const socket = io(`${url}${namespace}`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true }) as T;
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (error) => {
+      socket.close();
+      reject(error);
+    });
+  });
+}
+
+export const connectStaff = (url: string, token: string) => connect<StaffSocket>(url, SOCKET_NAMESPACES.staff, token);
+export const connectVisitor = (url: string, token: string) => connect<VisitorSocket>(url, SOCKET_NAMESPACES.visitor, token);
+
+export async function createLine(
+  dataSource: DataSource,
+  tenant: TestTenant,
+  name: string,
+  settings: { pollId?: string | null; policy?: string } = {},
+) {
+  const [line] = await dataSource.query(
+    `INSERT INTO attention_lines (client_id, name, type, channel) VALUES ($1, $2, 'inbound', 'WebChat') RETURNING id`,
+    [tenant.client.id, name],
+  );
+  await dataSource.query(
+    `INSERT INTO attention_line_routing (attention_line_id, tenant_id, poll_id, routing_policy) VALUES ($1, $2, $3, $4)`,
+    [line.id, tenant.client.id, settings.pollId ?? null, settings.policy ?? 'longest-idle'],
+  );
+  return line.id as string;
+}
+
+export async function createCampaign(dataSource: DataSource, tenant: TestTenant, allowedChatsPerAgent: number): Promise<string> {
+  const [campaign] = await dataSource.query(
+    `INSERT INTO campaigns (client_id, name, description, from_date, to_date, identifier, allowed_chats_per_agent)
+     VALUES ($1, 'Campaign', 'test', '2025-01-01', '2035-01-01', $2, $3) RETURNING id`,
+    [tenant.client.id, `C${Math.floor(Math.random() * 1e6)}`, allowedChatsPerAgent],
+  );
+  return campaign.id as string;
+}
+
+export interface StaffMember {
+  userId: string;
+  token: string;
+}
+
+export async function createStaff(t: TestApp, tenant: TestTenant, role: 'AGENT' | 'SUPER', lines: string[] = []): Promise<StaffMember> {
+  const { user, email, password } = await createUser(t.dataSource, tenant, { role });
+  for (const lineId of lines) {
+    await t.dataSource.query(`INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) VALUES ($1, $2, $3)`, [
+      user.id,
+      lineId,
+      tenant.client.id,
+    ]);
+  }
+  const session = await login(t, email, password);
+  return { userId: user.id, token: session.accessToken };
+}
+
+export { createTenant };
+
+export function data<T>(response: { status: number; body: unknown }): T {
+  if (response.status !== 200) throw new Error(`expected 200, got ${response.status} ${JSON.stringify(response.body)}`);
+  return (response.body as Envelope<T>).data as T;
+}

@@ -1,0 +1,247 @@
+import { useCallback } from 'react';
+import { InputText } from 'primereact/inputtext';
+import { useTranslation } from 'react-i18next';
+import {
+  ATTENTION_LINE_CHANNELS,
+  ATTENTION_LINE_TYPES,
+  validateAttentionLine,
+  type AppRoute,
+  type AttentionLineSummary,
+  type BusinessHoursWindow,
+} from '@centralita/contracts';
+import { displayChannel } from '@centralita/contracts';
+import { useApi } from '../../app/ServicesContext';
+import { formatNullable } from '../../format/format';
+import { hoursToRows, rowsToHours, type DayHours } from '../admin-logic';
+import { AdminFormPage, useEditId } from '../AdminFormPage';
+import { AdminListPage } from '../AdminListPage';
+import { CheckInput, FieldShell, SelectInput, TextInput } from '../fields';
+import { useAdminForm } from '../useAdminForm';
+
+const LIST = '/attentionList/attentionList';
+const FORM = '/attentionList/attentionEdit';
+
+export function AttentionLineListPage({ route }: { route: AppRoute }) {
+  const { t } = useTranslation();
+  return (
+    <AdminListPage<AttentionLineSummary>
+      route={route}
+      resource="attention-lines"
+      auditType="attention-line"
+      addPath={FORM}
+      editPath={FORM}
+      describe={(row) => row.name}
+      columns={[
+        { field: 'name', header: t('admin.lines.name'), sortable: true },
+        {
+          field: 'type',
+          header: t('admin.lines.type'),
+          sortable: true,
+          body: (row) => t(`admin.lines.types.${row.type}`, { defaultValue: row.type }),
+        },
+        {
+          field: 'channel',
+          header: t('admin.lines.channel'),
+          sortable: true,
+          body: (row) => <span className="chip">{displayChannel(row.channel)}</span>,
+        },
+        {
+          field: 'businessUnit',
+          header: t('admin.lines.businessUnit'),
+          sortable: true,
+          body: (row) => formatNullable(row.businessUnit, t),
+        },
+        { field: 'serviceType', header: t('admin.lines.serviceType'), sortable: true, body: (row) => formatNullable(row.serviceType, t) },
+        {
+          field: 'internal',
+          header: t('admin.lines.audience'),
+          sortable: true,
+          body: (row) => t(row.internal ? 'admin.lines.internal' : 'admin.lines.external'),
+        },
+      ]}
+    />
+  );
+}
+
+type LineValues = {
+  name: string;
+  type: string;
+  channel: string;
+  businessUnit: string;
+  originType: string;
+  originLine: string;
+  serviceType: string;
+  internal: boolean;
+  hours: DayHours[];
+  pollId: string;
+};
+const EMPTY: LineValues = {
+  name: '',
+  type: 'inbound',
+  channel: 'WebChat',
+  businessUnit: '',
+  originType: '',
+  originLine: '',
+  serviceType: '',
+  internal: false,
+  hours: hoursToRows([]),
+  pollId: '',
+};
+
+const toInput = (v: LineValues) => ({
+  name: v.name,
+  type: v.type,
+  channel: v.channel,
+  businessUnit: v.businessUnit || null,
+  originType: v.originType || null,
+  originLine: v.originLine || null,
+  serviceType: v.serviceType || null,
+  internal: v.internal,
+  businessHours: rowsToHours(v.hours) as BusinessHoursWindow[],
+  pollId: v.pollId || null,
+});
+
+export function AttentionLineFormPage({ route }: { route: AppRoute }) {
+  const { t, i18n } = useTranslation();
+  const api = useApi();
+  const id = useEditId();
+  const form = useAdminForm<LineValues>(
+    EMPTY,
+    useCallback(
+      (v: LineValues) =>
+        validateAttentionLine(toInput(v)).map((issue) => (issue.field === 'businessHours' ? { ...issue, field: 'hours' } : issue)),
+      [],
+    ),
+  );
+  const { values, set, blur, errorFor } = form;
+  const weekday = new Intl.DateTimeFormat(i18n.language === 'sr' ? 'sr-Latn' : i18n.language, { weekday: 'long' });
+  // 2023-01-01 was a Sunday: day n of the week is January 1 + n.
+  const dayName = (day: number) => weekday.format(new Date(2023, 0, 1 + day));
+  const setDay = (day: number, patch: Partial<DayHours>) =>
+    set('hours')(values.hours.map((row) => (row.day === day ? { ...row, ...patch } : row)));
+
+  return (
+    <AdminFormPage
+      route={route}
+      resource="attention-lines"
+      listPath={LIST}
+      form={form}
+      id={id}
+      load={async (rowId) => {
+        const row = await api.admin.get<AttentionLineSummary>('attention-lines', rowId);
+        return {
+          name: row.name,
+          type: row.type,
+          channel: row.channel,
+          businessUnit: row.businessUnit ?? '',
+          originType: row.originType ?? '',
+          originLine: row.originLine ?? '',
+          serviceType: row.serviceType ?? '',
+          internal: row.internal,
+          hours: hoursToRows(row.businessHours),
+          pollId: row.pollId ?? '',
+        };
+      }}
+      toBody={toInput}
+    >
+      <TextInput
+        id="line-name"
+        label={t('admin.lines.name')}
+        value={values.name}
+        onChange={set('name')}
+        onBlur={blur('name')}
+        error={errorFor('name')}
+      />
+      <SelectInput
+        id="line-type"
+        label={t('admin.lines.type')}
+        value={values.type}
+        options={ATTENTION_LINE_TYPES.map((type) => ({ value: type, label: t(`admin.lines.types.${type}`) }))}
+        onChange={set('type')}
+        error={errorFor('type')}
+      />
+      <SelectInput
+        id="line-channel"
+        label={t('admin.lines.channel')}
+        value={values.channel}
+        options={ATTENTION_LINE_CHANNELS.map((channel) => ({ value: channel, label: channel }))}
+        onChange={set('channel')}
+        error={errorFor('channel')}
+      />
+      <TextInput
+        id="line-business-unit"
+        label={t('admin.lines.businessUnit')}
+        value={values.businessUnit}
+        onChange={set('businessUnit')}
+        error={errorFor('businessUnit')}
+      />
+      <TextInput
+        id="line-origin-type"
+        label={t('admin.lines.originType')}
+        value={values.originType}
+        onChange={set('originType')}
+        error={errorFor('originType')}
+      />
+      <TextInput
+        id="line-origin-line"
+        label={t('admin.lines.originLine')}
+        value={values.originLine}
+        onChange={set('originLine')}
+        error={errorFor('originLine')}
+      />
+      <TextInput
+        id="line-service-type"
+        label={t('admin.lines.serviceType')}
+        value={values.serviceType}
+        onChange={set('serviceType')}
+        error={errorFor('serviceType')}
+      />
+      <div className="admin-field admin-field--check">
+        <CheckInput id="line-internal" label={t('admin.lines.internalLabel')} checked={values.internal} onChange={set('internal')} />
+      </div>
+      <FieldShell
+        id="line-hours"
+        label={t('admin.lines.businessHours')}
+        hint={t('admin.lines.businessHoursHint')}
+        error={errorFor('hours')}
+        wide
+      >
+        <div className="admin-hours" data-testid="line-hours">
+          {values.hours.map((row) => (
+            <div key={row.day} className="admin-hours__row">
+              <CheckInput
+                id={`line-day-${row.day}`}
+                label={dayName(row.day)}
+                checked={row.open}
+                onChange={(open) => setDay(row.day, { open })}
+              />
+              <InputText
+                type="time"
+                aria-label={`${dayName(row.day)} ${t('admin.lines.opens')}`}
+                value={row.from}
+                disabled={!row.open}
+                onChange={(e) => setDay(row.day, { from: e.target.value })}
+              />
+              <span className="muted">–</span>
+              <InputText
+                type="time"
+                aria-label={`${dayName(row.day)} ${t('admin.lines.closes')}`}
+                value={row.to}
+                disabled={!row.open}
+                onChange={(e) => setDay(row.day, { to: e.target.value })}
+              />
+            </div>
+          ))}
+        </div>
+      </FieldShell>
+      <TextInput
+        id="line-poll"
+        label={t('admin.lines.poll')}
+        hint={t('admin.lines.pollHint')}
+        value={values.pollId}
+        onChange={set('pollId')}
+        error={errorFor('pollId')}
+      />
+    </AdminFormPage>
+  );
+}

@@ -1,0 +1,53 @@
+import { useCallback, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { RuleIssue } from '@centralita/contracts';
+import { issuesByField } from './admin-logic';
+
+/**
+ * Form state for admin forms, validated with the same shared rules the server runs. A field shows
+ * its message once the form was submitted or the field was left; server issues show until edited.
+ */
+export function useAdminForm<V extends Record<string, unknown>>(initial: V, validate: (values: V) => RuleIssue[]) {
+  const { t } = useTranslation();
+  const [values, setValues] = useState<V>(initial);
+  const [touched, setTouched] = useState<Record<string, boolean>>({});
+  const [submitted, setSubmitted] = useState(false);
+  const [serverIssues, setServerIssues] = useState<Record<string, RuleIssue>>({});
+
+  const issues = useMemo(() => issuesByField(validate(values)), [validate, values]);
+
+  const set = useCallback(
+    <K extends keyof V>(field: K) =>
+      (value: V[K]) => {
+        setValues((v) => ({ ...v, [field]: value }));
+        setServerIssues((s) => {
+          if (!(field in s)) return s;
+          const { [field as string]: _dropped, ...rest } = s;
+          return rest;
+        });
+      },
+    [],
+  );
+  const blur = useCallback((field: keyof V) => () => setTouched((v) => ({ ...v, [field]: true })), []);
+
+  const errorFor = (field: keyof V & string): string | null => {
+    const issue = serverIssues[field] ?? (submitted || touched[field] ? issues[field] : undefined);
+    return issue ? t(`validation.${issue.key}`, issue.values) : null;
+  };
+
+  return {
+    values,
+    setValues,
+    set,
+    blur,
+    errorFor,
+    /** Marks the form submitted; true when the shared rules pass. */
+    submit: () => {
+      setSubmitted(true);
+      return Object.keys(issues).length === 0;
+    },
+    showServerIssues: (list: RuleIssue[]) => setServerIssues(issuesByField(list)),
+  };
+}
+
+export type AdminFormApi<V extends Record<string, unknown>> = ReturnType<typeof useAdminForm<V>>;

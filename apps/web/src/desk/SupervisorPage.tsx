@@ -1,0 +1,407 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import { Button } from 'primereact/button';
+import type { AppRoute } from '@centralita/contracts';
+import { CONVERSATION_STATUSES, type Actor } from '@centralita/domain';
+import { useAuth } from '../app/ServicesContext';
+import { describeError } from '../api/error-text';
+import { PageHeader } from '../layout/PageHeader';
+import { useToast } from '../toast/ToastProvider';
+import { TransferDialog } from './AgentDeskPage';
+import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './components/Badges';
+import { ChatInput } from './components/ChatInput';
+import { MessageList } from './components/MessageList';
+import { CHANNELS } from './logic/channels';
+import { canAgent, canConversation } from './logic/machines';
+import { elapsedSince, formatDuration } from './logic/time';
+import { useServerClock } from './realtime/useServerClock';
+import { useDeskApi } from './useDeskApi';
+import { useSupervision } from './useSupervision';
+import './desk.css';
+
+interface Filters {
+  status: string;
+  line: string;
+  agent: string;
+  channel: string;
+}
+
+export function SupervisorPage({ route }: { route: AppRoute }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const { user } = useAuth();
+  const api = useDeskApi();
+  const { offset, now } = useServerClock(api);
+  const [showAll, setShowAll] = useState(false);
+  const live = useSupervision(api, showAll);
+  const [filters, setFilters] = useState<Filters>({ status: '', line: '', agent: '', channel: '' });
+  const [forceReason, setForceReason] = useState<Record<string, string>>({});
+  const [reassignOpen, setReassignOpen] = useState(false);
+  const actor: Actor = { kind: 'supervisor', id: user?.id };
+  // /livePersonConversations/LivePersonWindowChat?conversationId=… opens that conversation at once.
+  const [params] = useSearchParams();
+  const requested = params.get('conversationId');
+  const { watch } = live;
+  useEffect(() => {
+    if (requested && /^[0-9a-f-]{36}$/i.test(requested)) watch(requested);
+  }, [requested, watch]);
+  const reasons = live.pauseReasons.map((reason) => reason.code);
+
+  const lineNames = useMemo(() => new Map(live.queues.map((queue) => [queue.attentionLineId, queue.name])), [live.queues]);
+  const agentNames = useMemo(() => new Map(live.agents.map((agent) => [agent.agentId, agent.name])), [live.agents]);
+  const lineName = (id: string | null) => (id ? (lineNames.get(id) ?? id.slice(0, 8)) : t('format.notAvailable'));
+  const agentName = (id: string | null) => (id ? (agentNames.get(id) ?? id.slice(0, 8)) : t('format.notAvailable'));
+
+  const rows = live.conversations
+    .filter((view) => showAll || view.status !== 'Closed')
+    .filter((view) => !filters.status || view.status === filters.status)
+    .filter((view) => !filters.line || view.attentionLineId === filters.line)
+    .filter((view) => !filters.agent || view.agentId === filters.agent)
+    .filter((view) => !filters.channel || view.channel.toLowerCase() === filters.channel)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const watched = live.conversations.find((view) => view.id === live.watched) ?? null;
+  const agents = [...live.agents].sort((a, b) => a.name.localeCompare(b.name));
+
+  const run = async (action: () => Promise<unknown>) => {
+    try {
+      await action();
+    } catch (error) {
+      toast.error(t('desk.errors.actionFailed'), describeError(error, t));
+    }
+  };
+  const setFilter = (key: keyof Filters, value: string) => setFilters((held) => ({ ...held, [key]: value }));
+
+  return (
+    <section className="desk-page" data-testid="supervisor-view">
+      <PageHeader
+        title={t(`routes.${route.titleKey}`)}
+        icon={route.icon}
+        actions={
+          <span
+            className={`desk-connection desk-connection--${live.connection}`}
+            data-testid="connection-status"
+            data-status={live.connection}
+          >
+            {t(`desk.connection.${live.connection}`)}
+          </span>
+        }
+      />
+
+      <div className="desk-card" data-testid="live-queues">
+        <h2 className="desk-card__title">{t('desk.supervision.queues')}</h2>
+        {live.loading ? (
+          <p className="muted" role="status">
+            {t('common.loading')}
+          </p>
+        ) : live.queues.length === 0 ? (
+          <p className="muted desk-empty">{t('desk.supervision.noQueues')}</p>
+        ) : (
+          <div className="desk-queues">
+            {live.queues.map((queue) => (
+              <div key={queue.attentionLineId} className="desk-queue" data-testid="queue-card" data-line-id={queue.attentionLineId}>
+                <strong className="desk-queue__name">{queue.name}</strong>
+                <div className="desk-queue__stats">
+                  <span>
+                    <b data-testid="queue-waiting">{queue.waiting}</b> {t('desk.supervision.waiting')}
+                  </span>
+                  <span>
+                    <b data-testid="queue-longest">
+                      {formatDuration(queue.longestWaitMs + (queue.waiting > 0 ? Math.max(0, now - queue.receivedAt) : 0))}
+                    </b>{' '}
+                    {t('desk.supervision.longestWait')}
+                  </span>
+                  <span>
+                    <b data-testid="queue-available">{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
+                  </span>
+                </div>
+              </div>
+            ))}
+          </div>
+        )}
+      </div>
+
+      <div className="desk-card" data-testid="agent-board">
+        <h2 className="desk-card__title">{t('desk.supervision.agents')}</h2>
+        {live.loading ? (
+          <p className="muted" role="status">
+            {t('common.loading')}
+          </p>
+        ) : agents.length === 0 ? (
+          <p className="muted desk-empty" data-testid="agent-board-empty">
+            {t('desk.supervision.noAgents')}
+          </p>
+        ) : (
+          <table className="desk-table">
+            <thead>
+              <tr>
+                <th>{t('desk.supervision.agent')}</th>
+                <th>{t('desk.supervision.state')}</th>
+                <th>{t('desk.presence.timeInState')}</th>
+                <th>{t('desk.supervision.loadColumn')}</th>
+                <th>{t('desk.supervision.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {agents.map((agent) => {
+                const reason = forceReason[agent.agentId] ?? live.pauseReasons[0]?.code ?? '';
+                return (
+                  <tr key={agent.agentId} data-testid="agent-row" data-agent-id={agent.agentId} data-status={agent.status}>
+                    <td>{agent.name}</td>
+                    <td>
+                      <AgentStatusBadge status={agent.status} reason={agent.pauseReasonId} />
+                    </td>
+                    <td data-testid="agent-time-in-state">{formatDuration(elapsedSince(agent.stateSince, now, offset))}</td>
+                    <td data-testid="agent-load">
+                      {agent.activeCount}/{agent.capacity}
+                    </td>
+                    <td className="desk-table__actions">
+                      <select
+                        className="p-inputtext p-component desk-select desk-select--small"
+                        value={reason}
+                        aria-label={t('desk.presence.pauseReason')}
+                        onChange={(event) => setForceReason((held) => ({ ...held, [agent.agentId]: event.target.value }))}
+                        data-testid="agent-force-reason"
+                      >
+                        {live.pauseReasons.map((option) => (
+                          <option key={option.code} value={option.code}>
+                            {t(`desk.pauseReasons.${option.code}`, { defaultValue: option.label })}
+                          </option>
+                        ))}
+                      </select>
+                      <Button
+                        icon="pi pi-pause"
+                        size="small"
+                        severity="warning"
+                        text
+                        aria-label={t('desk.supervision.forcePause')}
+                        title={t('desk.supervision.forcePause')}
+                        disabled={!reason || !canAgent(agent, reasons, actor, { type: 'agent.forcePaused', reasonId: reason })}
+                        onClick={() => void run(async () => live.acceptAgent(await api.forcePause(agent.agentId, reason)))}
+                        data-testid="agent-force-pause"
+                      />
+                      <Button
+                        icon="pi pi-sign-out"
+                        size="small"
+                        severity="danger"
+                        text
+                        aria-label={t('desk.supervision.forceLogout')}
+                        title={t('desk.supervision.forceLogout')}
+                        disabled={!canAgent(agent, reasons, actor, { type: 'agent.forceLoggedOut' })}
+                        onClick={() => void run(async () => live.acceptAgent(await api.forceLogout(agent.agentId)))}
+                        data-testid="agent-force-logout"
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </div>
+
+      <div className="desk-supervision-grid">
+        <div className="desk-card" data-testid="conversation-monitor">
+          <h2 className="desk-card__title">{t('desk.supervision.conversations')}</h2>
+          <div className="desk-filters">
+            <select
+              className="p-inputtext p-component desk-select"
+              value={filters.status}
+              onChange={(event) => setFilter('status', event.target.value)}
+              aria-label={t('desk.supervision.state')}
+              data-testid="filter-status"
+            >
+              <option value="">{t('desk.supervision.allStatuses')}</option>
+              {CONVERSATION_STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {t(`desk.conversationStatus.${status}`)}
+                </option>
+              ))}
+            </select>
+            <select
+              className="p-inputtext p-component desk-select"
+              value={filters.line}
+              onChange={(event) => setFilter('line', event.target.value)}
+              aria-label={t('desk.customer.line')}
+              data-testid="filter-line"
+            >
+              <option value="">{t('desk.supervision.allLines')}</option>
+              {live.queues.map((queue) => (
+                <option key={queue.attentionLineId} value={queue.attentionLineId}>
+                  {queue.name}
+                </option>
+              ))}
+            </select>
+            <select
+              className="p-inputtext p-component desk-select"
+              value={filters.agent}
+              onChange={(event) => setFilter('agent', event.target.value)}
+              aria-label={t('desk.supervision.agent')}
+              data-testid="filter-agent"
+            >
+              <option value="">{t('desk.supervision.allAgents')}</option>
+              {agents.map((agent) => (
+                <option key={agent.agentId} value={agent.agentId}>
+                  {agent.name}
+                </option>
+              ))}
+            </select>
+            <select
+              className="p-inputtext p-component desk-select"
+              value={filters.channel}
+              onChange={(event) => setFilter('channel', event.target.value)}
+              aria-label={t('desk.customer.channel')}
+              data-testid="filter-channel"
+            >
+              <option value="">{t('desk.supervision.allChannels')}</option>
+              {CHANNELS.map((channel) => (
+                <option key={channel.key} value={channel.key}>
+                  {channel.label}
+                </option>
+              ))}
+            </select>
+            <label className="desk-check">
+              <input
+                type="checkbox"
+                checked={showAll}
+                onChange={(event) => setShowAll(event.target.checked)}
+                data-testid="show-all-conversations"
+              />
+              {t('desk.supervision.showAll')}
+            </label>
+          </div>
+          {live.loading ? (
+            <p className="muted" role="status">
+              {t('common.loading')}
+            </p>
+          ) : rows.length === 0 ? (
+            <p className="muted desk-empty" data-testid="conversation-monitor-empty">
+              {t('desk.supervision.noConversations')}
+            </p>
+          ) : (
+            <table className="desk-table">
+              <thead>
+                <tr>
+                  <th>{t('desk.customer.channel')}</th>
+                  <th>{t('desk.customer.name')}</th>
+                  <th>{t('desk.supervision.state')}</th>
+                  <th>{t('desk.customer.line')}</th>
+                  <th>{t('desk.supervision.agent')}</th>
+                  <th>{t('desk.customer.duration')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((view) => (
+                  <tr
+                    key={view.id}
+                    className={view.id === live.watched ? 'desk-table__row--active' : undefined}
+                    data-testid="monitor-row"
+                    data-conversation-id={view.id}
+                    data-status={view.status}
+                    onClick={() => live.watch(view.id)}
+                  >
+                    <td>
+                      <ChannelBadge channel={view.channel} compact />
+                    </td>
+                    <td>
+                      <button type="button" className="desk-link" onClick={() => live.watch(view.id)} data-testid="monitor-open">
+                        {view.customerName}
+                      </button>
+                    </td>
+                    <td>
+                      <ConversationStatusBadge status={view.status} />
+                    </td>
+                    <td>{lineName(view.attentionLineId)}</td>
+                    <td>{agentName(view.agentId)}</td>
+                    <td>
+                      {formatDuration(
+                        elapsedSince(view.createdAt, view.status === 'Closed' ? Date.parse(view.updatedAt) - offset : now, offset),
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+
+        <div className="desk-card desk-chat desk-watch" data-testid="watch-panel">
+          {watched ? (
+            <>
+              <header className="desk-chat__header">
+                <div>
+                  <strong data-testid="watch-customer-name">{watched.customerName}</strong>
+                  <div className="desk-chat__sub">
+                    <ChannelBadge channel={watched.channel} />
+                    <ConversationStatusBadge status={watched.status} />
+                    <span className="muted">{t('desk.supervision.readOnly')}</span>
+                  </div>
+                </div>
+                <div className="desk-chat__actions">
+                  <Button
+                    label={t('desk.supervision.reassign')}
+                    icon="pi pi-arrow-right-arrow-left"
+                    size="small"
+                    outlined
+                    disabled={
+                      !live.queues.some((queue) =>
+                        canConversation(watched, actor, {
+                          type: 'conversation.transferred',
+                          to: { kind: 'line', attentionLineId: queue.attentionLineId, pollId: null },
+                        }),
+                      ) && !canConversation(watched, actor, { type: 'conversation.transferred', to: { kind: 'agent', agentId: '__any__' } })
+                    }
+                    onClick={() => setReassignOpen(true)}
+                    data-testid="watch-reassign"
+                  />
+                  <Button
+                    icon="pi pi-times"
+                    size="small"
+                    text
+                    aria-label={t('desk.common.closePanel')}
+                    onClick={() => live.watch(null)}
+                    data-testid="watch-close"
+                  />
+                </div>
+              </header>
+              <MessageList messages={live.messages} notes={live.notes} perspective="staff" typing={live.typing} />
+              <div className="desk-whisper">
+                <span className="desk-whisper__label">{t('desk.supervision.whisper')}</span>
+                <ChatInput
+                  testIdPrefix="whisper"
+                  disabled={watched.status === 'Closed'}
+                  onSend={(text) =>
+                    run(async () => {
+                      live.acceptNote(await api.addNote(watched.id, text));
+                    })
+                  }
+                />
+              </div>
+              <TransferDialog
+                open={reassignOpen}
+                onHide={() => setReassignOpen(false)}
+                conversation={watched}
+                actor={actor}
+                lines={live.queues.map((queue) => ({ id: queue.attentionLineId, name: queue.name }))}
+                agents={agents
+                  .filter((agent) => agent.status === 'available' || agent.status === 'busy')
+                  .map((agent) => ({ id: agent.agentId, name: agent.name }))}
+                onTransfer={(target) =>
+                  run(async () => {
+                    live.acceptConversation(await api.reassign(watched.id, target));
+                    setReassignOpen(false);
+                    toast.success(t('desk.chat.transferred'));
+                  })
+                }
+              />
+            </>
+          ) : (
+            <p className="muted desk-empty" data-testid="watch-empty">
+              {t('desk.supervision.pickConversation')}
+            </p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,101 @@
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { MessageView, NoteView } from '@centralita/contracts';
+import { formatTime } from '../../format/format';
+
+export type Perspective = 'customer' | 'staff';
+
+type Entry = { kind: 'message'; at: string; message: MessageView } | { kind: 'note'; at: string; note: NoteView };
+
+/**
+ * Messages (and, for staff, whisper notes) in order. Every piece of user content is a React text
+ * node: never markup (QUALITY.md).
+ */
+export function MessageList({
+  messages,
+  notes = [],
+  perspective,
+  typing,
+  loading,
+}: {
+  messages: MessageView[];
+  notes?: NoteView[];
+  perspective: Perspective;
+  typing?: boolean;
+  loading?: boolean;
+}) {
+  const { t } = useTranslation();
+  const end = useRef<HTMLDivElement>(null);
+  const entries: Entry[] = [
+    ...messages.map((message) => ({ kind: 'message' as const, at: message.createdAt, message })),
+    ...notes.map((note) => ({ kind: 'note' as const, at: note.createdAt, note })),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.length, notes.length, typing]);
+
+  return (
+    <div className="desk-messages" data-testid="message-list" role="log" aria-live="polite">
+      {loading ? (
+        <p className="muted desk-empty" role="status">
+          {t('common.loading')}
+        </p>
+      ) : entries.length === 0 ? (
+        <p className="muted desk-empty" data-testid="message-list-empty">
+          {t('desk.chat.noMessages')}
+        </p>
+      ) : (
+        entries.map((entry) =>
+          entry.kind === 'note' ? (
+            <div key={`n-${entry.note.id}`} className="desk-bubble desk-bubble--note" data-testid="note">
+              <span className="desk-bubble__label">{t('desk.chat.whisper')}</span>
+              <span className="desk-bubble__text">{entry.note.text}</span>
+              <span className="desk-bubble__meta">{formatTime(entry.note.createdAt)}</span>
+            </div>
+          ) : (
+            <Bubble key={entry.message.id} message={entry.message} perspective={perspective} />
+          ),
+        )
+      )}
+      {typing ? (
+        <div className="desk-typing" data-testid="typing-indicator">
+          <span className="desk-typing__dots" aria-hidden="true">
+            <span />
+            <span />
+            <span />
+          </span>
+          {perspective === 'customer' ? t('desk.chat.agentTyping') : t('desk.chat.customerTyping')}
+        </div>
+      ) : null}
+      <div ref={end} />
+    </div>
+  );
+}
+
+function Bubble({ message, perspective }: { message: MessageView; perspective: Perspective }) {
+  const { t } = useTranslation();
+  const mine = perspective === 'customer' ? message.senderKind === 'customer' : message.senderKind !== 'customer';
+  const system = message.senderKind === 'system';
+  const mark = message.readAt ? 'read' : message.deliveredAt ? 'delivered' : 'sent';
+  return (
+    <div
+      className={`desk-bubble ${system ? 'desk-bubble--system' : mine ? 'desk-bubble--mine' : 'desk-bubble--theirs'}`}
+      data-testid="message"
+      data-sender={message.senderKind}
+    >
+      <span className="desk-bubble__text" data-testid="message-text">
+        {message.text}
+      </span>
+      <span className="desk-bubble__meta">
+        {formatTime(message.createdAt)}
+        {mine && !system ? (
+          <span className={`desk-mark desk-mark--${mark}`} data-testid="message-mark" data-mark={mark} title={t(`desk.chat.mark.${mark}`)}>
+            <i className={mark === 'sent' ? 'pi pi-check' : 'pi pi-check-circle'} aria-hidden="true" />
+            <span className="sr-only">{t(`desk.chat.mark.${mark}`)}</span>
+          </span>
+        ) : null}
+      </span>
+    </div>
+  );
+}

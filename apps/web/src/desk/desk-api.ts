@@ -1,0 +1,121 @@
+import type {
+  AgentView,
+  ClockReading,
+  ConversationView,
+  LineQueueView,
+  MessageView,
+  NoteView,
+  PredefinedMessageSummary,
+  QueuePositionView,
+  StartChatResult,
+  TransferTargets,
+} from '@centralita/contracts';
+import { createApiClient, type ApiClient } from '../api/http-client';
+import type { TokenSource } from '../api/http-client';
+
+export interface PauseReason {
+  code: string;
+  label: string;
+}
+
+export interface BoardAgent extends AgentView {
+  timeInStateMs: number;
+}
+
+export interface Board {
+  agents: BoardAgent[];
+  queues: LineQueueView[];
+  conversations: ConversationView[];
+}
+
+export interface VisitorConversation {
+  conversation: ConversationView;
+  messages: MessageView[];
+  queue: QueuePositionView | null;
+}
+
+export interface SupervisorFilter {
+  status?: string;
+  attentionLineId?: string;
+  agentId?: string;
+  channel?: string;
+  showAll?: boolean;
+}
+
+/** Staff calls of the agent desk and live supervision (apps/api conversations module). */
+export function createDeskApi(client: ApiClient) {
+  const id = encodeURIComponent;
+  return {
+    clock: () => client.get<ClockReading>('/api/clock', { query: { clientTime: Date.now() } }),
+    pauseReasons: () => client.get<PauseReason[]>('/api/agent/pause-reasons'),
+    presence: () => client.get<AgentView>('/api/agent/presence'),
+    login: () => client.post<AgentView>('/api/agent/presence/login', {}),
+    available: () => client.post<AgentView>('/api/agent/presence/available', {}),
+    pause: (reasonId: string) => client.post<AgentView>('/api/agent/presence/pause', { reasonId }),
+    logout: () => client.post<AgentView>('/api/agent/presence/logout', {}),
+    myConversations: () => client.get<ConversationView[]>('/api/agent/conversations'),
+    messages: (conversationId: string, after = 0) =>
+      client.get<MessageView[]>(`/api/agent/conversations/${id(conversationId)}/messages`, { query: { after } }),
+    send: (conversationId: string, text: string, clientMessageId: string) =>
+      client.post<MessageView>(`/api/agent/conversations/${id(conversationId)}/messages`, { text, clientMessageId }),
+    typing: (conversationId: string, typing: boolean) =>
+      client.post<{ typing: boolean }>(`/api/agent/conversations/${id(conversationId)}/typing`, { typing }),
+    read: (conversationId: string, upToSequence: number) =>
+      client.post<{ read: number }>(`/api/agent/conversations/${id(conversationId)}/read`, { upToSequence }),
+    transfer: (conversationId: string, target: { attentionLineId?: string; agentId?: string }) =>
+      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/transfer`, target),
+    close: (conversationId: string, disposition: string) =>
+      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/close`, { disposition }),
+    notes: (conversationId: string) => client.get<NoteView[]>(`/api/conversations/${id(conversationId)}/notes`),
+    addNote: (conversationId: string, text: string) => client.post<NoteView>(`/api/conversations/${id(conversationId)}/notes`, { text }),
+    predefinedMessages: () => client.get<PredefinedMessageSummary[]>('/api/predefined-messages/usable'),
+    transferTargets: () => client.get<TransferTargets>('/api/agent/transfer-targets'),
+    // Supervision
+    board: () => client.get<Board>('/api/supervisor/board'),
+    conversations: (filter: SupervisorFilter) =>
+      client.get<ConversationView[]>('/api/supervisor/conversations', {
+        query: { ...filter, showAll: filter.showAll ? 'true' : undefined },
+      }),
+    supervisorMessages: (conversationId: string) => client.get<MessageView[]>(`/api/agent/conversations/${id(conversationId)}/messages`),
+    reassign: (conversationId: string, target: { attentionLineId?: string; agentId?: string }) =>
+      client.post<ConversationView>(`/api/supervisor/conversations/${id(conversationId)}/reassign`, target),
+    forcePause: (agentId: string, reasonId: string) => client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/pause`, { reasonId }),
+    forceLogout: (agentId: string) => client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/logout`, {}),
+  };
+}
+export type DeskApi = ReturnType<typeof createDeskApi>;
+
+/** The web-chat customer's calls; the visitor token (not a staff session) is the bearer. */
+export function createVisitorApi(getToken: () => string | null) {
+  const tokens: TokenSource = { getAccessToken: getToken, getRefreshToken: () => null, getUserId: () => null, saveTokens: () => undefined };
+  const client = createApiClient({ baseUrl: '', fetch: (input, init) => window.fetch(input, init), tokens });
+  const opts = { refreshOnUnauthorized: false } as const;
+  return {
+    branding: (clientId: string) =>
+      client.get<{ logoUrl: string; completeLogoUrl: string; mainColor?: string | null }>('/api/general/branding', {
+        query: { clientId },
+        auth: false,
+      }),
+    start: (attentionLineId: string, name: string, email: string | undefined) =>
+      client.post<StartChatResult>('/api/webchat/conversations', { attentionLineId, name, email }, { auth: false }),
+    get: () => client.get<VisitorConversation>('/api/webchat/conversation', opts),
+    menu: (queryTypeId: string, submenuId: string) =>
+      client.post<ConversationView>('/api/webchat/conversation/menu', { queryTypeId, submenuId }, opts),
+    messages: (after = 0) => client.get<MessageView[]>('/api/webchat/conversation/messages', { ...opts, query: { after } }),
+    send: (text: string, clientMessageId: string) =>
+      client.post<MessageView>('/api/webchat/conversation/messages', { text, clientMessageId }, opts),
+    typing: (typing: boolean) => client.post<{ typing: boolean }>('/api/webchat/conversation/typing', { typing }, opts),
+    read: (upToSequence: number) => client.post<{ read: number }>('/api/webchat/conversation/read', { upToSequence }, opts),
+    survey: (questionId: string, answer: string, last: boolean) =>
+      client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),
+    leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, opts),
+  };
+}
+export type VisitorApi = ReturnType<typeof createVisitorApi>;
+
+/** A client-chosen id so a message retried after a network error is stored once. */
+export function newClientMessageId(): string {
+  const random =
+    typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  return `m-${random}`.slice(0, 64);
+}

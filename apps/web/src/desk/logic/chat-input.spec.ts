@@ -1,0 +1,57 @@
+import { describe, expect, it } from '@jest/globals';
+import { characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingText, slashQuery } from './chat-input';
+
+describe('chat input rules', () => {
+  it('sends on Enter without Shift', () => {
+    expect(isSendKey({ key: 'Enter', shiftKey: false })).toBe(true);
+  });
+
+  it('does not send on Shift+Enter, on other keys or while composing', () => {
+    expect(isSendKey({ key: 'Enter', shiftKey: true })).toBe(false);
+    expect(isSendKey({ key: 'a', shiftKey: false })).toBe(false);
+    expect(isSendKey({ key: 'Enter', shiftKey: false, isComposing: true })).toBe(false);
+  });
+
+  it('trims the text it sends', () => {
+    expect(outgoingText('  hola \n')).toBe('hola');
+  });
+
+  it('ignores empty and blank text', () => {
+    expect(outgoingText('')).toBeNull();
+    expect(outgoingText('  \n\t ')).toBeNull();
+  });
+
+  it('accepts exactly 500 characters and refuses 501', () => {
+    expect(outgoingText('x'.repeat(500))).toHaveLength(500);
+    expect(outgoingText('x'.repeat(501))).toBeNull();
+  });
+
+  it('grows with the lines up to four rows', () => {
+    expect(inputRows('')).toBe(1);
+    expect(inputRows('a\nb')).toBe(2);
+    expect(inputRows('a\nb\nc\nd\ne\nf')).toBe(4);
+  });
+
+  it('counts trimmed characters against 500', () => {
+    expect(characterCount('  abc ')).toEqual({ used: 3, max: 500, over: false });
+    expect(characterCount('y'.repeat(501)).over).toBe(true);
+  });
+
+  it('clamps inserted text to 500 characters', () => {
+    expect(clampInput('z'.repeat(600))).toHaveLength(500);
+  });
+
+  it('replaces a typed /shortcut with the predefined message', () => {
+    expect(insertAt('Hi /gre', 7, 'Good morning!')).toEqual({ text: 'Hi Good morning!', caret: 16 });
+  });
+
+  it('inserts at the caret when no shortcut is typed', () => {
+    expect(insertAt('ab', 1, 'X')).toEqual({ text: 'aXb', caret: 2 });
+  });
+
+  it('reads the /query before the caret', () => {
+    expect(slashQuery('/gre', 4)).toBe('gre');
+    expect(slashQuery('hello /', 7)).toBe('');
+    expect(slashQuery('a/b', 3)).toBeNull();
+  });
+});

@@ -1,0 +1,98 @@
+import { io, type Socket } from 'socket.io-client';
+import {
+  SOCKET_NAMESPACES,
+  type JoinAck,
+  type RoomRef,
+  type StaffClientEvents,
+  type StaffServerEvents,
+  type VisitorClientEvents,
+  type VisitorServerEvents,
+} from '@centralita/contracts';
+
+export type StaffSocket = Socket<StaffServerEvents, StaffClientEvents>;
+export type VisitorSocket = Socket<VisitorServerEvents, VisitorClientEvents>;
+
+/**
+ * Beyond this gap the server's connection-state recovery (two minutes) may have dropped events, and
+ * a reconnect that was not recovered always lost them: either way the caller resyncs over REST.
+ */
+export const LONG_GAP_MS = 30_000;
+
+export interface RealtimeHandlers {
+  /** Called after every (re)connection that may have missed events; load the truth over REST. */
+  onResync: () => void;
+  onStatus?: (status: 'connecting' | 'online' | 'offline') => void;
+}
+
+export interface RealtimeConnection<S extends Socket> {
+  socket: S;
+  join(room: RoomRef): Promise<JoinAck>;
+  close(): void;
+}
+
+/** Pure decision, exported for tests: must a reconnect resync over REST? */
+export function needsResync(firstConnect: boolean, recovered: boolean, gapMs: number): boolean {
+  if (firstConnect) return true;
+  return !recovered || gapMs > LONG_GAP_MS;
+}
+
+function connect<S extends Socket>(namespace: string, token: () => string | null, handlers: RealtimeHandlers): RealtimeConnection<S> {
+  const socket = io(namespace, {
+    path: '/socket.io',
+    transports: ['websocket', 'polling'],
+    reconnection: true,
+    reconnectionDelay: 500,
+    reconnectionDelayMax: 5_000,
+    // The token is read at every attempt: a refreshed access token is used after a reconnect.
+    auth: (cb) => cb({ token: token() ?? '' }),
+  }) as unknown as S;
+  const rooms = new Map<string, RoomRef>();
+  let first = true;
+  let lostAt: number | null = null;
+  handlers.onStatus?.('connecting');
+
+  socket.on('connect', () => {
+    const gap = lostAt === null ? 0 : Date.now() - lostAt;
+    const resync = needsResync(first, socket.recovered, gap);
+    first = false;
+    lostAt = null;
+    handlers.onStatus?.('online');
+    // Rooms joined by hand are not restored by a plain (unrecovered) reconnect.
+    if (!socket.recovered) for (const room of rooms.values()) socket.emit('join', room, () => undefined);
+    if (resync) handlers.onResync();
+  });
+  socket.on('disconnect', () => {
+    lostAt ??= Date.now();
+    handlers.onStatus?.('offline');
+  });
+  socket.on('connect_error', () => handlers.onStatus?.('offline'));
+
+  return {
+    socket,
+    join(room) {
+      rooms.set(`${room.kind}:${room.id}`, room);
+      return new Promise((resolve) => {
+        if (!socket.connected) {
+          // Joined on connect (above).
+          resolve({ ok: true, room: `${room.kind}:${room.id}` });
+          return;
+        }
+        socket
+          .timeout(5_000)
+          .emit('join', room, (error: Error | null, answer: JoinAck) =>
+            resolve(error ? { ok: false, errorCode: 'validation', errorMessage: error.message } : answer),
+          );
+      });
+    },
+    close() {
+      socket.removeAllListeners();
+      socket.close();
+    },
+  };
+}
+
+export const connectStaff = (token: () => string | null, handlers: RealtimeHandlers) =>
+  connect<StaffSocket>(SOCKET_NAMESPACES.staff, token, handlers);
+
+export const connectVisitor = (token: () => string | null, handlers: RealtimeHandlers) =>
+  connect<VisitorSocket>(SOCKET_NAMESPACES.visitor, token, handlers);

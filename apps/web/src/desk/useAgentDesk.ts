@@ -1,0 +1,196 @@
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import type { AgentView, ConversationView, MessageView, NoteView } from '@centralita/contracts';
+import { isApiError } from '../api/api-error';
+import { useAuth, useServices } from '../app/ServicesContext';
+import type { DeskApi, PauseReason } from './desk-api';
+import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
+import { loggedOutView } from './logic/machines';
+import { connectStaff, type RealtimeConnection, type StaffSocket } from './realtime/socket-client';
+
+export type ConnectionStatus = 'connecting' | 'online' | 'offline';
+
+export interface AgentDeskState {
+  me: { id: string; tenantId: string };
+  presence: AgentView | null;
+  pauseReasons: PauseReason[];
+  conversations: ConversationView[];
+  messages: Record<string, MessageView[]>;
+  notes: Record<string, NoteView[]>;
+  unread: Record<string, number>;
+  typing: Record<string, boolean>;
+  loading: boolean;
+  connection: ConnectionStatus;
+  selectedId: string | null;
+}
+
+/**
+ * The agent's live desk: presence, the conversations they hold, messages, typing and read marks,
+ * kept in versioned stores fed by the socket and resynced over REST after a reconnect that may have
+ * missed events. Nothing here decides a state: views come from the API (ARCHITECTURE.md).
+ */
+export function useAgentDesk(api: DeskApi, onAssigned: (conversation: ConversationView) => void) {
+  const { user } = useAuth();
+  const { session } = useServices();
+  const me = useMemo(() => ({ id: user?.id ?? '', tenantId: user?.clientId ?? '' }), [user?.id, user?.clientId]);
+  const [, render] = useReducer((n: number) => n + 1, 0);
+  const conversations = useRef(new VersionStore<ConversationView>((view) => view.id)).current;
+  const presence = useRef(new VersionStore<AgentView>((view) => view.agentId)).current;
+  const [pauseReasons, setPauseReasons] = useState<PauseReason[]>([]);
+  const [messages, setMessages] = useState<Record<string, MessageView[]>>({});
+  const [notes, setNotes] = useState<Record<string, NoteView[]>>({});
+  const [unread, setUnread] = useState<Record<string, number>>({});
+  const [typing, setTyping] = useState<Record<string, boolean>>({});
+  const [loading, setLoading] = useState(true);
+  const [connection, setConnection] = useState<ConnectionStatus>('connecting');
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const connectionRef = useRef<RealtimeConnection<StaffSocket> | null>(null);
+  const selectedRef = useRef<string | null>(null);
+  selectedRef.current = selectedId;
+  const assignedRef = useRef(onAssigned);
+  assignedRef.current = onAssigned;
+  const typingTimers = useRef<Record<string, number>>({});
+
+  const loadConversation = useCallback(
+    async (id: string) => {
+      await connectionRef.current?.join({ kind: 'conversation', id });
+      const [list, noteList] = await Promise.all([api.messages(id), api.notes(id).catch(() => [] as NoteView[])]);
+      setMessages((held) => ({ ...held, [id]: mergeMessages(held[id] ?? [], list) }));
+      setNotes((held) => ({ ...held, [id]: noteList }));
+    },
+    [api],
+  );
+
+  const resync = useCallback(async () => {
+    try {
+      const [reasons, mine, current] = await Promise.all([
+        api.pauseReasons().catch(() => [] as PauseReason[]),
+        api.myConversations(),
+        api.presence().catch((error: unknown) => {
+          if (isApiError(error) && error.status === 404) return loggedOutView(me.id, me.tenantId);
+          throw error;
+        }),
+      ]);
+      setPauseReasons(reasons);
+      presence.accept(current);
+      conversations.acceptAll(mine);
+      // Conversations no longer held (closed or moved while away) leave the list.
+      const held = new Set(mine.map((view) => view.id));
+      for (const view of conversations.values()) {
+        if (!held.has(view.id) && view.status === 'Active' && view.agentId === me.id) conversations.delete(view.id);
+      }
+      await Promise.all(mine.map((view) => loadConversation(view.id).catch(() => undefined)));
+      setSelectedId((current) => current ?? mine[0]?.id ?? null);
+    } finally {
+      setLoading(false);
+      render();
+    }
+  }, [api, conversations, presence, loadConversation, me.id, me.tenantId]);
+
+  useEffect(() => {
+    if (!me.id) return;
+    const connection = connectStaff(() => session.getAccessToken(), { onResync: () => void resync(), onStatus: setConnection });
+    connectionRef.current = connection;
+    const { socket } = connection;
+    socket.on('conversation.updated', (view) => {
+      const before = conversations.get(view.id);
+      if (!conversations.accept(view)) return;
+      const newlyMine = view.status === 'Active' && view.agentId === me.id && !(before?.status === 'Active' && before.agentId === me.id);
+      if (newlyMine) {
+        assignedRef.current(view);
+        void loadConversation(view.id).catch(() => undefined);
+        setSelectedId((current) => current ?? view.id);
+      }
+      render();
+    });
+    socket.on('agent.updated', (view) => {
+      if (view.agentId === me.id && presence.accept(view)) render();
+    });
+    socket.on('message.created', (message) => {
+      setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
+      if (message.senderKind === 'customer') {
+        setTyping((held) => ({ ...held, [message.conversationId]: false }));
+        if (selectedRef.current === message.conversationId && document.visibilityState === 'visible') {
+          void api.read(message.conversationId, message.sequence).catch(() => undefined);
+        } else {
+          setUnread((held) => ({ ...held, [message.conversationId]: (held[message.conversationId] ?? 0) + 1 }));
+        }
+      }
+    });
+    socket.on('note.created', (note) => {
+      setNotes((held) => {
+        const list = held[note.conversationId] ?? [];
+        return list.some((entry) => entry.id === note.id) ? held : { ...held, [note.conversationId]: [...list, note] };
+      });
+    });
+    socket.on('typing', (view) => {
+      if (view.senderKind !== 'customer') return;
+      setTyping((held) => ({ ...held, [view.conversationId]: view.typing }));
+      window.clearTimeout(typingTimers.current[view.conversationId]);
+      // A lost "stopped typing" must not leave the indicator on for ever.
+      if (view.typing) {
+        typingTimers.current[view.conversationId] = window.setTimeout(
+          () => setTyping((held) => ({ ...held, [view.conversationId]: false })),
+          8000,
+        );
+      }
+    });
+    socket.on('message.read', (view) => {
+      if (view.readerKind !== 'customer') return;
+      setMessages((held) => ({
+        ...held,
+        [view.conversationId]: applyReadMark(held[view.conversationId] ?? [], 'customer', view.upToSequence, new Date().toISOString()),
+      }));
+    });
+    return () => {
+      connection.close();
+      connectionRef.current = null;
+    };
+  }, [me.id, session, resync, conversations, presence, loadConversation, api]);
+
+  const select = useCallback(
+    (id: string) => {
+      setSelectedId(id);
+      setUnread((held) => ({ ...held, [id]: 0 }));
+      const last = (messages[id] ?? []).filter((message) => message.senderKind === 'customer').at(-1);
+      if (last && !last.readAt) void api.read(id, last.sequence).catch(() => undefined);
+    },
+    [api, messages],
+  );
+
+  /** Applies an answer of the API (same versioned door as the socket). */
+  const acceptConversation = useCallback(
+    (view: ConversationView) => {
+      if (conversations.accept(view)) render();
+    },
+    [conversations],
+  );
+  const acceptPresence = useCallback(
+    (view: AgentView) => {
+      if (presence.accept(view)) render();
+    },
+    [presence],
+  );
+  const acceptMessage = useCallback((message: MessageView) => {
+    setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
+  }, []);
+
+  const visible = conversations
+    .values()
+    .filter((view) => (view.agentId === me.id && view.status === 'Active') || view.id === selectedId)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+
+  const state: AgentDeskState = {
+    me,
+    presence: presence.get(me.id) ?? null,
+    pauseReasons,
+    conversations: visible,
+    messages,
+    notes,
+    unread,
+    typing,
+    loading,
+    connection,
+    selectedId,
+  };
+  return { state, select, acceptConversation, acceptPresence, acceptMessage, socket: () => connectionRef.current?.socket ?? null };
+}

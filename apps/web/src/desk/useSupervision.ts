@@ -1,0 +1,147 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { AgentView, ConversationView, LineQueueView, MessageView, NoteView } from '@centralita/contracts';
+import { useServices } from '../app/ServicesContext';
+import type { BoardAgent, DeskApi, PauseReason } from './desk-api';
+import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
+import { connectStaff, type RealtimeConnection, type StaffSocket } from './realtime/socket-client';
+import type { ConnectionStatus } from './useAgentDesk';
+
+/** A queue as last pushed, with when it arrived (the longest wait keeps growing from there). */
+export type LiveQueue = LineQueueView & { receivedAt: number };
+
+/**
+ * Live supervision: every conversation, queue and agent of the tenant (the supervisor's socket is
+ * in the tenant room), versioned stores, REST resync after a reconnect that may have missed events.
+ */
+export function useSupervision(api: DeskApi, showAll: boolean) {
+  const { session } = useServices();
+  const [, render] = useReducer((n: number) => n + 1, 0);
+  const conversations = useRef(new VersionStore<ConversationView>((view) => view.id)).current;
+  const agents = useRef(new VersionStore<AgentView>((view) => view.agentId)).current;
+  const [queues, setQueues] = useState<Record<string, LiveQueue>>({});
+  const [pauseReasons, setPauseReasons] = useState<PauseReason[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [connection, setConnection] = useState<ConnectionStatus>('connecting');
+  const [watched, setWatched] = useState<string | null>(null);
+  const [messages, setMessages] = useState<MessageView[]>([]);
+  const [notes, setNotes] = useState<NoteView[]>([]);
+  const [typing, setTyping] = useState(false);
+  const connectionRef = useRef<RealtimeConnection<StaffSocket> | null>(null);
+  const watchedRef = useRef<string | null>(null);
+  watchedRef.current = watched;
+  const showAllRef = useRef(showAll);
+  showAllRef.current = showAll;
+
+  const loadWatched = useCallback(
+    async (id: string) => {
+      await connectionRef.current?.join({ kind: 'conversation', id });
+      const [list, noteList] = await Promise.all([api.supervisorMessages(id), api.notes(id).catch(() => [] as NoteView[])]);
+      if (watchedRef.current !== id) return;
+      setMessages((held) => mergeMessages(held, list));
+      setNotes(noteList);
+    },
+    [api],
+  );
+
+  const resync = useCallback(async () => {
+    try {
+      const [board, reasons, all] = await Promise.all([
+        api.board(),
+        api.pauseReasons().catch(() => [] as PauseReason[]),
+        showAllRef.current ? api.conversations({ showAll: true }) : Promise.resolve([] as ConversationView[]),
+      ]);
+      agents.acceptAll(board.agents.map(stripBoard));
+      conversations.acceptAll(board.conversations);
+      conversations.acceptAll(all);
+      setQueues(Object.fromEntries(board.queues.map((queue) => [queue.attentionLineId, { ...queue, receivedAt: Date.now() }])));
+      setPauseReasons(reasons);
+      if (watchedRef.current) await loadWatched(watchedRef.current).catch(() => undefined);
+    } finally {
+      setLoading(false);
+      render();
+    }
+  }, [api, agents, conversations, loadWatched]);
+
+  useEffect(() => {
+    if (showAll)
+      void api
+        .conversations({ showAll: true })
+        .then((all) => conversations.acceptAll(all) && render())
+        .catch(() => undefined);
+  }, [api, conversations, showAll]);
+
+  useEffect(() => {
+    const connection = connectStaff(() => session.getAccessToken(), { onResync: () => void resync(), onStatus: setConnection });
+    connectionRef.current = connection;
+    const { socket } = connection;
+    socket.on('conversation.updated', (view) => {
+      if (conversations.accept(view)) render();
+    });
+    socket.on('agent.updated', (view) => {
+      if (agents.accept(view)) render();
+    });
+    socket.on('queue.updated', (view) => setQueues((held) => ({ ...held, [view.attentionLineId]: { ...view, receivedAt: Date.now() } })));
+    socket.on('message.created', (message) => {
+      if (message.conversationId === watchedRef.current) setMessages((held) => mergeMessages(held, [message]));
+    });
+    socket.on('note.created', (note) => {
+      if (note.conversationId === watchedRef.current)
+        setNotes((held) => (held.some((entry) => entry.id === note.id) ? held : [...held, note]));
+    });
+    socket.on('typing', (view) => {
+      if (view.conversationId === watchedRef.current && view.senderKind === 'customer') setTyping(view.typing);
+    });
+    socket.on('message.read', (view) => {
+      if (view.conversationId === watchedRef.current) {
+        setMessages((held) => applyReadMark(held, view.readerKind, view.upToSequence, new Date().toISOString()));
+      }
+    });
+    return () => {
+      connection.close();
+      connectionRef.current = null;
+    };
+  }, [session, resync, conversations, agents]);
+
+  const watch = useCallback(
+    (id: string | null) => {
+      const previous = watchedRef.current;
+      if (previous && previous !== id) connectionRef.current?.socket.emit('leave', { kind: 'conversation', id: previous }, () => undefined);
+      watchedRef.current = id;
+      setWatched(id);
+      setMessages([]);
+      setNotes([]);
+      setTyping(false);
+      if (id) void loadWatched(id).catch(() => undefined);
+    },
+    [loadWatched],
+  );
+
+  const acceptConversation = useCallback((view: ConversationView) => conversations.accept(view) && render(), [conversations]);
+  const acceptAgent = useCallback((view: AgentView) => agents.accept(view) && render(), [agents]);
+  const acceptNote = useCallback(
+    (note: NoteView) => setNotes((held) => (held.some((entry) => entry.id === note.id) ? held : [...held, note])),
+    [],
+  );
+
+  return {
+    conversations: conversations.values(),
+    agents: agents.values(),
+    queues: Object.values(queues),
+    pauseReasons,
+    loading,
+    connection,
+    watched,
+    messages,
+    notes,
+    typing,
+    watch,
+    acceptConversation,
+    acceptAgent,
+    acceptNote,
+  };
+}
+
+function stripBoard(agent: BoardAgent): AgentView {
+  const { timeInStateMs: _ignored, ...view } = agent;
+  return view;
+}

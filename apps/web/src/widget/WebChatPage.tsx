@@ -1,0 +1,490 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { I18nextProvider, useTranslation } from 'react-i18next';
+import i18next from 'i18next';
+import { Button } from 'primereact/button';
+import {
+  DEFAULT_LANGUAGE,
+  LANGUAGES,
+  WIDGET_WIDTH_PX,
+  type ConversationView,
+  type MessageView,
+  type QueuePositionView,
+} from '@centralita/contracts';
+import { describeError } from '../api/error-text';
+import { isApiError } from '../api/api-error';
+import { DICTIONARIES } from '../i18n/resources';
+import { ChatInput } from '../desk/components/ChatInput';
+import { MessageList } from '../desk/components/MessageList';
+import { createVisitorApi, newClientMessageId } from '../desk/desk-api';
+import { canConversation } from '../desk/logic/machines';
+import { roundedWait } from '../desk/logic/time';
+import { applyReadMark, mergeMessages } from '../desk/logic/version-store';
+import { connectVisitor } from '../desk/realtime/socket-client';
+import {
+  pickLanguage,
+  QUERY_TYPES,
+  readVisitor,
+  submenusOf,
+  surveyAnswers,
+  validatePrechat,
+  visitorStorageKey,
+  type PrechatErrors,
+} from './widget-logic';
+import '../desk/desk.css';
+
+/**
+ * The public web-chat page (/WindowChat/windowChat/?tenant=&line=&lang=), shown full page or in
+ * the widget's iframe. Its own i18n instance: the customer's language never changes the console's.
+ */
+export function WebChatPage() {
+  const [params] = useSearchParams();
+  const i18n = useMemo(() => {
+    const instance = i18next.createInstance();
+    void instance.init({
+      resources: Object.fromEntries(LANGUAGES.map((lng) => [lng, { translation: DICTIONARIES[lng] }])),
+      lng: pickLanguage(window.location.search, navigator.languages ?? [navigator.language]),
+      fallbackLng: DEFAULT_LANGUAGE,
+      interpolation: { escapeValue: false },
+      initAsync: false,
+    });
+    return instance;
+  }, []);
+  useEffect(() => {
+    document.documentElement.lang = i18n.language;
+  }, [i18n]);
+  return (
+    <I18nextProvider i18n={i18n}>
+      <WebChat tenant={params.get('tenant') ?? ''} line={params.get('line') ?? ''} embedded={params.get('embed') === '1'} />
+    </I18nextProvider>
+  );
+}
+
+type Branding = { logoUrl: string; completeLogoUrl: string; mainColor?: string | null };
+
+function WebChat({ tenant, line, embedded }: { tenant: string; line: string; embedded: boolean }) {
+  const { t } = useTranslation();
+  const storage = window.localStorage;
+  const [stored, setStored] = useState(() => (line ? readVisitor(storage, line) : null));
+  const tokenRef = useRef<string | null>(stored?.token ?? null);
+  tokenRef.current = stored?.token ?? null;
+  const api = useMemo(() => createVisitorApi(() => tokenRef.current), []);
+  const [branding, setBranding] = useState<Branding | null>(null);
+  const [conversation, setConversation] = useState<ConversationView | null>(null);
+  const [messages, setMessages] = useState<MessageView[]>([]);
+  const [queue, setQueue] = useState<QueuePositionView | null>(null);
+  const [typing, setTyping] = useState(false);
+  const [restoring, setRestoring] = useState(Boolean(stored));
+  const [error, setError] = useState<string | null>(null);
+  const [online, setOnline] = useState(true);
+
+  useEffect(() => {
+    if (!tenant) return;
+    api
+      .branding(tenant)
+      .then(setBranding)
+      .catch(() => setBranding(null));
+  }, [api, tenant]);
+
+  const accept = useCallback((view: ConversationView) => {
+    setConversation((held) => (held && held.id === view.id && held.version >= view.version ? held : view));
+  }, []);
+
+  const forget = useCallback(() => {
+    storage.removeItem(visitorStorageKey(line));
+    setStored(null);
+    setConversation(null);
+    setMessages([]);
+    setQueue(null);
+  }, [line, storage]);
+
+  const restore = useCallback(async () => {
+    try {
+      const answer = await api.get();
+      accept(answer.conversation);
+      setMessages((held) => mergeMessages(held, answer.messages));
+      setQueue(answer.queue);
+    } catch (failure) {
+      // An expired or foreign token: start over rather than show a broken chat.
+      if (isApiError(failure) && (failure.status === 401 || failure.status === 404)) forget();
+    } finally {
+      setRestoring(false);
+    }
+  }, [api, accept, forget]);
+
+  useEffect(() => {
+    if (!stored) return;
+    const connection = connectVisitor(() => tokenRef.current, {
+      onResync: () => void restore(),
+      onStatus: (status) => setOnline(status !== 'offline'),
+    });
+    const { socket } = connection;
+    socket.on('conversation.updated', accept);
+    socket.on('message.created', (message) => {
+      setMessages((held) => mergeMessages(held, [message]));
+      if (message.senderKind !== 'customer') {
+        setTyping(false);
+        if (document.visibilityState === 'visible') void api.read(message.sequence).catch(() => undefined);
+      }
+    });
+    socket.on('queue.position', setQueue);
+    socket.on('typing', (view) => {
+      if (view.senderKind === 'agent') setTyping(view.typing);
+    });
+    socket.on('message.read', (view) => {
+      if (view.readerKind === 'agent') setMessages((held) => applyReadMark(held, 'agent', view.upToSequence, new Date().toISOString()));
+    });
+    return () => connection.close();
+  }, [stored, api, accept, restore]);
+
+  // Messages already on screen when the page is opened or restored are read now.
+  useEffect(() => {
+    const last = messages.filter((message) => message.senderKind !== 'customer' && !message.readAt).at(-1);
+    if (last && conversation?.status === 'Active') void api.read(last.sequence).catch(() => undefined);
+  }, [messages, conversation?.status, api]);
+
+  const started = (token: string, view: ConversationView) => {
+    storage.setItem(visitorStorageKey(line), JSON.stringify({ token, conversationId: view.id }));
+    tokenRef.current = token;
+    setStored({ token, conversationId: view.id, line });
+    setConversation(view);
+  };
+
+  const color = branding?.mainColor && /^#[0-9a-f]{3,8}$/i.test(branding.mainColor) ? branding.mainColor : undefined;
+  const customer = { kind: 'customer' as const };
+  const status = conversation?.status ?? null;
+
+  let body;
+  if (!line)
+    body = (
+      <p className="desk-empty" data-testid="webchat-missing-line">
+        {t('desk.widget.missingLine')}
+      </p>
+    );
+  else if (restoring)
+    body = (
+      <p className="muted desk-empty" role="status">
+        {t('common.loading')}
+      </p>
+    );
+  else if (!stored || !conversation) body = <PrechatForm line={line} api={api} onStarted={started} onError={setError} />;
+  else if (status === 'Transitory') body = <MenuForm api={api} onDone={accept} onError={setError} />;
+  else if (status === 'Inquest') body = <SurveyForm api={api} onDone={accept} onError={setError} />;
+  else if (status === 'Closed') {
+    body = (
+      <div className="webchat-end" data-testid="webchat-closed">
+        <i className="pi pi-check-circle" aria-hidden="true" />
+        <p>{t('desk.widget.thanks')}</p>
+        <MessageList messages={messages} perspective="customer" />
+        <Button label={t('desk.widget.newChat')} onClick={forget} data-testid="webchat-new" />
+      </div>
+    );
+  } else {
+    const wait = roundedWait(queue?.estimatedWaitSeconds ?? null);
+    body = (
+      <>
+        {status === 'LiningUp' ? (
+          <div className="webchat-queue" data-testid="webchat-queue">
+            <strong>{t('desk.widget.waiting')}</strong>
+            {queue ? (
+              <span>
+                {t('desk.widget.position', { position: queue.position })}
+                {' · '}
+                <span data-testid="webchat-estimate">
+                  {wait ? t(`desk.widget.estimate_${wait.unit}`, { value: wait.value }) : t('desk.widget.estimateUnknown')}
+                </span>
+              </span>
+            ) : null}
+            <Button
+              label={t('desk.widget.leave')}
+              size="small"
+              text
+              disabled={!canConversation(conversation, customer, { type: 'conversation.abandoned' })}
+              onClick={() =>
+                void api
+                  .leave()
+                  .then(accept)
+                  .catch((failure: unknown) => setError(describeError(failure, t)))
+              }
+              data-testid="webchat-leave"
+            />
+          </div>
+        ) : null}
+        <MessageList messages={messages} perspective="customer" typing={typing} />
+        <ChatInput
+          testIdPrefix="webchat"
+          onTyping={(on) => void api.typing(on).catch(() => undefined)}
+          onSend={async (text) => {
+            try {
+              const message = await api.send(text, newClientMessageId());
+              setMessages((held) => mergeMessages(held, [message]));
+            } catch (failure) {
+              setError(describeError(failure, t));
+              throw failure;
+            }
+          }}
+        />
+      </>
+    );
+  }
+
+  return (
+    <div
+      className={`webchat ${embedded ? 'webchat--embedded' : ''}`}
+      style={{
+        ...(color ? ({ '--primary': color, '--primary-hover': color } as object) : {}),
+        maxWidth: embedded ? undefined : WIDGET_WIDTH_PX,
+      }}
+      data-testid="webchat"
+      data-status={status ?? 'none'}
+    >
+      <header className="webchat__header">
+        {branding?.logoUrl ? (
+          <img className="webchat__logo" src={branding.logoUrl} alt="" data-testid="webchat-logo" />
+        ) : (
+          <i className="pi pi-comments" aria-hidden="true" />
+        )}
+        <div>
+          <strong>{t('desk.widget.title')}</strong>
+          <div className="webchat__sub">
+            {status === 'Active' ? t('desk.widget.withAgent') : t('desk.widget.subtitle')}
+            {!online ? (
+              <span className="webchat__offline" data-testid="webchat-offline">
+                {' '}
+                · {t('desk.connection.offline')}
+              </span>
+            ) : null}
+          </div>
+        </div>
+      </header>
+      {error ? (
+        <div className="webchat__error" role="alert" data-testid="webchat-error">
+          {error}
+          <button type="button" aria-label={t('desk.common.closePanel')} onClick={() => setError(null)}>
+            ×
+          </button>
+        </div>
+      ) : null}
+      <div className="webchat__body">{body}</div>
+    </div>
+  );
+}
+
+type VisitorApi = ReturnType<typeof createVisitorApi>;
+
+function PrechatForm({
+  line,
+  api,
+  onStarted,
+  onError,
+}: {
+  line: string;
+  api: VisitorApi;
+  onStarted: (token: string, view: ConversationView) => void;
+  onError: (message: string | null) => void;
+}) {
+  const { t } = useTranslation();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [errors, setErrors] = useState<PrechatErrors>({});
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const found = validatePrechat(name, email);
+    setErrors(found);
+    if (found.name || found.email) return;
+    setBusy(true);
+    onError(null);
+    try {
+      const result = await api.start(line, name.trim(), email.trim() || undefined);
+      onStarted(result.visitorToken, result.conversation);
+    } catch (failure) {
+      onError(describeError(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="webchat-form" onSubmit={(event) => void submit(event)} noValidate data-testid="webchat-prechat">
+      <p className="muted">{t('desk.widget.intro')}</p>
+      <label className="desk-field">
+        <span>{t('desk.widget.name')}</span>
+        <input
+          className={`p-inputtext p-component ${errors.name ? 'p-invalid' : ''}`}
+          value={name}
+          maxLength={120}
+          onChange={(event) => setName(event.target.value)}
+          autoComplete="name"
+          data-testid="webchat-name"
+        />
+        {errors.name ? (
+          <small className="desk-field__error" data-testid="webchat-name-error">
+            {t(`desk.widget.errors.name_${errors.name}`)}
+          </small>
+        ) : null}
+      </label>
+      <label className="desk-field">
+        <span>{t('desk.widget.email')}</span>
+        <input
+          className={`p-inputtext p-component ${errors.email ? 'p-invalid' : ''}`}
+          type="email"
+          value={email}
+          maxLength={254}
+          onChange={(event) => setEmail(event.target.value)}
+          autoComplete="email"
+          data-testid="webchat-email"
+        />
+        {errors.email ? (
+          <small className="desk-field__error" data-testid="webchat-email-error">
+            {t('desk.widget.errors.email')}
+          </small>
+        ) : null}
+      </label>
+      <Button type="submit" label={t('desk.widget.start')} loading={busy} data-testid="webchat-start" />
+    </form>
+  );
+}
+
+function MenuForm({
+  api,
+  onDone,
+  onError,
+}: {
+  api: VisitorApi;
+  onDone: (view: ConversationView) => void;
+  onError: (message: string | null) => void;
+}) {
+  const { t } = useTranslation();
+  const [queryType, setQueryType] = useState('');
+  const [submenu, setSubmenu] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setTouched(true);
+    if (!queryType || !submenu) return;
+    setBusy(true);
+    onError(null);
+    try {
+      onDone(await api.menu(queryType, submenu));
+    } catch (failure) {
+      onError(describeError(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="webchat-form" onSubmit={(event) => void submit(event)} noValidate data-testid="webchat-menu">
+      <p className="muted">{t('desk.widget.menuIntro')}</p>
+      <label className="desk-field">
+        <span>{t('desk.widget.queryType')}</span>
+        <select
+          className={`p-inputtext p-component ${touched && !queryType ? 'p-invalid' : ''}`}
+          value={queryType}
+          onChange={(event) => {
+            setQueryType(event.target.value);
+            setSubmenu('');
+          }}
+          data-testid="webchat-query-type"
+        >
+          <option value="">{t('desk.transfer.choose')}</option>
+          {QUERY_TYPES.map((type) => (
+            <option key={type.id} value={type.id}>
+              {t(`desk.widget.queryTypes.${type.id}`)}
+            </option>
+          ))}
+        </select>
+        {touched && !queryType ? <small className="desk-field__error">{t('desk.widget.errors.queryType')}</small> : null}
+      </label>
+      <label className="desk-field">
+        <span>{t('desk.widget.submenu')}</span>
+        <select
+          className={`p-inputtext p-component ${touched && !submenu ? 'p-invalid' : ''}`}
+          value={submenu}
+          disabled={!queryType}
+          onChange={(event) => setSubmenu(event.target.value)}
+          data-testid="webchat-submenu"
+        >
+          <option value="">{t('desk.transfer.choose')}</option>
+          {submenusOf(queryType).map((id) => (
+            <option key={id} value={id}>
+              {t(`desk.widget.submenus.${id}`)}
+            </option>
+          ))}
+        </select>
+        {touched && !submenu ? (
+          <small className="desk-field__error" data-testid="webchat-submenu-error">
+            {t('desk.widget.errors.submenu')}
+          </small>
+        ) : null}
+      </label>
+      <Button type="submit" label={t('desk.widget.continue')} loading={busy} data-testid="webchat-menu-submit" />
+    </form>
+  );
+}
+
+function SurveyForm({
+  api,
+  onDone,
+  onError,
+}: {
+  api: VisitorApi;
+  onDone: (view: ConversationView) => void;
+  onError: (message: string | null) => void;
+}) {
+  const { t } = useTranslation();
+  const [rating, setRating] = useState(0);
+  const [comment, setComment] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!rating) return;
+    setBusy(true);
+    onError(null);
+    try {
+      let last: ConversationView | null = null;
+      for (const answer of surveyAnswers(rating, comment)) last = await api.survey(answer.questionId, answer.answer, answer.last);
+      if (last) onDone(last);
+    } catch (failure) {
+      onError(describeError(failure, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="webchat-form" onSubmit={(event) => void submit(event)} data-testid="webchat-survey">
+      <p>
+        <strong>{t('desk.widget.surveyTitle')}</strong>
+      </p>
+      <p className="muted">{t('desk.widget.surveyQuestion')}</p>
+      <div className="webchat-rating" role="radiogroup" aria-label={t('desk.widget.surveyQuestion')}>
+        {[1, 2, 3, 4, 5].map((value) => (
+          <button
+            key={value}
+            type="button"
+            role="radio"
+            aria-checked={rating === value}
+            aria-label={String(value)}
+            className={`webchat-rating__star ${value <= rating ? 'webchat-rating__star--on' : ''}`}
+            onClick={() => setRating(value)}
+            data-testid={`webchat-rating-${value}`}
+          >
+            <i className={value <= rating ? 'pi pi-star-fill' : 'pi pi-star'} aria-hidden="true" />
+          </button>
+        ))}
+      </div>
+      <label className="desk-field">
+        <span>{t('desk.widget.surveyComment')}</span>
+        <textarea
+          className="p-inputtext p-component"
+          rows={3}
+          maxLength={500}
+          value={comment}
+          onChange={(event) => setComment(event.target.value)}
+          data-testid="webchat-survey-comment"
+        />
+      </label>
+      <Button type="submit" label={t('desk.widget.surveySend')} disabled={!rating} loading={busy} data-testid="webchat-survey-submit" />
+    </form>
+  );
+}

@@ -1,0 +1,77 @@
+import { LANGUAGES, type Language } from '@centralita/contracts';
+
+/** The visitor token and the ids it belongs to, kept so a reload restores the conversation. */
+export interface StoredVisitor {
+  token: string;
+  conversationId: string;
+  line: string;
+}
+
+export const visitorStorageKey = (line: string) => `centralita.webchat.${line}`;
+
+export function readVisitor(storage: Pick<Storage, 'getItem'>, line: string): StoredVisitor | null {
+  try {
+    const raw = storage.getItem(visitorStorageKey(line));
+    if (!raw) return null;
+    const parsed = JSON.parse(raw) as Partial<StoredVisitor>;
+    return typeof parsed.token === 'string' && typeof parsed.conversationId === 'string'
+      ? { token: parsed.token, conversationId: parsed.conversationId, line }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** ?lang= first, then the browser's languages, then Spanish (spec §9). 'sp' is the legacy code for Spanish. */
+export function pickLanguage(search: string, browserLanguages: readonly string[]): Language {
+  const candidates = [new URLSearchParams(search).get('lang') ?? '', ...browserLanguages];
+  for (const candidate of candidates) {
+    const code = candidate.trim().toLowerCase().split(/[-_]/)[0];
+    const normalised = code === 'sp' ? 'es' : code;
+    if ((LANGUAGES as readonly string[]).includes(normalised)) return normalised as Language;
+  }
+  return 'es';
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface PrechatErrors {
+  name?: 'required' | 'tooLong';
+  email?: 'invalid';
+}
+
+/** Name required (1–120 after trimming), email optional but valid when given: as the API checks. */
+export function validatePrechat(name: string, email: string): PrechatErrors {
+  const errors: PrechatErrors = {};
+  const trimmed = name.trim();
+  if (!trimmed) errors.name = 'required';
+  else if (trimmed.length > 120) errors.name = 'tooLong';
+  const mail = email.trim();
+  if (mail && (!EMAIL.test(mail) || mail.length > 254)) errors.email = 'invalid';
+  return errors;
+}
+
+/**
+ * Query types and their submenus. The API takes free ids (1–64 characters) and has no catalogue
+ * endpoint yet, so the widget offers this one; labels are translated (desk.widget.queryTypes.*).
+ */
+export const QUERY_TYPES: { id: string; submenus: string[] }[] = [
+  { id: 'sales', submenus: ['newProduct', 'pricing', 'promotions'] },
+  { id: 'support', submenus: ['technical', 'account', 'order'] },
+  { id: 'billing', submenus: ['invoice', 'payment', 'refund'] },
+];
+
+export function submenusOf(queryTypeId: string): string[] {
+  return QUERY_TYPES.find((type) => type.id === queryTypeId)?.submenus ?? [];
+}
+
+/** The widget's survey: a 1–5 rating, then an optional comment (the last answer closes it). */
+export const SURVEY = { ratingQuestion: 'rating', commentQuestion: 'comment' } as const;
+export function surveyAnswers(rating: number, comment: string): { questionId: string; answer: string; last: boolean }[] {
+  const text = comment.trim();
+  const answers: { questionId: string; answer: string; last: boolean }[] = [
+    { questionId: SURVEY.ratingQuestion, answer: String(rating), last: !text },
+  ];
+  if (text) answers.push({ questionId: SURVEY.commentQuestion, answer: text.slice(0, 500), last: true });
+  return answers;
+}

@@ -1,0 +1,683 @@
+import { LIMITS, type ChannelName } from './constants';
+
+/**
+ * Administration screens: paged lists, the audit trail and the validation rules both the API and
+ * the console run (one implementation, so the form and the server can never disagree).
+ */
+export type SortOrder = 'asc' | 'desc';
+
+/** Query of every admin list: GET /api/<area>?page=&pageSize=&sortField=&sortOrder=&q= */
+export interface PagedQuery {
+  page?: number;
+  pageSize?: number;
+  sortField?: string;
+  sortOrder?: SortOrder;
+  /** Free text matched (case-insensitive, contains) against the area's searchable columns. */
+  q?: string;
+}
+
+export const ADMIN_PAGE_SIZES = [10, 25, 50, 100] as const;
+export const ADMIN_MAX_PAGE_SIZE = 200;
+
+export type AuditAction = 'create' | 'update' | 'delete';
+export interface AuditEntry {
+  id: string;
+  entityType: string;
+  entityId: string;
+  action: AuditAction;
+  actorUserId: string | null;
+  actorName: string | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+/** Field limits of the admin areas. The campaign identifier bound is ours (the spec gives none). */
+export const ADMIN_LIMITS = {
+  nameMax: 160,
+  descriptionMax: 500,
+  campaignIdentifierMax: 20,
+  customerMax: 160,
+  shortcutMax: 40,
+  minChatsPerAgent: 1,
+  maxChatsPerAgent: LIMITS.maxChatsPerAgent,
+  predefinedMessageMax: LIMITS.maxMessageLength,
+} as const;
+
+/** An i18n key under `validation.` with its values; the server turns it into an English message. */
+export type RuleKey =
+  | 'required'
+  | 'maxLength'
+  | 'minLength'
+  | 'range'
+  | 'integer'
+  | 'dateOrder'
+  | 'date'
+  | 'email'
+  | 'oneOf'
+  | 'pattern'
+  | 'unknown'
+  | 'rankSum'
+  | 'minOptions'
+  | 'digits'
+  | 'duplicate';
+export interface RuleIssue {
+  field: string;
+  key: RuleKey;
+  values?: Record<string, string | number>;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+type Bag = Record<string, unknown>;
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : value == null ? '' : String(value));
+
+/** Small rule builder: each check adds at most one issue per field (the first that fails). */
+class Checker {
+  readonly issues: RuleIssue[] = [];
+  constructor(private readonly input: Bag) {}
+  private has(field: string): boolean {
+    return this.issues.some((issue) => issue.field === field);
+  }
+  private add(field: string, key: RuleKey, values?: RuleIssue['values']): this {
+    if (!this.has(field)) this.issues.push(values ? { field, key, values } : { field, key });
+    return this;
+  }
+  required(field: string): this {
+    const value = this.input[field];
+    if (value === undefined || value === null || text(value) === '') this.add(field, 'required');
+    return this;
+  }
+  maxLength(field: string, max: number): this {
+    if (text(this.input[field]).length > max) this.add(field, 'maxLength', { count: max });
+    return this;
+  }
+  minLength(field: string, min: number): this {
+    const value = this.input[field];
+    if (typeof value === 'string' && value !== '' && value.length < min) this.add(field, 'minLength', { count: min });
+    return this;
+  }
+  email(field: string): this {
+    const value = text(this.input[field]);
+    if (value !== '' && !EMAIL.test(value)) this.add(field, 'email');
+    return this;
+  }
+  intRange(field: string, min: number, max: number): this {
+    const raw = this.input[field];
+    if (raw === undefined || raw === null || raw === '') return this;
+    const value = typeof raw === 'number' ? raw : Number(raw);
+    if (!Number.isInteger(value)) return this.add(field, 'integer');
+    if (value < min || value > max) this.add(field, 'range', { min, max });
+    return this;
+  }
+  date(field: string): this {
+    const value = text(this.input[field]);
+    if (value !== '' && (!ISO_DATE.test(value) || Number.isNaN(Date.parse(value)))) this.add(field, 'date');
+    return this;
+  }
+  dateOrder(fromField: string, toField: string): this {
+    const from = text(this.input[fromField]);
+    const to = text(this.input[toField]);
+    if (ISO_DATE.test(from) && ISO_DATE.test(to) && from >= to) this.add(toField, 'dateOrder');
+    return this;
+  }
+  oneOf(field: string, options: readonly string[]): this {
+    const value = text(this.input[field]);
+    if (value !== '' && !options.includes(value)) this.add(field, 'oneOf', { options: options.join(', ') });
+    return this;
+  }
+}
+
+export interface CampaignInput {
+  name: string;
+  description: string;
+  fromDate: string;
+  toDate: string;
+  identifier: string;
+  allowedChatsPerAgent: number;
+  templateCampaign: boolean;
+  customer: string | null;
+}
+
+/** Spec §5: name, description and both dates required, from before to, chats per agent 1..5. */
+export function validateCampaign(input: Partial<Record<keyof CampaignInput, unknown>>): RuleIssue[] {
+  return new Checker(input)
+    .required('name')
+    .maxLength('name', ADMIN_LIMITS.nameMax)
+    .required('description')
+    .maxLength('description', ADMIN_LIMITS.descriptionMax)
+    .required('fromDate')
+    .date('fromDate')
+    .required('toDate')
+    .date('toDate')
+    .dateOrder('fromDate', 'toDate')
+    .required('identifier')
+    .maxLength('identifier', ADMIN_LIMITS.campaignIdentifierMax)
+    .required('allowedChatsPerAgent')
+    .intRange('allowedChatsPerAgent', ADMIN_LIMITS.minChatsPerAgent, ADMIN_LIMITS.maxChatsPerAgent)
+    .maxLength('customer', ADMIN_LIMITS.customerMax).issues;
+}
+
+export const PREDEFINED_MESSAGE_SCOPES = ['tenant', 'line', 'personal'] as const;
+export type PredefinedMessageScope = (typeof PREDEFINED_MESSAGE_SCOPES)[number];
+
+export interface PredefinedMessageInput {
+  message: string;
+  shortcut: string;
+  scope: PredefinedMessageScope;
+  /** Required when scope is 'line'. */
+  attentionLineId: string | null;
+}
+
+/** Spec §5: message required, at most 500 characters. */
+export function validatePredefinedMessage(input: Partial<Record<keyof PredefinedMessageInput, unknown>>): RuleIssue[] {
+  const checker = new Checker(input)
+    .required('message')
+    .maxLength('message', ADMIN_LIMITS.predefinedMessageMax)
+    .required('shortcut')
+    .maxLength('shortcut', ADMIN_LIMITS.shortcutMax)
+    .required('scope')
+    .oneOf('scope', PREDEFINED_MESSAGE_SCOPES);
+  if (text(input.scope) === 'line') checker.required('attentionLineId');
+  return checker.issues;
+}
+
+export interface UserInput {
+  name: string;
+  email: string;
+  roleId: string;
+  /** Required when creating; empty on edit keeps the current password. */
+  password: string;
+  passwordExpiresAt: string | null;
+  active: boolean;
+  attentionLineIds: string[];
+  campaignIds: string[];
+  /** Pause reasons the user may take; empty means every reason of the tenant. */
+  pauseReasonCodes: string[];
+}
+
+/** Spec §5: role and password required (password ≥ 8 when given), valid email. */
+export function validateUser(input: Partial<Record<keyof UserInput, unknown>>, mode: 'create' | 'update'): RuleIssue[] {
+  const checker = new Checker(input).required('name').maxLength('name', ADMIN_LIMITS.nameMax);
+  checker.required('email').email('email').maxLength('email', 254).required('roleId');
+  if (mode === 'create') checker.required('password');
+  checker.minLength('password', LIMITS.minPasswordLength).maxLength('password', 256).date('passwordExpiresAt');
+  return checker.issues;
+}
+
+/** English sentence for an issue (server messages name the field, like class-validator's). */
+export function describeIssue(issue: RuleIssue): string {
+  const v = issue.values ?? {};
+  switch (issue.key) {
+    case 'required':
+      return `${issue.field} is required`;
+    case 'maxLength':
+      return `${issue.field} must be at most ${v.count} characters`;
+    case 'minLength':
+      return `${issue.field} must be at least ${v.count} characters`;
+    case 'range':
+      return `${issue.field} must be between ${v.min} and ${v.max}`;
+    case 'integer':
+      return `${issue.field} must be a whole number`;
+    case 'date':
+      return `${issue.field} must be a date (YYYY-MM-DD)`;
+    case 'dateOrder':
+      return `${issue.field} must be after the start date`;
+    case 'email':
+      return `${issue.field} must be an email`;
+    case 'oneOf':
+      return `${issue.field} must be one of ${v.options}`;
+    case 'unknown':
+      return `${issue.field} has unknown values: ${v.values}`;
+    case 'rankSum':
+      return `lowerRank and upperRank must sum to ${v.sum}`;
+    case 'minOptions':
+      return `${issue.field} needs at least ${v.count} options`;
+    case 'digits':
+      return `${issue.field} must have at least ${v.count} digits`;
+    case 'duplicate':
+      return `${issue.field} is repeated`;
+    case 'pattern':
+      return `${issue.field} is not in the expected format`;
+  }
+}
+
+export interface CampaignSummary extends CampaignInput {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PredefinedMessageSummary extends PredefinedMessageInput {
+  id: string;
+  ownerUserId: string | null;
+  attentionLineName: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AdminUserDetail {
+  id: string;
+  email: string;
+  name: string;
+  roleId: string;
+  roleCode: string;
+  active: boolean;
+  passwordExpiresAt: string | null;
+  attentionLineIds: string[];
+  campaignIds: string[];
+  pauseReasonCodes: string[];
+  lastLoginAt: string | null;
+  createdAt: string;
+}
+
+export interface OptionItem {
+  id: string;
+  name: string;
+}
+
+/** Everything the user form picks from, in one call (GET /api/users/form-options). */
+export interface UserFormOptions {
+  roles: OptionItem[];
+  attentionLines: OptionItem[];
+  campaigns: OptionItem[];
+  pauseReasons: { code: string; label: string }[];
+}
+
+export interface RoleInput {
+  code: string;
+  name: string;
+  permissions: string[];
+  /** Optional menu curation, in order (paths of APP_ROUTES); empty = every route the permissions open. */
+  menuPaths: string[];
+}
+
+export const ROLE_CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,39}$/;
+
+/** Role code upper-case (A-Z, 0-9, _; 2..40), name required, permissions from PERMISSIONS only. */
+export function validateRole(
+  input: Partial<Record<keyof RoleInput, unknown>>,
+  knownPermissions: readonly string[],
+  knownPaths: readonly string[],
+): RuleIssue[] {
+  const checker = new Checker(input).required('code').required('name').maxLength('name', 120);
+  const issues = checker.issues;
+  const code = text(input.code);
+  if (code !== '' && !ROLE_CODE_PATTERN.test(code)) issues.push({ field: 'code', key: 'pattern' });
+  const permissions = Array.isArray(input.permissions) ? input.permissions : [];
+  const unknown = permissions.filter((p) => !knownPermissions.includes(String(p)));
+  if (unknown.length) issues.push({ field: 'permissions', key: 'unknown', values: { values: unknown.join(', ') } });
+  const paths = Array.isArray(input.menuPaths) ? input.menuPaths : [];
+  const badPaths = paths.filter((p) => !knownPaths.includes(String(p)));
+  if (badPaths.length) issues.push({ field: 'menuPaths', key: 'unknown', values: { values: badPaths.join(', ') } });
+  return issues;
+}
+
+/** Channels a line can serve: the digital channels of spec §9 plus voice, email and video. */
+export const ATTENTION_LINE_CHANNELS = [
+  'WebChat',
+  'FaceBook',
+  'Instagram',
+  'Twitter',
+  'Telegram',
+  'WhatsApp',
+  'Phone',
+  'Email',
+  'Video',
+] as const;
+export const ATTENTION_LINE_TYPES = ['inbound', 'outbound'] as const;
+
+/** One opening window of a weekday (0 = Sunday … 6 = Saturday), times 'HH:MM' in the tenant's zone. */
+export interface BusinessHoursWindow {
+  day: number;
+  from: string;
+  to: string;
+}
+
+export interface AttentionLineInput {
+  name: string;
+  type: string;
+  channel: string;
+  businessUnit: string | null;
+  originType: string | null;
+  originLine: string | null;
+  serviceType: string | null;
+  internal: boolean;
+  businessHours: BusinessHoursWindow[];
+  /** Post-conversation poll; free until the polls area exists. */
+  pollId: string | null;
+}
+
+export interface AttentionLineSummary extends AttentionLineInput {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+export function validateAttentionLine(input: Partial<Record<keyof AttentionLineInput, unknown>>): RuleIssue[] {
+  const checker = new Checker(input)
+    .required('name')
+    .maxLength('name', ADMIN_LIMITS.nameMax)
+    .required('type')
+    .oneOf('type', ATTENTION_LINE_TYPES)
+    .required('channel')
+    .oneOf('channel', ATTENTION_LINE_CHANNELS)
+    .maxLength('businessUnit', 120)
+    .maxLength('originType', 40)
+    .maxLength('originLine', 120)
+    .maxLength('serviceType', 40);
+  const issues = checker.issues;
+  const hours = Array.isArray(input.businessHours) ? (input.businessHours as Partial<BusinessHoursWindow>[]) : [];
+  const bad = hours.find(
+    (w) =>
+      !Number.isInteger(w?.day) ||
+      (w.day as number) < 0 ||
+      (w.day as number) > 6 ||
+      !HHMM.test(String(w.from)) ||
+      !HHMM.test(String(w.to)) ||
+      String(w.from) >= String(w.to),
+  );
+  if (bad) issues.push({ field: 'businessHours', key: 'pattern' });
+  return issues;
+}
+
+export interface QnaInput {
+  question: string;
+  answer: string;
+  category: string | null;
+  active: boolean;
+}
+
+export interface QnaSummary extends QnaInput {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A knowledge entry found by GET /api/qna/search, best match first. */
+export interface QnaHit {
+  id: string;
+  question: string;
+  answer: string;
+  category: string | null;
+  rank: number;
+}
+
+export const QNA_LIMITS = { questionMax: 300, answerMax: 4000, categoryMax: 80 } as const;
+
+export function validateQna(input: Partial<Record<keyof QnaInput, unknown>>): RuleIssue[] {
+  return new Checker(input)
+    .required('question')
+    .maxLength('question', QNA_LIMITS.questionMax)
+    .required('answer')
+    .maxLength('answer', QNA_LIMITS.answerMax)
+    .maxLength('category', QNA_LIMITS.categoryMax).issues;
+}
+
+export const POLL_RESPONSE_TYPES = ['text', 'single', 'multiple', 'scale', 'yesno'] as const;
+export type PollResponseType = (typeof POLL_RESPONSE_TYPES)[number];
+
+export interface PollQuestionInput {
+  text: string;
+  responseType: PollResponseType;
+  /** Choices of single/multiple questions (unless an answer group supplies them). */
+  options: string[];
+  answerGroupId: string | null;
+}
+
+export interface PollInput {
+  name: string;
+  description: string | null;
+  active: boolean;
+  /** Share (percent) of the lower and upper rank of the poll's scale; they must sum to 100. */
+  lowerRank: number;
+  upperRank: number;
+  questions: PollQuestionInput[];
+}
+
+export interface PollQuestionSummary extends PollQuestionInput {
+  id: string;
+  position: number;
+}
+
+export interface PollSummary extends Omit<PollInput, 'questions'> {
+  id: string;
+  questionCount: number;
+  questions: PollQuestionSummary[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AnswerGroupInput {
+  name: string;
+  options: string[];
+}
+
+export interface AnswerGroupSummary extends AnswerGroupInput {
+  id: string;
+}
+
+export interface PollAnswer {
+  id: string;
+  questionId: string;
+  questionText: string;
+  value: string;
+  conversationId: string | null;
+  createdAt: string;
+}
+
+export interface PollQuestionStats {
+  questionId: string;
+  questionText: string;
+  responseType: PollResponseType;
+  total: number;
+  counts: { value: string; count: number }[];
+}
+
+export const POLL_LIMITS = { questionsMax: 50, optionsMax: 20, optionMax: 120, questionTextMax: 300 } as const;
+
+/** Spec §5: lower and upper rank must sum to 100 (60 + 30 is refused). */
+export function validatePoll(input: Partial<Record<keyof PollInput, unknown>>): RuleIssue[] {
+  const checker = new Checker(input)
+    .required('name')
+    .maxLength('name', ADMIN_LIMITS.nameMax)
+    .maxLength('description', ADMIN_LIMITS.descriptionMax)
+    .required('lowerRank')
+    .intRange('lowerRank', 0, LIMITS.rankSum)
+    .required('upperRank')
+    .intRange('upperRank', 0, LIMITS.rankSum);
+  const issues = checker.issues;
+  const lower = Number(input.lowerRank);
+  const upper = Number(input.upperRank);
+  if (!issues.some((i) => i.field === 'lowerRank' || i.field === 'upperRank') && lower + upper !== LIMITS.rankSum) {
+    issues.push({ field: 'upperRank', key: 'rankSum', values: { sum: LIMITS.rankSum } });
+  }
+  const questions = Array.isArray(input.questions) ? (input.questions as Partial<PollQuestionInput>[]) : [];
+  if (questions.length === 0) issues.push({ field: 'questions', key: 'required' });
+  if (questions.length > POLL_LIMITS.questionsMax)
+    issues.push({ field: 'questions', key: 'range', values: { min: 1, max: POLL_LIMITS.questionsMax } });
+  questions.forEach((question, index) => {
+    const prefix = `questions.${index}`;
+    const q = new Checker({ text: question?.text, responseType: question?.responseType })
+      .required('text')
+      .maxLength('text', POLL_LIMITS.questionTextMax)
+      .required('responseType')
+      .oneOf('responseType', POLL_RESPONSE_TYPES);
+    issues.push(...q.issues.map((issue) => ({ ...issue, field: `${prefix}.${issue.field}` })));
+    const options = Array.isArray(question?.options) ? question.options.map((o) => text(o)).filter(Boolean) : [];
+    const choice = question?.responseType === 'single' || question?.responseType === 'multiple';
+    if (choice && !question?.answerGroupId && options.length < 2)
+      issues.push({ field: `${prefix}.options`, key: 'minOptions', values: { count: 2 } });
+    if (options.length > POLL_LIMITS.optionsMax || options.some((o) => o.length > POLL_LIMITS.optionMax)) {
+      issues.push({ field: `${prefix}.options`, key: 'maxLength', values: { count: POLL_LIMITS.optionMax } });
+    }
+  });
+  return issues;
+}
+
+export function validateAnswerGroup(input: Partial<Record<keyof AnswerGroupInput, unknown>>): RuleIssue[] {
+  const issues = new Checker(input).required('name').maxLength('name', ADMIN_LIMITS.nameMax).issues;
+  const options = Array.isArray(input.options) ? input.options.map((o) => text(o)).filter(Boolean) : [];
+  if (options.length < 2) issues.push({ field: 'options', key: 'minOptions', values: { count: 2 } });
+  return issues;
+}
+
+/** BullMQ queue of spreadsheet imports (API produces, worker consumes). Renaming it strands queued jobs. */
+export const PHONE_LIST_IMPORT_QUEUE = 'phone-list-import';
+export interface PhoneListImportJob {
+  importId: string;
+}
+
+/**
+ * Import limits (QUALITY.md: bounded size, rows and inflated size, refused before full inflation).
+ * The ratio bounds each zip entry's declared inflated size against its compressed size.
+ */
+export const PHONE_IMPORT_LIMITS = {
+  maxFileBytes: 5 * 1024 * 1024,
+  maxRows: 50_000,
+  maxInflatedBytes: 40 * 1024 * 1024,
+  maxZipEntries: 100,
+  maxCompressionRatio: 100,
+} as const;
+
+export type PhoneImportStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface PhoneListSummary {
+  id: string;
+  name: string;
+  entryCount: number;
+  createdAt: string;
+}
+
+export interface PhoneListEntry {
+  id: string;
+  phone: string;
+  name: string | null;
+  line: number;
+}
+
+export interface PhoneImportState {
+  id: string;
+  listName: string;
+  fileName: string;
+  status: PhoneImportStatus;
+  /** 0..100 */
+  progress: number;
+  totalRows: number;
+  importedRows: number;
+  errorRows: number;
+  /** A refusal of the whole file (too big, zip bomb, formulas...), else null. */
+  failure: string | null;
+  phoneListId: string | null;
+  createdAt: string;
+}
+
+/** Spec §5/§9: a phone number needs at least 8 digits (before E.164 normalisation). */
+export function phoneDigits(raw: string): string {
+  return raw.replace(/\D/g, '');
+}
+export function validatePhone(raw: string): RuleIssue | null {
+  if (text(raw) === '') return { field: 'phone', key: 'required' };
+  if (phoneDigits(raw).length < LIMITS.minPhoneDigits) return { field: 'phone', key: 'digits', values: { count: LIMITS.minPhoneDigits } };
+  return null;
+}
+
+/** Spreadsheet exports: a cell starting with = + - @, tab or CR is prefixed with ' so no program runs it. */
+export function neutraliseCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** Tenant-wide console settings (/platformSettings/platformSettings). */
+export interface PlatformSettings {
+  welcomeMessage: string;
+  offHoursMessage: string;
+  /** Minutes of agent inactivity before the console signs out (5..1440). */
+  idleLogoutMinutes: number;
+  /** Seconds a conversation may wait in queue before the off-hours message (30..86400). */
+  maxQueueWaitSeconds: number;
+  emoticons: string[];
+}
+
+export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
+  welcomeMessage: 'Hello! How can we help you?',
+  offHoursMessage: 'We are closed right now; we will answer as soon as we open.',
+  idleLogoutMinutes: 30,
+  maxQueueWaitSeconds: 1800,
+  emoticons: ['😀', '🙂', '👍', '🙏', '🎉', '❤️'],
+};
+
+export function validatePlatformSettings(input: Partial<Record<keyof PlatformSettings, unknown>>): RuleIssue[] {
+  const issues = new Checker(input)
+    .maxLength('welcomeMessage', LIMITS.maxMessageLength)
+    .maxLength('offHoursMessage', LIMITS.maxMessageLength)
+    .required('idleLogoutMinutes')
+    .intRange('idleLogoutMinutes', 5, 1440)
+    .required('maxQueueWaitSeconds')
+    .intRange('maxQueueWaitSeconds', 30, 86_400).issues;
+  const emoticons = Array.isArray(input.emoticons) ? input.emoticons : [];
+  if (emoticons.length > 60 || emoticons.some((e) => typeof e !== 'string' || e.length === 0 || e.length > 16)) {
+    issues.push({ field: 'emoticons', key: 'maxLength', values: { count: 16 } });
+  }
+  return issues;
+}
+
+/** Per-channel configuration fields; `secrets` are encrypted at rest and only ever answered masked. */
+export const CHANNEL_FIELDS: Record<ChannelName, { settings: readonly string[]; secrets: readonly string[] }> = {
+  WebChat: { settings: ['allowedOrigins', 'widgetTitle'], secrets: [] },
+  FaceBook: { settings: ['pageId'], secrets: ['pageAccessToken', 'appSecret'] },
+  Instagram: { settings: ['accountId'], secrets: ['accessToken', 'appSecret'] },
+  Twitter: { settings: ['accountHandle'], secrets: ['apiKey', 'apiSecret', 'accessToken', 'accessTokenSecret'] },
+  Telegram: { settings: ['botUsername'], secrets: ['botToken', 'webhookSecret'] },
+  WhatsApp: { settings: ['phoneNumberId', 'businessAccountId'], secrets: ['accessToken', 'appSecret', 'verifyToken'] },
+};
+export const SECRET_MASK = '••••••••';
+
+export interface ChannelConfigView {
+  channel: ChannelName;
+  channelId: number;
+  enabled: boolean;
+  settings: Record<string, string>;
+  /** Each secret as SECRET_MASK when set, '' when not: never the value. */
+  secrets: Record<string, string>;
+  updatedAt: string | null;
+}
+
+export interface ChannelConfigInput {
+  enabled: boolean;
+  settings: Record<string, string>;
+  /** '' clears a secret; SECRET_MASK (or an absent key) keeps the stored one. */
+  secrets: Record<string, string>;
+}
+
+/** A customer (tenant) and its branding, edited by its reseller's administrators. */
+export interface ClientInput {
+  name: string;
+  bannerUrl: string | null;
+  loginImageUrl: string | null;
+  mainColor: string | null;
+  menuLogoUrl: string | null;
+  completeMenuLogoUrl: string | null;
+  subscriptionPlan: string | null;
+}
+export interface ClientSummary extends ClientInput {
+  id: string;
+  createdAt: string;
+}
+
+const URL_PATTERN = /^(https:\/\/|http:\/\/|\/)[^\s]+$/;
+const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}$/;
+
+export function validateClient(input: Partial<Record<keyof ClientInput, unknown>>): RuleIssue[] {
+  const checker = new Checker(input).required('name').maxLength('name', ADMIN_LIMITS.nameMax).maxLength('subscriptionPlan', 60);
+  const issues = checker.issues;
+  for (const field of ['bannerUrl', 'loginImageUrl', 'menuLogoUrl', 'completeMenuLogoUrl'] as const) {
+    const value = text(input[field]);
+    if (value && (value.length > 2048 || !URL_PATTERN.test(value))) issues.push({ field, key: 'pattern' });
+  }
+  const colour = text(input.mainColor);
+  if (colour && !COLOUR_PATTERN.test(colour)) issues.push({ field: 'mainColor', key: 'pattern' });
+  return issues;
+}

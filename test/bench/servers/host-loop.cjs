@@ -1,0 +1,96 @@
+// P6: machine events per second through the real host (MachineHostService.dispatch: row lock,
+// restore, step, versioned update, transition-log row, outbox rows, relay delivery after commit)
+// against a pure step() loop of the same events in this same process. Agents come from
+// BENCH_AGENTS (comma-separated user ids); prints one JSON line with both rates.
+const path = require('node:path');
+const dist = path.resolve(__dirname, '../../../apps/api/dist');
+const { createApp } = require(`${dist}/main.js`);
+const { MachineHostService } = require(`${dist}/modules/machine-host/machine-host.service.js`);
+const { OutboxRelay } = require(`${dist}/modules/machine-host/outbox-relay.service.js`);
+const domain = require(path.resolve(__dirname, '../../../libs/domain/dist/index.js'));
+
+const TENANT = '00000000-0000-4000-8000-000000000002';
+const agents = process.env.BENCH_AGENTS.split(',');
+const seconds = Number(process.env.BENCH_SECONDS || 5);
+const REASONS = ['break'];
+
+const eventFor = (i) => (i % 2 === 0 ? { type: 'agent.paused', reasonId: 'break' } : { type: 'agent.resumed' });
+
+async function main() {
+  const app = await createApp({ logger: ['error'] });
+  await app.init();
+  const host = app.get(MachineHostService, { strict: false });
+  const relay = app.get(OutboxRelay, { strict: false });
+  for (const id of agents) {
+    const actor = { kind: 'agent', id };
+    await host.transaction((manager) => host.ensureAgent(manager, id, TENANT, 1, REASONS));
+    await host.dispatch('agent', id, { type: 'agent.loggedIn', capacity: 1, pauseReasons: REASONS }, actor);
+  }
+  // Warm-up, then the timed run: every agent alternates pause / resume, one event at a time each.
+  const run = async (ms) => {
+    const end = performance.now() + ms;
+    let events = 0;
+    await Promise.all(
+      agents.map(async (id, k) => {
+        const actor = { kind: 'agent', id };
+        for (let i = 0; performance.now() < end; i++) {
+          await host.dispatch('agent', id, eventFor(i), actor);
+          events++;
+        }
+        // Leave every agent available for the next round.
+        const [row] = await host['dataSource'].query(`SELECT status FROM agent_presence WHERE user_id = $1`, [id]);
+        if (row.status === 'paused') {
+          await host.dispatch('agent', id, { type: 'agent.resumed' }, actor);
+          events++;
+        }
+        void k;
+      }),
+    );
+    return events;
+  };
+  await run(500);
+  await relay.idle();
+  const started = performance.now();
+  const events = await run(seconds * 1000);
+  await relay.idle(); // the relay's deliveries (socket push, routing job) are part of the host's work
+  const hostSeconds = (performance.now() - started) / 1000;
+
+  // The pure loop: the same alternating events through step() on one snapshot, no I/O.
+  const { agentPresenceMachine, initial, step } = domain;
+  let snapshot = initial(agentPresenceMachine, {
+    agentId: 'a',
+    tenantId: TENANT,
+    capacity: 1,
+    pauseReasons: REASONS,
+    at: 1,
+    actor: { kind: 'system' },
+  }).snapshot;
+  let at = 2;
+  snapshot = step(agentPresenceMachine, snapshot, { type: 'agent.loggedIn', at: at++, actor: { kind: 'agent', id: 'a' } }).snapshot;
+  const pure = (ms) => {
+    const end = performance.now() + ms;
+    let n = 0;
+    while (performance.now() < end) {
+      for (let j = 0; j < 100; j++, n++) {
+        const result = step(agentPresenceMachine, snapshot, { ...eventFor(n), at: at++, actor: { kind: 'agent', id: 'a' } });
+        if (!result.changed) throw new Error('pure loop event refused');
+        snapshot = result.snapshot;
+      }
+    }
+    return n;
+  };
+  pure(300);
+  const pureStart = performance.now();
+  const pureEvents = pure(Math.min(seconds, 3) * 1000);
+  const pureSeconds = (performance.now() - pureStart) / 1000;
+  await app.close();
+  process.stdout.write(
+    `${JSON.stringify({ hostRate: events / hostSeconds, events, hostSeconds, pureRate: pureEvents / pureSeconds, pureEvents, agents: agents.length })}\n`,
+  );
+  process.exit(0);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+import type { Browser, Page } from 'playwright-core';
+import { DEMO, launchBrowser, newPage, signIn } from '../support/browser';
+
+const suffix = Date.now().toString(36).slice(-5);
+
+/** Picks an option of a PrimeReact Dropdown/MultiSelect by its visible label. */
+async function pick(page: Page, testId: string, label: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page.getByRole('option', { name: label }).first().click();
+}
+
+async function save(page: Page, listPath: string): Promise<void> {
+  await page.getByTestId('admin-save').click();
+  await page.waitForURL(`**${listPath}`);
+  await page.getByTestId('admin-list').waitFor();
+}
+
+describe('Administration', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('an administrator creates a line, a campaign, a user serving them, a predefined message and a poll', async () => {
+    const { context, page } = await newPage(browser, { language: 'en' });
+    await signIn(page, DEMO.admin);
+    await page.waitForURL('**/dashboard/default');
+
+    const line = `Sales line ${suffix}`;
+    await page.goto('/attentionList/attentionEdit');
+    await page.getByTestId('line-name').fill(line);
+    await pick(page, 'line-channel', 'WhatsApp');
+    await save(page, '/attentionList/attentionList');
+    await page.getByTestId('admin-list').getByText(line).waitFor();
+
+    const campaign = `Campaign ${suffix}`;
+    await page.goto('/campaings/submitCampaings');
+    await page.getByTestId('campaign-name').fill(campaign);
+    await page.getByTestId('campaign-identifier').fill(`C${suffix}`.toUpperCase());
+    await page.getByTestId('campaign-description').fill('Created by the browser test');
+    await page.getByTestId('campaign-from').fill('01-12-2026');
+    await page.getByTestId('campaign-to').fill('31-12-2026');
+    // 6 chats per agent is refused by the shared rule before anything is sent.
+    await page.locator('#campaign-chats').fill('6');
+    await page.getByTestId('admin-save').click();
+    await page.getByTestId('campaign-chats-error').waitFor();
+    await page.locator('#campaign-chats').fill('3');
+    await save(page, '/campaings/campaings');
+    await page.getByTestId('admin-list').getByText(campaign).waitFor();
+
+    const userName = `Agent ${suffix}`;
+    await page.goto('/users/add');
+    await page.getByTestId('user-name').fill(userName);
+    await page.getByTestId('user-email').fill(`agent-${suffix}@demo.centralita.io`);
+    await pick(page, 'user-role', 'Agent');
+    await page.getByTestId('user-password').fill('a long enough password');
+    await pick(page, 'user-lines', line);
+    await page.keyboard.press('Escape');
+    await pick(page, 'user-campaigns', campaign);
+    await page.keyboard.press('Escape');
+    await save(page, '/users/Users');
+    await page.getByTestId('admin-search').fill(suffix);
+    await page.getByTestId('admin-list').getByText(userName).waitFor();
+
+    await page.goto('/predefinedMessages/PredefinedMessagesSubmit');
+    await page.getByTestId('predefined-shortcut').fill(`/hi${suffix}`);
+    await page.getByTestId('predefined-message').fill('Hello! How can I help you today?');
+    await save(page, '/predefinedMessages/PredefinedMessagesList');
+    await page.getByTestId('admin-list').getByText(`/hi${suffix}`).waitFor();
+
+    const poll = `Poll ${suffix}`;
+    await page.goto('/settings/editpoll');
+    await page.getByTestId('poll-name').fill(poll);
+    await page.getByTestId('poll-question-text-0').fill('How likely are you to recommend us?');
+    await save(page, '/settings/polls');
+    await page.getByTestId('admin-list').getByText(poll).waitFor();
+
+    // The user serves the new line and campaign.
+    await page.goto('/users/Users');
+    await page.getByTestId('admin-search').fill(suffix);
+    await page.getByTestId('admin-list').getByText(userName).waitFor();
+    await page.getByTestId('admin-edit').first().click();
+    await page.getByTestId('user-lines').getByText(line).waitFor();
+    await page.getByTestId('user-campaigns').getByText(campaign).waitFor();
+    await context.close();
+  });
+});
