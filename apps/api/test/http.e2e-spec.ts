@@ -204,7 +204,11 @@ describe('HTTP surface (e2e)', () => {
       expect(csp).toContain("frame-ancestors 'self' https://shop.example;");
       expect(csp).not.toContain('evil.example');
       expect(csp).not.toContain('javascript:');
-      for (const route of ['/WindowChat/windowChat/?tenant=not-a-uuid', '/WindowChat/windowChat/', `/users/Users?tenant=${tenant.client.id}`]) {
+      for (const route of [
+        '/WindowChat/windowChat/?tenant=not-a-uuid',
+        '/WindowChat/windowChat/',
+        `/users/Users?tenant=${tenant.client.id}`,
+      ]) {
         const response = await web.http().get(route).expect(200);
         expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self';");
       }

@@ -36,7 +36,9 @@ describe('GET /api/agent/transfer-targets (e2e)', () => {
   it('is refused to staff without conversations.handle', async () => {
     const tenant = await createTenant(t.dataSource);
     const supervisor = await createStaff(t, tenant, 'SUPER');
-    await t.dataSource.query(`UPDATE roles SET permissions = '{dashboard.view}' WHERE id = (SELECT role_id FROM users WHERE id = $1)`, [supervisor.userId]);
+    await t.dataSource.query(`UPDATE roles SET permissions = '{dashboard.view}' WHERE id = (SELECT role_id FROM users WHERE id = $1)`, [
+      supervisor.userId,
+    ]);
     await t.app.get(PrincipalCacheService).refresh(supervisor.userId);
     await t.http().get('/api/agent/transfer-targets').set(bearer(supervisor.token)).expect(403);
   });

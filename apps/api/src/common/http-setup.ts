@@ -16,20 +16,21 @@ export function isApiPath(requestPath: string): boolean {
   );
 }
 
-const cspWith = (frameAncestors: string): string => [
-  "default-src 'self'",
-  "script-src 'self'",
-  // PrimeReact positions overlays with inline styles.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob: https:",
-  "font-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "media-src 'self' blob:",
-  `frame-ancestors ${frameAncestors}`,
-  "base-uri 'self'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
+const cspWith = (frameAncestors: string): string =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    // PrimeReact positions overlays with inline styles.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob: https:",
+    "font-src 'self' data:",
+    "connect-src 'self' ws: wss:",
+    "media-src 'self' blob:",
+    `frame-ancestors ${frameAncestors}`,
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
 const CONSOLE_CSP = cspWith("'self'");
 
 const WEB_CHAT_PAGE = '/WindowChat/windowChat';

@@ -42,7 +42,12 @@ describe(MailTransportService.name, () => {
   it('in production without SMTP_URL refuses to pretend it delivered', async () => {
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const transport = new MailTransportService(
-      loadWorkerConfig({ REDIS_URL: process.env.REDIS_URL, DATABASE_URL: process.env.DATABASE_URL, QUEUE_PREFIX: prefix, NODE_ENV: 'production' }),
+      loadWorkerConfig({
+        REDIS_URL: process.env.REDIS_URL,
+        DATABASE_URL: process.env.DATABASE_URL,
+        QUEUE_PREFIX: prefix,
+        NODE_ENV: 'production',
+      }),
     );
     await expect(transport.send({ to: 'a@b.co', subject: 's', text: 't' })).rejects.toThrow('SMTP_URL is not configured');
     await transport.onApplicationShutdown();
