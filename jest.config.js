@@ -29,6 +29,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
+      setupFilesAfterEnv: ['<rootDir>/test/support/service-timeout.ts'],
       testMatch: ['**/*.int-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -36,6 +37,7 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e',
+      setupFilesAfterEnv: ['<rootDir>/test/support/service-timeout.ts'],
       testMatch: ['**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

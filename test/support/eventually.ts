@@ -2,7 +2,7 @@
  * Retries an assertion until it passes or the deadline expires: queue and socket effects are
  * asynchronous, and a fixed sleep is either flaky or slow.
  */
-export async function eventually<T>(assertion: () => T | Promise<T>, { timeoutMs = 5000, intervalMs = 25 } = {}): Promise<T> {
+export async function eventually<T>(assertion: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 25 } = {}): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
