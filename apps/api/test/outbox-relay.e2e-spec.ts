@@ -47,6 +47,15 @@ describe('outbox relay', () => {
     const started = data<StartChatResult>(
       await t.http().post('/api/webchat/conversations').send({ attentionLineId: lineId, name: 'Crash test' }),
     );
+    // The creation's own effects (the version 1 push) must be out before the visitor listens, or
+    // a relay slowed by a loaded machine delivers them to it and they look like the child's.
+    await eventually(async () => {
+      const [{ pending }] = await t.dataSource.query(
+        `SELECT count(*)::int AS pending FROM outbox WHERE delivered_at IS NULL AND payload::text LIKE '%' || $1 || '%'`,
+        [started.conversation.id],
+      );
+      expect(pending).toBe(0);
+    });
     const visitor = await connectVisitor(t.url, started.visitorToken);
     const received = record(visitor);
     try {
