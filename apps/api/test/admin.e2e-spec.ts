@@ -3,7 +3,7 @@ import { AttentionLine } from '../src/modules/attention-lines/attention-line.ent
 import { Campaign } from '../src/modules/campaigns/campaign.entity';
 import { PredefinedMessage } from '../src/modules/predefined-messages/predefined-message.entity';
 import { User } from '../src/modules/users/user.entity';
-import { createTenant, createUser, type TestTenant } from './support/factories';
+import { createUser, type TestTenant, twoTenants } from './support/factories';
 import { bearer, login, startTestApp, uniqueEmail, type TestApp } from './support/test-app';
 
 const campaign = (overrides: Record<string, unknown> = {}) => ({
@@ -31,14 +31,7 @@ describe('Administration API (e2e)', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenantA = await createTenant(t.dataSource);
-    tenantB = await createTenant(t.dataSource);
-    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
-    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
-    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
-    adminA = (await login(t, a.email, a.password)).accessToken;
-    adminB = (await login(t, b.email, b.password)).accessToken;
-    agentA = (await login(t, agent.email, agent.password)).accessToken;
+    ({ tenantA, tenantB, adminA, adminB, agentA } = await twoTenants(t));
   });
   afterAll(() => t.close());
 

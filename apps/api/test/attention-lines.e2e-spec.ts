@@ -1,7 +1,7 @@
 import { AuditLog } from '../src/modules/admin/audit-log.entity';
 import { AttentionLine } from '../src/modules/attention-lines/attention-line.entity';
-import { createTenant, createUser, type TestTenant } from './support/factories';
-import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+import { twoTenants } from './support/factories';
+import { bearer, startTestApp, type TestApp } from './support/test-app';
 
 const line = (overrides: Record<string, unknown> = {}) => ({
   name: `Line ${Math.random().toString(36).slice(2, 8)}`,
@@ -22,22 +22,13 @@ jest.setTimeout(30_000);
 
 describe('Attention lines administration (e2e)', () => {
   let t: TestApp;
-  let tenantA: TestTenant;
-  let tenantB: TestTenant;
   let adminA: string;
   let adminB: string;
   let agentA: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenantA = await createTenant(t.dataSource);
-    tenantB = await createTenant(t.dataSource);
-    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
-    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
-    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
-    adminA = (await login(t, a.email, a.password)).accessToken;
-    adminB = (await login(t, b.email, b.password)).accessToken;
-    agentA = (await login(t, agent.email, agent.password)).accessToken;
+    ({ adminA, adminB, agentA } = await twoTenants(t));
   });
   afterAll(() => t.close());
 

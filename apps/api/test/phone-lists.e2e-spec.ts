@@ -4,30 +4,21 @@ import type { Queue } from 'bullmq';
 import { runPhoneListImport } from '../../worker/src/phone-lists/phone-list-import';
 import { xlsx, zip } from '../../worker/src/phone-lists/testing/xlsx-fixture';
 import { PhoneList } from '../src/modules/phone-lists/phone-list.entities';
-import { createTenant, createUser, type TestTenant } from './support/factories';
-import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+import { twoTenants } from './support/factories';
+import { bearer, startTestApp, type TestApp } from './support/test-app';
 
 // Argon2 hashing and logins in beforeAll are slow on shared CI machines.
 jest.setTimeout(30_000);
 
 describe('Phone lists import (e2e)', () => {
   let t: TestApp;
-  let tenantA: TestTenant;
-  let tenantB: TestTenant;
   let adminA: string;
   let adminB: string;
   let agentA: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenantA = await createTenant(t.dataSource);
-    tenantB = await createTenant(t.dataSource);
-    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
-    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
-    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
-    adminA = (await login(t, a.email, a.password)).accessToken;
-    adminB = (await login(t, b.email, b.password)).accessToken;
-    agentA = (await login(t, agent.email, agent.password)).accessToken;
+    ({ adminA, adminB, agentA } = await twoTenants(t));
   });
   afterAll(() => t.close());
 

@@ -2,29 +2,21 @@ import { SECRET_MASK } from '@centralita/contracts';
 import { AuditLog } from '../src/modules/admin/audit-log.entity';
 import { ChannelConfig } from '../src/modules/platform-settings/platform-settings.entities';
 import { PlatformSettingsService } from '../src/modules/platform-settings/platform-settings.service';
-import { createTenant, createUser, type TestTenant } from './support/factories';
-import { bearer, login, startTestApp, type TestApp } from './support/test-app';
+import { type TestTenant, twoTenants } from './support/factories';
+import { bearer, startTestApp, type TestApp } from './support/test-app';
 
 jest.setTimeout(30_000);
 
 describe('Platform settings and channels (e2e)', () => {
   let t: TestApp;
   let tenantA: TestTenant;
-  let tenantB: TestTenant;
   let adminA: string;
   let adminB: string;
   let agentA: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenantA = await createTenant(t.dataSource);
-    tenantB = await createTenant(t.dataSource);
-    const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
-    const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
-    const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
-    adminA = (await login(t, a.email, a.password)).accessToken;
-    adminB = (await login(t, b.email, b.password)).accessToken;
-    agentA = (await login(t, agent.email, agent.password)).accessToken;
+    ({ tenantA, adminA, adminB, agentA } = await twoTenants(t));
   });
   afterAll(() => t.close());
 

@@ -5,7 +5,7 @@ import type { Role } from '../../src/modules/roles/role.entity';
 import type { Client } from '../../src/modules/tenancy/client.entity';
 import { ensureReseller, provisionClient } from '../../src/modules/tenancy/client-provisioning';
 import { User } from '../../src/modules/users/user.entity';
-import { uniqueEmail } from './test-app';
+import { login, uniqueEmail, type TestApp } from './test-app';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -43,4 +43,29 @@ export async function createUser(
     }),
   );
   return { user, email, password };
+}
+
+export interface TwoTenants {
+  tenantA: TestTenant;
+  tenantB: TestTenant;
+  /** Access tokens: an administrator of each tenant and an agent of tenant A. */
+  adminA: string;
+  adminB: string;
+  agentA: string;
+}
+
+/** The isolation fixture of the administration suites: B's ids must answer 404 to A, A's agent 403. */
+export async function twoTenants(t: TestApp): Promise<TwoTenants> {
+  const tenantA = await createTenant(t.dataSource);
+  const tenantB = await createTenant(t.dataSource);
+  const a = await createUser(t.dataSource, tenantA, { role: 'ADMIN' });
+  const b = await createUser(t.dataSource, tenantB, { role: 'ADMIN' });
+  const agent = await createUser(t.dataSource, tenantA, { role: 'AGENT' });
+  return {
+    tenantA,
+    tenantB,
+    adminA: (await login(t, a.email, a.password)).accessToken,
+    adminB: (await login(t, b.email, b.password)).accessToken,
+    agentA: (await login(t, agent.email, agent.password)).accessToken,
+  };
 }
