@@ -56,7 +56,7 @@ function report(rows, machine) {
     'numbers for the record. Timed assertions never appear in tests.',
     '',
     `Last run: ${new Date().toISOString()} on ${machine}.${quick ? ' **Quick run (--quick): short samples, indicative only.**' : ''}`,
-    'The load generator runs in the bench process at nice 10, sharing the two cores with the servers it measures.',
+    'The bench process (the load generator) runs at nice 10 and the servers it starts inherit it, so the load generator has no priority over them; nothing is pinned to a core, and both share the two cores.',
     '',
     '![ratios against baselines](benchmarks.svg)',
     '',

@@ -74,7 +74,10 @@ export class SimulatedCarrier implements Telephony {
     const attempt = simulateAttempt(this.profile, this.random);
     // Always drawn, even when unused, so one call's outcome never shifts the next call's draws.
     const talkSec = sampleTalkSec(this.profile, this.random);
-    const at = (sec: number, event: TelephonyEventInput) => this.schedule(call, sec, () => call.handle.emit(event));
+    // A call's events happen in order: each is scheduled when the previous one fired, so timer
+    // jitter on a loaded machine can never swap two close events (a seed always gives one story).
+    const steps: [number, TelephonyEventInput][] = [];
+    const at = (sec: number, event: TelephonyEventInput) => steps.push([sec, event]);
 
     switch (attempt.outcome) {
       case 'busy':
@@ -102,6 +105,7 @@ export class SimulatedCarrier implements Telephony {
         break;
       }
     }
+    this.play(call, steps, 0);
     return handle;
   }
 
@@ -143,6 +147,17 @@ export class SimulatedCarrier implements Telephony {
     let count = 0;
     for (const { request } of this.calls.values()) if (request.trunk.host === trunk.host && request.trunk.port === trunk.port) count++;
     return count;
+  }
+
+  /** Emits `steps` (absolute simulated seconds, ascending) one after the other from `nowSec`. */
+  private play(call: SimulatedCall, steps: [number, TelephonyEventInput][], nowSec: number): void {
+    const [next, ...rest] = steps;
+    if (!next) return;
+    const [sec, event] = next;
+    this.schedule(call, Math.max(0, sec - nowSec), () => {
+      call.handle.emit(event);
+      this.play(call, rest, sec);
+    });
   }
 
   private schedule(call: SimulatedCall, sec: number, fire: () => void): void {

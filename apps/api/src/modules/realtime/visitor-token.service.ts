@@ -1,4 +1,5 @@
 import type { VisitorTokenClaims } from '@centralita/contracts';
+import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppException } from '../../common/app.exception';
@@ -20,7 +21,9 @@ export class VisitorTokenService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REALTIME_CONFIG) private readonly realtime: RealtimeConfig,
   ) {
-    this.jwt = new JwtService({ secret: config.jwt.secret });
+    // A KeyObject, not the string: jsonwebtoken would otherwise try to parse the secret as a
+    // public key on every sign and verify (see AccessTokenService).
+    this.jwt = new JwtService({ secret: createSecretKey(Buffer.from(config.jwt.secret, 'utf8')) as unknown as Buffer });
   }
 
   sign(identity: VisitorIdentity): string {

@@ -1,0 +1,161 @@
+// P2: customer message → agent screen p99. Agents are logged in with /staff sockets, every
+// conversation is Active with one of them; customers POST /api/webchat/conversation/messages at a
+// steady offered rate (open loop, round-robin over conversations) and the latency is request start
+// → the agent's socket receiving message.created (matched by clientMessageId). The rate is 500
+// msg/s when sustainable, else the highest of 60 / 125 / 250 msg/s that a 2 s probe sustains
+// (everything delivered, none failed, p99 under 1 s). Baseline: the sum of three primitives'
+// p99 at the same rate: Socket.IO echo (ack round trip on a bare server), BullMQ pickup (add →
+// bare worker start) and a PostgreSQL single-row INSERT (pool of 10).
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { startServer } from './lib.mjs';
+import {
+  accessToken,
+  call,
+  connect,
+  createCampaign,
+  createLine,
+  createUsers,
+  drainOutbox,
+  here,
+  linkAgents,
+  openLoop,
+  percentile,
+  pool,
+  pooled,
+  rawQueue,
+  startApi,
+  until,
+} from './realtime-fixtures.mjs';
+
+const RATES = [500, 250, 125, 60];
+
+export default {
+  id: 'P2',
+  title: 'Customer message → agent screen p99 vs sum of primitives (echo + queue pickup + insert)',
+  goal: { ratio: 1.5, direction: 'max' },
+  async run({ env, quick, databaseUrl }) {
+    const agentCount = quick ? 20 : 40;
+    const conversationCount = agentCount * 5;
+    const seconds = quick ? 3 : 10;
+    const db = pool(databaseUrl, 10);
+    const lineId = await createLine(db, 'p2');
+    const campaignId = await createCampaign(db, 5);
+    const agents = await createUsers(db, { count: agentCount, role: 'AGENT', tag: 'p2' });
+    await linkAgents(db, agents, lineId);
+    const api = await startApi(env, 'p2');
+    const bare = await startServer(path.join(here, 'servers/bare-socketio.cjs'), env);
+    const raw = await rawQueue(env, 'p2');
+    const sockets = [];
+    try {
+      const pending = new Map();
+      const desks = await pooled(agents, 10, async (user) => {
+        const token = accessToken(env.JWT_SECRET, user);
+        const socket = await connect(api.url, '/staff', token);
+        sockets.push(socket);
+        socket.on('message.created', (view) => {
+          const entry = pending.get(view.clientMessageId);
+          if (entry) {
+            pending.delete(view.clientMessageId);
+            entry(performance.now());
+          }
+        });
+        await call(api.url, '/api/agent/presence/login', { token, body: { campaignId } });
+        return socket;
+      });
+      const chats = await pooled(Array.from({ length: conversationCount }), 16, async (_, i) => {
+        const chat = await call(api.url, '/api/webchat/conversations', { body: { attentionLineId: lineId, name: `Customer ${i}` } });
+        await call(api.url, '/api/webchat/conversation/menu', { token: chat.visitorToken, body: { queryTypeId: 'q', submenuId: 's' } });
+        return chat;
+      });
+      await until(
+        async () =>
+          (await db.query(`SELECT count(*)::int AS n FROM conversations WHERE attention_line_id = $1 AND status = 'Active'`, [lineId]))
+            .rows[0].n >= conversationCount,
+        60_000,
+        'every conversation assigned',
+      );
+      void desks;
+      const setupBacklog = await drainOutbox(db, 30_000);
+
+      const send = async (rate, secs) => {
+        const latencies = [];
+        const run = await openLoop({ rate, seconds: secs, maxInFlight: rate * 2 }, async (i) => {
+          const chat = chats[i % chats.length];
+          const clientMessageId = randomUUID();
+          const start = performance.now();
+          const delivered = new Promise((resolve, reject) => {
+            pending.set(clientMessageId, resolve);
+            setTimeout(() => reject(new Error('not delivered within 20 s')), 20_000).unref();
+          });
+          delivered.catch(() => undefined); // awaited below; a failed POST must not leave it unhandled
+          await call(api.url, '/api/webchat/conversation/messages', {
+            token: chat.visitorToken,
+            body: { text: `hello ${i}`, clientMessageId },
+          });
+          latencies.push((await delivered) - start);
+        });
+        pending.clear();
+        return { ...run, latencies, p99: percentile(latencies, 99) };
+      };
+
+      // Find the rate: 500 msg/s if sustainable, else the highest step a 2 s probe sustains (ascending).
+      await send(30, 1); // warm-up
+      let rate = RATES.at(-1);
+      const probes = [];
+      for (const candidate of [...RATES].reverse()) {
+        const probe = await send(candidate, 2);
+        const ok = !probe.failed && !probe.skipped && probe.p99 < 1000 && probe.seconds < probe.sendSeconds + 1.5;
+        probes.push(
+          `${candidate}/s ${ok ? 'held' : 'not held'} (p99 ${probe.p99?.toFixed(0)} ms${probe.failed || probe.skipped ? `, ${probe.failed} failed, ${probe.skipped} skipped` : ''})`,
+        );
+        if (!ok) break;
+        rate = candidate;
+        await drainOutbox(db, 10_000);
+      }
+      await drainOutbox(db, 20_000);
+      const measured = await send(rate, seconds);
+      const after = await drainOutbox(db, 30_000);
+
+      // Primitives at the same rate.
+      const echoClients = await pooled(Array.from({ length: 20 }), 10, () => connect(bare.url, '', null));
+      sockets.push(...echoClients);
+      const echo = [];
+      await openLoop({ rate, seconds }, async (i) => {
+        const start = performance.now();
+        await new Promise((resolve) => echoClients[i % echoClients.length].emit('echo', i, resolve));
+        echo.push(performance.now() - start);
+      });
+      raw.reset();
+      await openLoop({ rate, seconds }, () => raw.add());
+      await raw.waitFor(Math.round(rate * seconds) - 1);
+      const pickup = [...raw.state.pickups];
+      await db.query(
+        `CREATE TABLE IF NOT EXISTS bench_p2_insert (id bigserial PRIMARY KEY, conversation_id uuid NOT NULL, text varchar(500) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const inserts = [];
+      await openLoop({ rate, seconds }, async (i) => {
+        const start = performance.now();
+        await db.query(`INSERT INTO bench_p2_insert (conversation_id, text) VALUES ($1, $2)`, [
+          chats[i % chats.length].conversation.id,
+          `hello ${i}`,
+        ]);
+        inserts.push(performance.now() - start);
+      });
+      const parts = { echo: percentile(echo, 99), pickup: percentile(pickup, 99), insert: percentile(inserts, 99) };
+      const baseline = parts.echo + parts.pickup + parts.insert;
+      const value = measured.p99;
+      if (process.env.BENCH_VERBOSE) console.error(JSON.stringify({ rate, probes, parts, p99: value }));
+      return {
+        value,
+        baseline,
+        ratio: value / baseline,
+        unit: 'ms p99',
+        detail: `${rate} msg/s offered for ${seconds} s${measured.failed || measured.skipped ? ` (${measured.failed} not delivered within 20 s, ${measured.skipped} skipped)` : ''} over ${conversationCount} Active conversations and ${agentCount} agent sockets (2 s probes: ${probes.join(', ')}); absolute p99 ${value.toFixed(1)} ms, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms (cap 100 ms at 500 msg/s); primitives p99: echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
+      };
+    } finally {
+      for (const socket of sockets) socket.close();
+      for (const stop of [() => raw.close(), () => api.stop(), () => bare.stop(), () => db.end()]) await stop().catch(() => undefined);
+    }
+  },
+};
