@@ -38,6 +38,26 @@ describe('Clients and resellers (e2e)', () => {
     expect(audit.after).toMatchObject({ subscriptionPlan: 'gold' });
   });
 
+  it('stores the widget’s allowed origins normalised, and the web-chat page may then be framed by them', async () => {
+    const body = {
+      name: tenantA.client.name,
+      allowedOrigins: [' https://shop.example/ ', 'https://shop.example', 'http://localhost:8080'],
+    };
+    const saved = (await t.http().put(`/api/clients/${tenantA.client.id}`).set(bearer(adminA)).send(body).expect(200)).body.data;
+    expect(saved.allowedOrigins).toEqual(['https://shop.example', 'http://localhost:8080']);
+    const read = (await t.http().get(`/api/clients/${tenantA.client.id}`).set(bearer(adminA)).expect(200)).body.data;
+    expect(read.allowedOrigins).toEqual(['https://shop.example', 'http://localhost:8080']);
+    const refused = await t
+      .http()
+      .put(`/api/clients/${tenantA.client.id}`)
+      .set(bearer(adminA))
+      .send({ name: tenantA.client.name, allowedOrigins: ['https://x.example; script-src *'] })
+      .expect(400);
+    expect(Object.keys(refused.body.data.fields)).toEqual(['allowedOrigins']);
+    const [row] = await t.dataSource.query(`SELECT allowed_origins FROM clients WHERE id = $1`, [tenantA.client.id]);
+    expect(row.allowed_origins).toEqual(['https://shop.example', 'http://localhost:8080']);
+  });
+
   it('refuses bad URLs and colours, and a missing name', async () => {
     const response = await t
       .http()

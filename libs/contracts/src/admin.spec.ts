@@ -11,6 +11,8 @@ import {
   validateUser,
   neutraliseCell,
   validateClient,
+  normalizeOrigins,
+  MAX_ALLOWED_ORIGINS,
 } from './admin';
 
 const campaign = {
@@ -176,5 +178,23 @@ describe(validateClient.name, () => {
       'mainColor:pattern',
     ]);
     expect(validateClient({ name: 'Acme', menuLogoUrl: 'https://cdn.example.com/logo.svg', mainColor: '#1a2b3c' })).toEqual([]);
+  });
+
+  it('accepts plain origins for the widget and refuses anything that could leave the CSP directive', () => {
+    expect(validateClient({ name: 'Acme', allowedOrigins: ['https://shop.example', 'http://localhost:8080/'] })).toEqual([]);
+    for (const bad of ['https://shop.example; script-src *', 'javascript:alert(1)', 'https://shop.example/path', '*']) {
+      expect(fields(validateClient({ name: 'Acme', allowedOrigins: [bad] }))).toEqual(['allowedOrigins:pattern']);
+    }
+    const many = Array.from({ length: MAX_ALLOWED_ORIGINS + 1 }, (_, i) => `https://site${i}.example`);
+    expect(fields(validateClient({ name: 'Acme', allowedOrigins: many }))).toEqual(['allowedOrigins:range']);
+  });
+});
+
+describe(normalizeOrigins.name, () => {
+  it('trims, drops blanks and trailing slashes, and removes duplicates', () => {
+    expect(normalizeOrigins([' https://a.example/ ', '', 'HTTPS://A.EXAMPLE', 'https://b.example'])).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
   });
 });

@@ -661,6 +661,8 @@ export interface ClientInput {
   menuLogoUrl: string | null;
   completeMenuLogoUrl: string | null;
   subscriptionPlan: string | null;
+  /** Sites that may embed this tenant's web-chat widget, as origins (`https://shop.example`). */
+  allowedOrigins: string[];
 }
 export interface ClientSummary extends ClientInput {
   id: string;
@@ -668,6 +670,22 @@ export interface ClientSummary extends ClientInput {
 }
 
 const URL_PATTERN = /^(https:\/\/|http:\/\/|\/)[^\s]+$/;
+/** Scheme, host and optional port only: the API puts these into a CSP frame-ancestors header. */
+export const ORIGIN_PATTERN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+export const MAX_ALLOWED_ORIGINS = 20;
+
+/** Trims, drops blanks and a trailing slash, and removes duplicates (case-insensitively). */
+export function normalizeOrigins(origins: readonly unknown[]): string[] {
+  const seen = new Set<string>();
+  const result: string[] = [];
+  for (const raw of origins) {
+    const origin = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
+    if (!origin || seen.has(origin.toLowerCase())) continue;
+    seen.add(origin.toLowerCase());
+    result.push(origin);
+  }
+  return result;
+}
 const COLOUR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 
 export function validateClient(input: Partial<Record<keyof ClientInput, unknown>>): RuleIssue[] {
@@ -679,5 +697,14 @@ export function validateClient(input: Partial<Record<keyof ClientInput, unknown>
   }
   const colour = text(input.mainColor);
   if (colour && !COLOUR_PATTERN.test(colour)) issues.push({ field: 'mainColor', key: 'pattern' });
+  const origins = input.allowedOrigins ?? [];
+  if (
+    !Array.isArray(origins) ||
+    origins.some((origin) => typeof origin !== 'string' || !ORIGIN_PATTERN.test(origin.trim().replace(/\/+$/, '')))
+  ) {
+    issues.push({ field: 'allowedOrigins', key: 'pattern' });
+  } else if (normalizeOrigins(origins).length > MAX_ALLOWED_ORIGINS) {
+    issues.push({ field: 'allowedOrigins', key: 'range', values: { min: 0, max: MAX_ALLOWED_ORIGINS } });
+  }
   return issues;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { DataSource } from 'typeorm';
+import { ORIGIN_PATTERN } from '@centralita/contracts';
 import type { AppConfig } from '../config/app-config';
 import { mapError } from './envelope-exception.filter';
 
@@ -35,8 +36,6 @@ const CONSOLE_CSP = cspWith("'self'");
 
 const WEB_CHAT_PAGE = '/WindowChat/windowChat';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Only plain origins reach the header: a stored value can never inject another directive. */
-const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
 const ORIGINS_TTL_MS = 60_000;
 
 /**
@@ -53,7 +52,10 @@ function webChatFrameAncestors(app: NestExpressApplication): (tenantId: unknown)
       .get(DataSource)
       .query(`SELECT allowed_origins FROM clients WHERE id = $1`, [tenantId])
       .catch(() => []);
-    const origins = (rows[0]?.allowed_origins ?? []).filter((origin) => ORIGIN.test(origin));
+    const origins = (rows[0]?.allowed_origins ?? []).filter(
+      // Only plain origins reach the header: a stored value can never inject another directive.
+      (origin) => ORIGIN_PATTERN.test(origin),
+    );
     const value = ["'self'", ...origins].join(' ');
     if (cache.size > 10_000) cache.clear();
     cache.set(tenantId, { value, expiresAt: Date.now() + ORIGINS_TTL_MS });

@@ -1,7 +1,7 @@
 import { PERMISSIONS, type ClientInput, type ClientSummary, type Page } from '@centralita/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsArray, IsOptional, IsString } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { PagedQueryDto } from '../admin/paged-query.dto';
@@ -24,6 +24,11 @@ export class ClientInputDto implements Partial<ClientInput> {
   @IsString()
   completeMenuLogoUrl?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() subscriptionPlan?: string | null;
+  @ApiPropertyOptional({ type: [String], description: 'Origins allowed to embed the web-chat widget, e.g. https://shop.example' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  allowedOrigins?: string[];
 }
 
 export class ResellerDto {

@@ -1,4 +1,4 @@
-import { validateClient, type ClientInput, type ClientSummary, type Page, type PagedQuery } from '@centralita/contracts';
+import { validateClient, type ClientInput, type ClientSummary, type Page, type PagedQuery, normalizeOrigins } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -21,6 +21,7 @@ export function toClientSummary(c: Client): ClientSummary {
     menuLogoUrl: c.menuLogoUrl,
     completeMenuLogoUrl: c.completeMenuLogoUrl,
     subscriptionPlan: c.subscriptionPlan,
+    allowedOrigins: c.allowedOrigins,
     createdAt: c.createdAt.toISOString(),
   };
 }
@@ -65,8 +66,12 @@ export class ClientsService {
       throw new AppException('conflict', { message: 'name is already used by another customer' });
     }
     return this.dataSource.transaction(async (manager) => {
-      const { name, subscriptionPlan, ...branding } = input;
+      const { name, subscriptionPlan, allowedOrigins, ...branding } = input;
       const { client } = await provisionClient(manager, { resellerId, name, subscriptionPlan, branding });
+      if (allowedOrigins.length) {
+        await manager.update(Client, { id: client.id }, { allowedOrigins });
+        client.allowedOrigins = allowedOrigins;
+      }
       const after = toClientSummary(client);
       await this.audit.record(principal, { entityType: 'client', entityId: client.id, action: 'create', before: null, after }, manager);
       return after;
@@ -125,9 +130,10 @@ export class ClientsService {
       menuLogoUrl: blank(body.menuLogoUrl),
       completeMenuLogoUrl: blank(body.completeMenuLogoUrl),
       subscriptionPlan: blank(body.subscriptionPlan),
+      allowedOrigins: body.allowedOrigins ?? [],
     };
     assertRules(validateClient(input));
-    return input;
+    return { ...input, allowedOrigins: normalizeOrigins(input.allowedOrigins) };
   }
 
   private async resellerOf(principal: Principal): Promise<string> {

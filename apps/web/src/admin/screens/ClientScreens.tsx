@@ -10,7 +10,7 @@ import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
-import { TextInput } from '../fields';
+import { TextInput, TextArea } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
 const LIST = '/clients/ClientList';
@@ -68,7 +68,14 @@ type ClientValues = {
   menuLogoUrl: string;
   completeMenuLogoUrl: string;
   subscriptionPlan: string;
+  /** One origin per line in the form; an array on the wire. */
+  allowedOrigins: string;
 };
+const originLines = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 const EMPTY: ClientValues = {
   name: '',
   bannerUrl: '',
@@ -77,6 +84,7 @@ const EMPTY: ClientValues = {
   menuLogoUrl: '',
   completeMenuLogoUrl: '',
   subscriptionPlan: '',
+  allowedOrigins: '',
 };
 const FIELDS = ['bannerUrl', 'loginImageUrl', 'menuLogoUrl', 'completeMenuLogoUrl'] as const;
 
@@ -89,7 +97,7 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
   const { refresh } = useBranding();
   const form = useAdminForm<ClientValues>(
     EMPTY,
-    useCallback((v: ClientValues) => validateClient(v), []),
+    useCallback((v: ClientValues) => validateClient({ ...v, allowedOrigins: originLines(v.allowedOrigins) }), []),
   );
   const { values, set, blur, errorFor } = form;
   useEffect(() => {
@@ -115,9 +123,13 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
           menuLogoUrl: row.menuLogoUrl ?? '',
           completeMenuLogoUrl: row.completeMenuLogoUrl ?? '',
           subscriptionPlan: row.subscriptionPlan ?? '',
+          allowedOrigins: row.allowedOrigins.join('\n'),
         };
       }}
-      toBody={(v) => Object.fromEntries(Object.entries(v).map(([k, value]) => [k, value.trim() || null]))}
+      toBody={({ allowedOrigins, ...v }) => ({
+        ...Object.fromEntries(Object.entries(v).map(([k, value]) => [k, value.trim() || null])),
+        allowedOrigins: originLines(allowedOrigins),
+      })}
     >
       <TextInput
         id="client-name"
@@ -162,6 +174,17 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
           error={errorFor(field)}
         />
       ))}
+      <TextArea
+        id="client-allowedOrigins"
+        wide
+        rows={3}
+        label={t('admin.clients.allowedOrigins')}
+        hint={t('admin.clients.allowedOriginsHint')}
+        value={values.allowedOrigins}
+        onChange={set('allowedOrigins')}
+        onBlur={blur('allowedOrigins')}
+        error={errorFor('allowedOrigins')}
+      />
     </AdminFormPage>
   );
 }
