@@ -3,12 +3,12 @@ import { useNavigate } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
 import { ConfirmDialog } from 'primereact/confirmdialog';
-import { DataTable, type DataTablePageEvent, type DataTableSortEvent } from 'primereact/datatable';
+import { DataTable, type DataTableSortEvent } from 'primereact/datatable';
 import { IconField } from 'primereact/iconfield';
 import { InputIcon } from 'primereact/inputicon';
 import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
-import { ADMIN_PAGE_SIZES, PERMISSIONS, type AppRoute } from '@centralita/contracts';
+import { PERMISSIONS, type AppRoute } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { useApi, useAuth } from '../app/ServicesContext';
 import { hasPermission } from '../auth/permissions';
@@ -16,6 +16,7 @@ import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { toPagedQuery, type TableState } from './admin-logic';
 import { AuditDialog } from './AuditDialog';
+import { lazyPaging } from './lazy-paging';
 
 export interface AdminColumn<T> {
   field: string;
@@ -175,14 +176,7 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
         )}
         <DataTable
           value={rows}
-          lazy
-          dataKey="id"
-          paginator
-          first={state.first}
-          rows={state.rows}
-          totalRecords={total}
-          rowsPerPageOptions={[...ADMIN_PAGE_SIZES]}
-          onPage={(event: DataTablePageEvent) => setState((s) => ({ ...s, first: event.first, rows: event.rows }))}
+          {...lazyPaging(state, (page) => setState((s) => ({ ...s, ...page })), total, loading)}
           onSort={(event: DataTableSortEvent) =>
             setState((s) => ({
               ...s,
@@ -193,10 +187,7 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
           }
           sortField={state.sortField ?? undefined}
           sortOrder={state.sortOrder ?? undefined}
-          loading={loading}
           emptyMessage={t('admin.list.empty')}
-          stripedRows
-          size="small"
           data-testid="admin-table"
         >
           {columns.map((column) => (

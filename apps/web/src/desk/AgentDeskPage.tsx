@@ -19,6 +19,7 @@ import { useServerClock } from './realtime/useServerClock';
 import { useAgentDesk } from './useAgentDesk';
 import { useDeskApi } from './useDeskApi';
 import './desk.css';
+import { ListState } from './components/ListState';
 
 export const DISPOSITIONS = ['resolved', 'sale', 'followUp', 'information', 'complaint', 'noAnswer', 'spam'] as const;
 
@@ -159,15 +160,12 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
       <div className="desk-grid">
         <aside className="desk-card desk-list" data-testid="my-conversations" aria-label={t('desk.list.title')}>
           <h2 className="desk-card__title">{t('desk.list.title')}</h2>
-          {state.loading ? (
-            <p className="muted" role="status">
-              {t('common.loading')}
-            </p>
-          ) : state.conversations.length === 0 ? (
-            <p className="muted desk-empty" data-testid="my-conversations-empty">
-              {t('desk.list.empty')}
-            </p>
-          ) : (
+          <ListState
+            loading={state.loading}
+            empty={state.conversations.length === 0}
+            emptyText={t('desk.list.empty')}
+            emptyTestId="my-conversations-empty"
+          >
             <ul className="desk-list__items">
               {state.conversations.map((view) => (
                 <li key={view.id}>
@@ -198,7 +196,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                 </li>
               ))}
             </ul>
-          )}
+          </ListState>
         </aside>
 
         <div className="desk-card desk-chat" data-testid="chat-window">

@@ -19,6 +19,7 @@ import { useServerClock } from './realtime/useServerClock';
 import { useDeskApi } from './useDeskApi';
 import { useSupervision } from './useSupervision';
 import './desk.css';
+import { ListState } from './components/ListState';
 
 interface Filters {
   status: string;
@@ -90,13 +91,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
 
       <div className="desk-card" data-testid="live-queues">
         <h2 className="desk-card__title">{t('desk.supervision.queues')}</h2>
-        {live.loading ? (
-          <p className="muted" role="status">
-            {t('common.loading')}
-          </p>
-        ) : live.queues.length === 0 ? (
-          <p className="muted desk-empty">{t('desk.supervision.noQueues')}</p>
-        ) : (
+        <ListState loading={live.loading} empty={live.queues.length === 0} emptyText={t('desk.supervision.noQueues')}>
           <div className="desk-queues">
             {live.queues.map((queue) => (
               <div key={queue.attentionLineId} className="desk-queue" data-testid="queue-card" data-line-id={queue.attentionLineId}>
@@ -118,20 +113,17 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
               </div>
             ))}
           </div>
-        )}
+        </ListState>
       </div>
 
       <div className="desk-card" data-testid="agent-board">
         <h2 className="desk-card__title">{t('desk.supervision.agents')}</h2>
-        {live.loading ? (
-          <p className="muted" role="status">
-            {t('common.loading')}
-          </p>
-        ) : agents.length === 0 ? (
-          <p className="muted desk-empty" data-testid="agent-board-empty">
-            {t('desk.supervision.noAgents')}
-          </p>
-        ) : (
+        <ListState
+          loading={live.loading}
+          empty={agents.length === 0}
+          emptyText={t('desk.supervision.noAgents')}
+          emptyTestId="agent-board-empty"
+        >
           <table className="desk-table">
             <thead>
               <tr>
@@ -197,7 +189,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
               })}
             </tbody>
           </table>
-        )}
+        </ListState>
       </div>
 
       <div className="desk-supervision-grid">
@@ -270,15 +262,12 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
               {t('desk.supervision.showAll')}
             </label>
           </div>
-          {live.loading ? (
-            <p className="muted" role="status">
-              {t('common.loading')}
-            </p>
-          ) : rows.length === 0 ? (
-            <p className="muted desk-empty" data-testid="conversation-monitor-empty">
-              {t('desk.supervision.noConversations')}
-            </p>
-          ) : (
+          <ListState
+            loading={live.loading}
+            empty={rows.length === 0}
+            emptyText={t('desk.supervision.noConversations')}
+            emptyTestId="conversation-monitor-empty"
+          >
             <table className="desk-table">
               <thead>
                 <tr>
@@ -322,7 +311,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                 ))}
               </tbody>
             </table>
-          )}
+          </ListState>
         </div>
 
         <div className="desk-card desk-chat desk-watch" data-testid="watch-panel">

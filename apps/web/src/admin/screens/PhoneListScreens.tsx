@@ -2,12 +2,11 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
-import { DataTable, type DataTablePageEvent } from 'primereact/datatable';
+import { DataTable } from 'primereact/datatable';
 import { Dropdown } from 'primereact/dropdown';
 import { ProgressBar } from 'primereact/progressbar';
 import { useTranslation } from 'react-i18next';
 import {
-  ADMIN_PAGE_SIZES,
   PHONE_IMPORT_LIMITS,
   type AppRoute,
   type PhoneImportState,
@@ -20,6 +19,7 @@ import { formatDateTime, formatNullable } from '../../format/format';
 import { PageHeader } from '../../layout/PageHeader';
 import { AdminListPage } from '../AdminListPage';
 import { FieldShell, TextInput } from '../fields';
+import { lazyPaging } from '../lazy-paging';
 
 const LIST = '/list/PhoneListsExcel';
 
@@ -265,17 +265,7 @@ export function ListEntriesPage({ route }: { route: AppRoute }) {
         )}
         <DataTable
           value={rows}
-          lazy
-          dataKey="id"
-          paginator
-          first={state.first}
-          rows={state.rows}
-          totalRecords={total}
-          rowsPerPageOptions={[...ADMIN_PAGE_SIZES]}
-          onPage={(e: DataTablePageEvent) => setState({ first: e.first, rows: e.rows })}
-          loading={loading}
-          size="small"
-          stripedRows
+          {...lazyPaging(state, setState, total, loading)}
           emptyMessage={id ? t('admin.list.empty') : t('admin.phoneLists.choose')}
         >
           <Column field="line" header={t('admin.phoneLists.line')} style={{ width: '7rem' }} />

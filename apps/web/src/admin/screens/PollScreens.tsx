@@ -3,13 +3,12 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Chips } from 'primereact/chips';
 import { Column } from 'primereact/column';
-import { DataTable, type DataTablePageEvent } from 'primereact/datatable';
+import { DataTable } from 'primereact/datatable';
 import { Dialog } from 'primereact/dialog';
 import { Dropdown } from 'primereact/dropdown';
 import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
 import {
-  ADMIN_PAGE_SIZES,
   POLL_RESPONSE_TYPES,
   validateAnswerGroup,
   validatePoll,
@@ -30,6 +29,7 @@ import { AdminListPage } from '../AdminListPage';
 import { CheckInput, FieldShell, NumberInput, TextArea, TextInput } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 import { PollChart } from './PollChart';
+import { lazyPaging } from '../lazy-paging';
 
 const LIST = '/settings/polls';
 const FORM = '/settings/editpoll';
@@ -504,17 +504,7 @@ export function PollAnswersPage({ route }: { route: AppRoute }) {
         )}
         <DataTable
           value={rows}
-          lazy
-          dataKey="id"
-          paginator
-          first={state.first}
-          rows={state.rows}
-          totalRecords={total}
-          rowsPerPageOptions={[...ADMIN_PAGE_SIZES]}
-          onPage={(e: DataTablePageEvent) => setState({ first: e.first, rows: e.rows })}
-          loading={loading}
-          size="small"
-          stripedRows
+          {...lazyPaging(state, setState, total, loading)}
           emptyMessage={pollId ? t('admin.list.empty') : t('admin.polls.choosePoll')}
         >
           <Column field="questionText" header={t('admin.polls.question')} />

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { MessageView, NoteView } from '@centralita/contracts';
 import { formatTime } from '../../format/format';
+import { ListState } from './ListState';
 
 export type Perspective = 'customer' | 'staff';
 
@@ -37,16 +38,14 @@ export function MessageList({
 
   return (
     <div className="desk-messages" data-testid="message-list" role="log" aria-live="polite">
-      {loading ? (
-        <p className="muted desk-empty" role="status">
-          {t('common.loading')}
-        </p>
-      ) : entries.length === 0 ? (
-        <p className="muted desk-empty" data-testid="message-list-empty">
-          {t('desk.chat.noMessages')}
-        </p>
-      ) : (
-        entries.map((entry) =>
+      <ListState
+        loading={loading}
+        empty={entries.length === 0}
+        emptyText={t('desk.chat.noMessages')}
+        emptyTestId="message-list-empty"
+        loadingClassName="muted desk-empty"
+      >
+        {entries.map((entry) =>
           entry.kind === 'note' ? (
             <div key={`n-${entry.note.id}`} className="desk-bubble desk-bubble--note" data-testid="note">
               <span className="desk-bubble__label">{t('desk.chat.whisper')}</span>
@@ -56,8 +55,8 @@ export function MessageList({
           ) : (
             <Bubble key={entry.message.id} message={entry.message} perspective={perspective} />
           ),
-        )
-      )}
+        )}
+      </ListState>
       {typing ? (
         <div className="desk-typing" data-testid="typing-indicator">
           <span className="desk-typing__dots" aria-hidden="true">
