@@ -6,20 +6,39 @@ import es from '../locales/es.json';
 import it from '../locales/it.json';
 import ru from '../locales/ru.json';
 import sr from '../locales/sr.json';
+import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
-
-export type Dictionary = typeof es & { desk: (typeof DESK_DICTIONARIES)['es'] };
+import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
+import { REPORTS_DICTIONARIES } from '../locales/reports';
+import { TELEPHONY_DICTIONARIES } from '../locales/telephony';
 
 /**
- * All seven dictionaries (es is the reference; locales.spec.ts keeps the others complete). The
- * agent desk, supervision and web-chat strings live in locales/desk/ and are merged under `desk`.
+ * Area namespaces: each area of the console keeps its strings in locales/<area>/ and they are
+ * merged under that key (t('reports.title')). namespaces.spec.ts keeps all seven complete.
  */
+export const AREA_DICTIONARIES = {
+  desk: DESK_DICTIONARIES,
+  telephony: TELEPHONY_DICTIONARIES,
+  reports: REPORTS_DICTIONARIES,
+  dashboards: DASHBOARDS_DICTIONARIES,
+  outbound: OUTBOUND_DICTIONARIES,
+} as const;
+type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };
+
+export type Dictionary = typeof es & Areas;
+
+/** All seven dictionaries (es is the reference; locales.spec.ts keeps the others complete). */
 export const DICTIONARIES: Record<Language, Dictionary> = {
-  es: { ...es, desk: DESK_DICTIONARIES.es },
-  en: { ...en, desk: DESK_DICTIONARIES.en },
-  el: { ...el, desk: DESK_DICTIONARIES.el },
-  it: { ...it, desk: DESK_DICTIONARIES.it },
-  sr: { ...sr, desk: DESK_DICTIONARIES.sr },
-  de: { ...de, desk: DESK_DICTIONARIES.de },
-  ru: { ...ru, desk: DESK_DICTIONARIES.ru },
+  es: withAreas(es, 'es'),
+  en: withAreas(en, 'en'),
+  el: withAreas(el, 'el'),
+  it: withAreas(it, 'it'),
+  sr: withAreas(sr, 'sr'),
+  de: withAreas(de, 'de'),
+  ru: withAreas(ru, 'ru'),
 };
+
+function withAreas(base: typeof es, lng: Language): Dictionary {
+  const areas = Object.fromEntries(Object.entries(AREA_DICTIONARIES).map(([area, dictionaries]) => [area, dictionaries[lng]]));
+  return { ...base, ...(areas as Areas) };
+}

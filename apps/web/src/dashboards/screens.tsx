@@ -1,0 +1,5 @@
+import type { ComponentType } from 'react';
+import type { AppRoute } from '@centralita/contracts';
+
+/** Console routes served by the dashboards area (spec §2), each loaded on demand with React.lazy. */
+export const DASHBOARDS_SCREENS: Record<string, ComponentType<{ route: AppRoute }>> = {};
