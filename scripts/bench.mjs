@@ -112,6 +112,7 @@ async function main() {
         const row = { id: bench.id, title: bench.title, goal: bench.goal, ...result };
         row.verdict = row.withinCap === false ? 'misses (over cap)' : verdict(row, bench.goal);
         log(`${bench.id}: ${fmt(row.value)} vs ${fmt(row.baseline)} ${row.unit ?? ''} → ${row.ratio?.toFixed(2)}× (${row.verdict})`);
+        if (row.detail) log(`${bench.id}: ${row.detail}`);
         rows.push(row);
       } catch (error) {
         warn(`${bench.id} failed: ${error.stack ?? error}`);

@@ -20,7 +20,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { OutboxRelay } from './outbox-relay.service';
-import { timerJobId, writeOutbox, type OutboxEffect, type SocketEmit } from './outbox';
+import { timerJobId, writeOutbox, writtenInTransaction, type OutboxEffect, type OutboxRecord, type SocketEmit } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
 
@@ -80,8 +80,13 @@ export class MachineHostService {
   /** Runs `work` in one transaction and hands the outbox rows it wrote to the relay after commit. */
   async transaction<T>(work: (manager: EntityManager, outbox: string[]) => Promise<T>): Promise<T> {
     const outbox: string[] = [];
-    const result = await this.dataSource.transaction((manager) => work(manager, outbox));
-    this.relay.kick(outbox);
+    let records: OutboxRecord[] = [];
+    const result = await this.dataSource.transaction(async (manager) => {
+      const value = await work(manager, outbox);
+      records = writtenInTransaction(manager);
+      return value;
+    });
+    this.relay.kick(outbox, records);
     return result;
   }
 

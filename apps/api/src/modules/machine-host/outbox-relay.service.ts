@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { RealtimeService } from '../realtime/realtime.service';
-import type { OutboxEffect } from './outbox';
-import { QueueRegistry, within } from './queue-registry.service';
+import type { OutboxEffect, OutboxRecord } from './outbox';
+import { QueueRegistry, within, type RealtimeQueueName } from './queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 
 /** BullMQ waits for Redis without limit; the relay gives up and leaves the row to the poller. */
@@ -28,10 +28,17 @@ interface OutboxRow {
 
 /**
  * Delivers committed outbox rows: BullMQ jobs (deterministic ids, so a second delivery enqueues
- * nothing), job removals and socket pushes; then marks them delivered. Rows are claimed with
- * FOR UPDATE SKIP LOCKED, so several processes never deliver the same row at once. In-process
- * deliveries run one after another, keeping socket pushes in commit order. The poller picks up
- * rows whose writer died between commit and delivery.
+ * nothing), job removals and socket pushes; then marks them delivered.
+ *
+ * Fast path: the transaction that wrote the rows hands them over right after commit (`kick`), and
+ * they are delivered from memory, without reading them back. Kicks arriving while a delivery is
+ * under way are coalesced into the next one, so under load one delivery covers many transactions:
+ * socket pushes go out in commit order, jobs go to Redis in one pipelined `addBulk` per queue, and
+ * one UPDATE marks the whole batch delivered. Slow path: the poller claims rows older than
+ * `outboxStaleMs` with FOR UPDATE SKIP LOCKED (several processes never take the same row) — the
+ * rows of a process that died between commit and delivery, or whose Redis call failed.
+ * Delivery is at least once: a socket push may repeat if a process stalls past `outboxStaleMs`
+ * (views are versioned, clients keep the newest); a job never does (its id is taken).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,6 +46,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private chain: Promise<void> = Promise.resolve();
   private poller: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Committed rows waiting for the next fast-path delivery, in commit order. */
+  private pending: OutboxRow[] = [];
+  private flushQueued = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -49,7 +59,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationBootstrap(): void {
     this.poller = setInterval(() => {
-      this.enqueue(() => this.deliver(null));
+      this.enqueue(() => this.deliverStale());
     }, this.config.outboxPollMs);
     this.poller.unref();
   }
@@ -60,9 +70,22 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     await within(this.chain, 3000);
   }
 
-  /** Hands freshly committed rows over for delivery now. */
-  kick(ids: string[]): void {
-    if (ids.length > 0) this.enqueue(() => this.deliver(ids));
+  /**
+   * Hands freshly committed rows over for delivery now. `records` are the rows as written (see
+   * writeOutbox); an id without its record is read back from the table.
+   */
+  kick(ids: string[], records: OutboxRecord[] = []): void {
+    const known = new Set<string>();
+    for (const record of records) {
+      known.add(record.id);
+      this.pending.push({ id: record.id, topic: record.topic, payload: JSON.parse(record.payload) as OutboxEffect['payload'] });
+    }
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) this.enqueue(() => this.deliverById(unknown));
+    if (this.pending.length > 0 && !this.flushQueued) {
+      this.flushQueued = true;
+      this.enqueue(() => this.flush());
+    }
   }
 
   /** Resolves once everything kicked so far has been attempted (tests, shutdown). */
@@ -82,65 +105,111 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     });
   }
 
-  private async deliver(ids: string[] | null): Promise<void> {
+  /** The fast path: everything committed since the last flush, delivered from memory. */
+  private async flush(): Promise<void> {
+    this.flushQueued = false;
+    const rows = this.pending;
+    this.pending = [];
+    if (!this.dataSource.isInitialized) return;
+    const delivered = await this.perform(rows);
+    await this.markDelivered(this.dataSource.manager, delivered);
+  }
+
+  private async deliverById(ids: string[]): Promise<void> {
+    await this.claimAndDeliver(
+      `SELECT id, topic, payload FROM outbox WHERE id = ANY($1::bigint[]) AND delivered_at IS NULL ORDER BY id FOR UPDATE SKIP LOCKED`,
+      [ids],
+    );
+  }
+
+  private async deliverStale(): Promise<void> {
+    await this.claimAndDeliver(
+      `SELECT id, topic, payload FROM outbox
+       WHERE delivered_at IS NULL AND created_at < clock_timestamp() - make_interval(secs => $1::double precision / 1000)
+       ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED`,
+      [this.config.outboxStaleMs],
+    );
+  }
+
+  /** The slow path: rows claimed in a transaction, so no other process delivers them meanwhile. */
+  private async claimAndDeliver(sql: string, params: unknown[]): Promise<void> {
     if (!this.dataSource.isInitialized) return;
     await this.dataSource.transaction(async (manager) => {
-      const rows: OutboxRow[] =
-        ids === null
-          ? await manager.query(
-              `SELECT id, topic, payload FROM outbox
-               WHERE delivered_at IS NULL AND created_at < clock_timestamp() - make_interval(secs => $1::double precision / 1000)
-               ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED`,
-              [this.config.outboxStaleMs],
-            )
-          : await manager.query(
-              `SELECT id, topic, payload FROM outbox WHERE id = ANY($1::bigint[]) AND delivered_at IS NULL ORDER BY id FOR UPDATE SKIP LOCKED`,
-              [ids],
-            );
-      const delivered: string[] = [];
-      try {
-        for (const row of rows) {
-          await this.perform(row);
-          delivered.push(String(row.id));
-        }
-      } finally {
-        if (delivered.length > 0) {
-          await manager.query(`UPDATE outbox SET delivered_at = clock_timestamp(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [
-            delivered,
-          ]);
-        }
-      }
+      const rows: OutboxRow[] = await manager.query(sql, params);
+      if (rows.length === 0) return;
+      await this.markDelivered(manager, await this.perform(rows));
     });
   }
 
-  private async perform(row: OutboxRow): Promise<void> {
-    const effect = { topic: row.topic, payload: row.payload } as OutboxEffect;
-    switch (effect.topic) {
-      case 'job': {
-        const { queue, name, jobId, delayMs, data } = effect.payload;
-        await deadline(
-          this.queues.queue(queue).add(name, data, {
-            jobId: jobId ?? `ob-${row.id}`,
-            ...(delayMs ? { delay: delayMs } : {}),
-            attempts: 5,
-            backoff: { type: 'exponential', delay: 200 },
-            // Kept an hour so a late second delivery of the same row still finds the id taken.
-            removeOnComplete: { age: 3600, count: 10_000 },
-            removeOnFail: { age: 24 * 3600 },
-          }),
-          JOB_DEADLINE_MS,
-        );
-        break;
+  private async markDelivered(manager: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await manager.query(
+      `UPDATE outbox SET delivered_at = clock_timestamp(), attempts = attempts + 1 WHERE id = ANY($1::bigint[]) AND delivered_at IS NULL`,
+      [ids],
+    );
+  }
+
+  /**
+   * Delivers the rows and answers the ids that went out. Socket pushes are emitted in row order at
+   * once; jobs are added per queue in one pipelined call; removals run side by side. A queue whose
+   * Redis call fails leaves its rows undelivered for the poller.
+   */
+  private async perform(rows: OutboxRow[]): Promise<string[]> {
+    const delivered: string[] = [];
+    const jobs = new Map<RealtimeQueueName, OutboxRow[]>();
+    const removals: Promise<string | null>[] = [];
+    for (const row of rows) {
+      const effect = { topic: row.topic, payload: row.payload } as OutboxEffect;
+      switch (effect.topic) {
+        case 'socket':
+          for (const emit of effect.payload.emits) this.realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
+          delivered.push(String(row.id));
+          break;
+        case 'job': {
+          const batch = jobs.get(effect.payload.queue) ?? [];
+          batch.push(row);
+          jobs.set(effect.payload.queue, batch);
+          break;
+        }
+        case 'job.remove':
+          // A job already running (or gone) cannot be removed; its stale armedAt makes the machine refuse it.
+          removals.push(
+            deadline(this.queues.queue(effect.payload.queue).remove(effect.payload.jobId), JOB_DEADLINE_MS).then(
+              () => String(row.id),
+              (error: Error) => (error instanceof RedisUnavailable ? null : String(row.id)),
+            ),
+          );
+          break;
       }
-      case 'job.remove':
-        // A job already running (or gone) cannot be removed; its stale armedAt makes the machine refuse it.
-        await deadline(this.queues.queue(effect.payload.queue).remove(effect.payload.jobId), JOB_DEADLINE_MS).catch((error: Error) => {
-          if (error instanceof RedisUnavailable) throw error;
-        });
-        break;
-      case 'socket':
-        for (const emit of effect.payload.emits) this.realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
-        break;
     }
+    const added = [...jobs].map(([queue, batch]) =>
+      deadline(this.queues.queue(queue).addBulk(batch.map((row) => this.jobOf(row))), JOB_DEADLINE_MS).then(
+        () => batch.map((row) => String(row.id)),
+        (error: Error) => {
+          this.logger.warn(`outbox jobs for ${queue} postponed: ${error.message}`);
+          return [];
+        },
+      ),
+    );
+    for (const ids of await Promise.all(added)) delivered.push(...ids);
+    for (const id of await Promise.all(removals)) if (id !== null) delivered.push(id);
+    return delivered;
+  }
+
+  private jobOf(row: OutboxRow) {
+    const { name, jobId, delayMs, data } = (row.payload as Extract<OutboxEffect, { topic: 'job' }>['payload']);
+    return {
+      name,
+      data,
+      opts: {
+        jobId: jobId ?? `ob-${row.id}`,
+        ...(delayMs ? { delay: delayMs } : {}),
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 200 },
+        // Kept an hour so a late second delivery of the same row still finds the id taken.
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 24 * 3600 },
+      },
+    };
   }
 }

@@ -28,6 +28,24 @@ export type OutboxEffect =
   | { topic: 'job.remove'; payload: { queue: (typeof REALTIME_QUEUES)[keyof typeof REALTIME_QUEUES]; jobId: string } }
   | { topic: 'socket'; payload: { emits: SocketEmit[] } };
 
+/** A committed outbox row as the relay delivers it: the payload exactly as stored (JSON text). */
+export interface OutboxRecord {
+  id: string;
+  topic: OutboxEffect['topic'];
+  payload: string;
+}
+
+/**
+ * What each open transaction wrote to the outbox, so the relay can deliver right after commit
+ * without reading the rows back. Keyed by the transaction's EntityManager: a rolled-back
+ * transaction's entry is never read and goes with its manager.
+ */
+const written = new WeakMap<EntityManager, OutboxRecord[]>();
+
+export function writtenInTransaction(manager: EntityManager): OutboxRecord[] {
+  return written.get(manager) ?? [];
+}
+
 export async function writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]> {
   if (effects.length === 0) return [];
   const topics = effects.map((effect) => effect.topic);
@@ -39,7 +57,11 @@ export async function writeOutbox(manager: EntityManager, effects: OutboxEffect[
      RETURNING id`,
     [topics, payloads],
   );
-  return rows.map((row) => String(row.id));
+  const ids = rows.map((row) => String(row.id));
+  const records = written.get(manager) ?? [];
+  ids.forEach((id, index) => records.push({ id, topic: topics[index], payload: payloads[index] }));
+  written.set(manager, records);
+  return ids;
 }
 
 /** Timer job ids: the kind, the entity and the armedAt the event will echo (no ':' in BullMQ ids). */

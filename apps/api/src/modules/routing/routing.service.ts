@@ -20,6 +20,14 @@ import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-c
 import { RealtimeService } from '../realtime/realtime.service';
 
 const SYSTEM = { kind: 'system' } as const;
+/** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
+const ROUTING_BATCH = 20;
+
+interface LineRun {
+  /** Set by a call that arrived during the run: go round once more. */
+  again: boolean;
+  done: Promise<number>;
+}
 
 /**
  * Assigns waiting conversations to agents. One transaction per assignment, holding an advisory
@@ -32,6 +40,12 @@ const SYSTEM = { kind: 'system' } as const;
 export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RoutingService.name);
   private sweeper: NodeJS.Timeout | null = null;
+  /** Routing runs in progress in this process, by line (see routeLine). */
+  private readonly lineRuns = new Map<string, LineRun>();
+  /** Queue pushes in progress in this process, by line (see publishQueueSoon). */
+  private readonly publishing = new Map<string, { again: boolean }>();
+  /** What each waiting customer was last told, by line, so unchanged positions are not re-sent. */
+  private readonly lastPositions = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -120,56 +134,112 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     }
   }
 
-  /** Assigns as many waiting conversations of the line as its agents have room for. */
-  async routeLine(attentionLineId: string): Promise<number> {
-    let assigned = 0;
-    for (;;) {
-      const done = await this.host.transaction(async (manager, outbox) => {
-        await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
-        const [head] = (await manager.query(
-          `SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id LIMIT 1 FOR UPDATE`,
-          [attentionLineId],
-        )) as { id: string }[];
-        if (!head) return true;
-        const candidates = await this.candidates(manager, attentionLineId);
-        const policy = await this.policy(manager, attentionLineId);
-        while (candidates.length > 0) {
-          const pick = selectAgent(candidates, policy);
-          if (!pick) return true;
-          try {
-            const agent = await this.host.dispatchAgent(
-              manager,
-              pick.agentId,
-              { type: 'agent.conversationAssigned', conversationId: head.id },
-              SYSTEM,
-            );
-            const conversation = await this.host.dispatchConversation(
-              manager,
-              head.id,
-              { type: 'conversation.assigned', agentId: pick.agentId },
-              SYSTEM,
-            );
-            outbox.push(...agent.outboxIds, ...conversation.outboxIds);
-            return false;
-          } catch (error) {
-            // Another line's router filled this agent meanwhile (we saw them before locking): next one.
-            if (!isIllegalTransition(error)) throw error;
-            candidates.splice(candidates.indexOf(pick), 1);
-          }
-        }
-        return true;
-      });
-      if (done) break;
-      assigned++;
+  /**
+   * Assigns as many waiting conversations of the line as its agents have room for. Calls for a
+   * line already being routed in this process join that run instead of queueing on the line's
+   * lock (each waiter would hold a pool connection): the run goes round once more, so whatever was
+   * queued before the call is seen, and the call resolves when that round is done.
+   */
+  routeLine(attentionLineId: string): Promise<number> {
+    const current = this.lineRuns.get(attentionLineId);
+    if (current) {
+      current.again = true;
+      return current.done;
     }
-    await this.publishQueue(attentionLineId).catch((error: Error) => this.logger.warn(`queue push: ${error.message}`));
-    return assigned;
+    const run: LineRun = { again: false, done: Promise.resolve(0) };
+    run.done = (async () => {
+      let assigned = 0;
+      try {
+        do {
+          run.again = false;
+          assigned += await this.routeLineOnce(attentionLineId);
+        } while (run.again);
+      } finally {
+        this.lineRuns.delete(attentionLineId);
+      }
+      this.publishQueueSoon(attentionLineId);
+      return assigned;
+    })();
+    this.lineRuns.set(attentionLineId, run);
+    return run.done;
   }
 
+  /**
+   * One pass over the line: transactions of up to ROUTING_BATCH assignments each, under the
+   * line's advisory lock (one router per line across processes), until the queue is empty or no
+   * agent has room.
+   */
+  private async routeLineOnce(attentionLineId: string): Promise<number> {
+    let assigned = 0;
+    for (;;) {
+      const batch = await this.host.transaction(async (manager, outbox) => {
+        await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
+        const heads = (await manager.query(
+          `SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id LIMIT $2 FOR UPDATE`,
+          [attentionLineId, ROUTING_BATCH],
+        )) as { id: string }[];
+        if (heads.length === 0) return { assigned: 0, more: false };
+        const candidates = await this.candidates(manager, attentionLineId);
+        const policy = await this.policy(manager, attentionLineId);
+        let count = 0;
+        for (const head of heads) {
+          const pick = await this.assign(manager, outbox, head.id, candidates, policy);
+          if (!pick) return { assigned: count, more: false };
+          count++;
+        }
+        return { assigned: count, more: heads.length === ROUTING_BATCH };
+      });
+      assigned += batch.assigned;
+      if (!batch.more) return assigned;
+    }
+  }
+
+  /**
+   * Gives one waiting conversation to the best candidate with room, updating `candidates` with the
+   * agent's new load; false when nobody can take it.
+   */
+  private async assign(
+    manager: EntityManager,
+    outbox: string[],
+    conversationId: string,
+    candidates: AgentCandidate[],
+    policy: RoutingPolicy,
+  ): Promise<boolean> {
+    while (candidates.length > 0) {
+      const pick = selectAgent(candidates, policy);
+      if (!pick) return false;
+      const index = candidates.indexOf(pick);
+      try {
+        const agent = await this.host.dispatchAgent(manager, pick.agentId, { type: 'agent.conversationAssigned', conversationId }, SYSTEM);
+        const conversation = await this.host.dispatchConversation(
+          manager,
+          conversationId,
+          { type: 'conversation.assigned', agentId: pick.agentId },
+          SYSTEM,
+        );
+        outbox.push(...agent.outboxIds, ...conversation.outboxIds);
+        const updated = routingCandidate(restore(agentPresenceMachine, agent.row.snapshot as never));
+        if (updated) candidates[index] = updated;
+        else candidates.splice(index, 1);
+        return true;
+      } catch (error) {
+        // Another line's router filled this agent meanwhile (we saw them before locking): next one.
+        if (!isIllegalTransition(error)) throw error;
+        candidates.splice(index, 1);
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The line's agents with room, locked in user-id order: a batch assigns to several agents, and
+   * routers of lines sharing agents would deadlock if each locked them in the order it picked them.
+   */
   private async candidates(manager: EntityManager, attentionLineId: string): Promise<AgentCandidate[]> {
     const rows: { snapshot: never }[] = await manager.query(
       `SELECT p.snapshot FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy') AND p.active_count < p.capacity`,
+       WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy') AND p.active_count < p.capacity
+       ORDER BY p.user_id FOR UPDATE OF p`,
       [attentionLineId],
     );
     return rows.map((row) => routingCandidate(restore(agentPresenceMachine, row.snapshot))).filter((c): c is AgentCandidate => c !== null);
@@ -236,6 +306,30 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     });
   }
 
+  /**
+   * Pushes the line's queue soon: calls while a push is being prepared fold into one more push
+   * after it, so a busy line costs one queue view per routing round, not one per event.
+   */
+  publishQueueSoon(attentionLineId: string): void {
+    const state = this.publishing.get(attentionLineId);
+    if (state) {
+      state.again = true;
+      return;
+    }
+    const entry = { again: false };
+    this.publishing.set(attentionLineId, entry);
+    void (async () => {
+      try {
+        do {
+          entry.again = false;
+          await this.publishQueue(attentionLineId).catch((error: Error) => this.logger.warn(`queue push: ${error.message}`));
+        } while (entry.again);
+      } finally {
+        this.publishing.delete(attentionLineId);
+      }
+    })();
+  }
+
   async publishQueue(attentionLineId: string): Promise<void> {
     const line = await this.lineQueue(attentionLineId);
     const { tenantId, ...view } = line;
@@ -245,8 +339,16 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       'queue.updated',
       view,
     );
+    // Only customers whose position or estimate moved hear about it; the map forgets those served.
+    const previous = this.lastPositions.get(attentionLineId) ?? new Map<string, string>();
+    const current = new Map<string, string>();
     for (const position of await this.positions(attentionLineId)) {
+      const key = `${position.position}/${position.estimatedWaitSeconds}`;
+      current.set(position.conversationId, key);
+      if (previous.get(position.conversationId) === key) continue;
       this.realtime.emit('visitor', [roomName({ kind: 'conversation', id: position.conversationId })], 'queue.position', position);
     }
+    if (current.size > 0) this.lastPositions.set(attentionLineId, current);
+    else this.lastPositions.delete(attentionLineId);
   }
 }
