@@ -90,7 +90,7 @@ export async function createLine(db, tag) {
     `INSERT INTO attention_lines (client_id, name, type, channel) VALUES ($1, $2, 'inbound', 'WebChat') RETURNING id`,
     [DEMO_CLIENT_ID, `Bench ${tag} ${randomUUID().slice(0, 6)}`],
   );
-  await db.query(`INSERT INTO attention_line_routing (attention_line_id, tenant_id, poll_id) VALUES ($1, $2, NULL)`, [
+  await db.query(`INSERT INTO attention_line_routing (attention_line_id, tenant_id) VALUES ($1, $2)`, [
     rows[0].id,
     DEMO_CLIENT_ID,
   ]);

@@ -97,6 +97,9 @@ describe('Agent desk, web chat and live supervision', () => {
     expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
     await row().and(supervisor.locator('[data-status=LiningUp]')).waitFor();
     expect(await row().getByTestId('monitor-open').textContent()).toBe(NAME);
+    // The seeded line belongs to the demo campaign: its live queue counts the customer too.
+    const campaignQueue = supervisor.getByTestId('campaign-queue-card').filter({ hasText: 'Welcome campaign' });
+    await campaignQueue.getByTestId('campaign-queue-waiting').getByText(/^[1-9][0-9]*$/).waitFor();
   });
 
   it('assigns it to the agent who becomes available (Active), live on the supervisor board', async () => {
@@ -201,8 +204,12 @@ describe('Agent desk, web chat and live supervision', () => {
     expect(await agent.getByTestId('chat-transfer').isDisabled()).toBe(true);
     await agentRow().and(supervisor.locator('[data-status=available]')).waitFor();
 
-    await customer.getByTestId('webchat-rating-5').click();
-    await customer.getByTestId('webchat-survey-comment').fill('Great <u>service</u>');
+    // The line's poll (seeded 'Customer satisfaction'): a choice, a 0-10 scale and yes/no, all required.
+    await customer.getByTestId('survey-question-3').waitFor();
+    await customer.getByTestId('survey-choice-1-Satisfied').click();
+    await customer.getByTestId('survey-choice-2-9').click();
+    expect(await customer.getByTestId('webchat-survey-submit').isDisabled()).toBe(true);
+    await customer.getByTestId('survey-choice-3-Yes').click();
     await customer.getByTestId('webchat-survey-submit').click();
     await customer.getByTestId('webchat-closed').waitFor();
 

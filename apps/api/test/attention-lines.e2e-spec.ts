@@ -14,6 +14,7 @@ const line = (overrides: Record<string, unknown> = {}) => ({
   internal: false,
   businessHours: [{ day: 1, from: '08:00', to: '17:00' }],
   pollId: null,
+  campaignId: null,
   ...overrides,
 });
 
@@ -73,6 +74,49 @@ describe('Attention lines administration (e2e)', () => {
       .send(line({ channel: 'Fax', businessHours: [{ day: 2, from: '18:00', to: '08:00' }] }))
       .expect(400);
     expect(Object.keys(bad.body.data.fields).sort()).toEqual(['businessHours', 'channel']);
+  });
+
+  it("links the tenant's own poll and campaign, and refuses another tenant's as unknown", async () => {
+    const campaign = (
+      await t
+        .http()
+        .post('/api/campaigns')
+        .set(bearer(adminA))
+        .send({
+          name: 'Linked',
+          description: 'd',
+          fromDate: '2026-01-01',
+          toDate: '2026-12-31',
+          identifier: 'LNK',
+          allowedChatsPerAgent: 2,
+        })
+        .expect(200)
+    ).body.data;
+    const poll = (
+      await t
+        .http()
+        .post('/api/polls')
+        .set(bearer(adminA))
+        .send({ name: 'After chat', lowerRank: 50, upperRank: 50, active: true, questions: [{ text: 'Rate us', responseType: 'scale' }] })
+        .expect(200)
+    ).body.data;
+    const linked = (
+      await t
+        .http()
+        .post('/api/attention-lines')
+        .set(bearer(adminA))
+        .send(line({ pollId: poll.id, campaignId: campaign.id }))
+        .expect(200)
+    ).body.data;
+    expect(linked).toMatchObject({ pollId: poll.id, campaignId: campaign.id });
+    const foreign = await t
+      .http()
+      .post('/api/attention-lines')
+      .set(bearer(adminB))
+      .send(line({ pollId: poll.id, campaignId: campaign.id }))
+      .expect(400);
+    expect(Object.keys(foreign.body.data.fields).sort()).toEqual(['campaignId', 'pollId']);
+    expect(foreign.body.errorMessage).toContain('pollId has unknown values');
   });
 
   it("answers 404 for another tenant's line and 403 for an agent", async () => {

@@ -1,10 +1,19 @@
-import type { AgentView, ConversationView, JoinAck, MessageView, QueuePositionView, StartChatResult } from '@centralita/contracts';
+import type {
+  AgentView,
+  ConversationView,
+  JoinAck,
+  MessageView,
+  QueuePositionView,
+  StartChatResult,
+  SurveyView,
+} from '@centralita/contracts';
 import { timeInStates, type TransitionRecord } from '@centralita/domain';
 import { eventually as eventuallyWithin } from '../../../test/support/eventually';
 import {
   connectStaff,
   connectVisitor,
   createCampaign,
+  createPoll,
   createLine,
   createStaff,
   createTenant,
@@ -32,6 +41,7 @@ describe('real-time conversation flow', () => {
   let lineA: string;
   let lineB: string;
   let campaignId: string;
+  let survey: Awaited<ReturnType<typeof createPoll>>;
   let agent1: StaffMember;
   let agent2: StaffMember;
   let supervisor: StaffMember;
@@ -41,8 +51,9 @@ describe('real-time conversation flow', () => {
   beforeAll(async () => {
     t = await startTestApp();
     const tenant = await createTenant(t.dataSource);
-    lineA = await createLine(t.dataSource, tenant, 'Sales', { pollId: 'satisfaction' });
-    lineB = await createLine(t.dataSource, tenant, 'Billing', { pollId: 'satisfaction' });
+    survey = await createPoll(t.dataSource, tenant);
+    lineA = await createLine(t.dataSource, tenant, 'Sales', { pollId: survey.pollId });
+    lineB = await createLine(t.dataSource, tenant, 'Billing', { pollId: survey.pollId });
     campaignId = await createCampaign(t.dataSource, tenant, 2);
     agent1 = await createStaff(t, tenant, 'AGENT', [lineA]);
     agent2 = await createStaff(t, tenant, 'AGENT', [lineB]);
@@ -143,10 +154,43 @@ describe('real-time conversation flow', () => {
       await t.http().post(`/api/agent/conversations/${id}/close`).set(bearer(agent2.token)).send({ disposition: 'sold' }),
     );
     expect(closed).toMatchObject({ status: 'Inquest', disposition: 'sold', closeReason: 'resolved' });
+    // The customer is asked the line's poll; an answer that does not fit its question is refused and nothing is stored.
+    const asked = data<SurveyView>(await t.http().get('/api/webchat/conversation/survey').set(auth).expect(200));
+    expect(asked.questions.map((question) => [question.id, question.responseType])).toEqual([
+      [survey.scaleQuestionId, 'scale'],
+      [survey.textQuestionId, 'text'],
+    ]);
+    const refused = await t
+      .http()
+      .post('/api/webchat/conversation/survey')
+      .set(auth)
+      .send({ questionId: survey.scaleQuestionId, answer: '11', last: false });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorMessage).toBe('answer must be a whole number from 0 to 10');
+    const stranger = await t.http().post('/api/webchat/conversation/survey').set(auth).send({ questionId: 'q1', answer: '5', last: true });
+    expect(stranger.body.errorMessage).toBe('questionId is not a question of this survey');
+    expect(await t.dataSource.query(`SELECT count(*)::int AS n FROM poll_responses WHERE conversation_id = $1`, [id])).toEqual([{ n: 0 }]);
+    data<ConversationView>(
+      await t
+        .http()
+        .post('/api/webchat/conversation/survey')
+        .set(auth)
+        .send({ questionId: survey.scaleQuestionId, answer: '9', last: false }),
+    );
     const answered = data<ConversationView>(
-      await t.http().post('/api/webchat/conversation/survey').set(auth).send({ questionId: 'q1', answer: '5', last: true }),
+      await t
+        .http()
+        .post('/api/webchat/conversation/survey')
+        .set(auth)
+        .send({ questionId: survey.textQuestionId, answer: 'Quick and <b>kind</b>', last: true }),
     );
     expect(answered.status).toBe('Closed');
+    expect(
+      await t.dataSource.query(`SELECT question_id, value FROM poll_responses WHERE conversation_id = $1 ORDER BY created_at, value`, [id]),
+    ).toEqual([
+      { question_id: survey.scaleQuestionId, value: '9' },
+      { question_id: survey.textQuestionId, value: 'Quick and <b>kind</b>' },
+    ]);
 
     // The supervisor saw every version once, in order, through each step.
     const final = answered.version;

@@ -345,8 +345,10 @@ export interface AttentionLineInput {
   serviceType: string | null;
   internal: boolean;
   businessHours: BusinessHoursWindow[];
-  /** Post-conversation poll; free until the polls area exists. */
+  /** Post-conversation poll (one of the tenant's polls): asked in the web chat when it ends. */
   pollId: string | null;
+  /** The campaign whose live queue counts this line's waiting customers. */
+  campaignId: string | null;
 }
 
 export interface AttentionLineSummary extends AttentionLineInput {

@@ -10,3 +10,4 @@ export * from './users';
 export * from './admin';
 export * from './realtime';
 export * from './clock';
+export * from './survey';

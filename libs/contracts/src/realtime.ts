@@ -93,6 +93,21 @@ export interface LineQueueView {
   agentsAvailable: number;
 }
 
+/**
+ * The live queue of a campaign: the waiting customers of every attention line that belongs to it,
+ * and the agents logged into the campaign with room for one more conversation.
+ */
+export interface CampaignQueueView {
+  campaignId: string;
+  name: string;
+  /** Attention lines that belong to the campaign. */
+  lines: number;
+  waiting: number;
+  /** Milliseconds the oldest waiting conversation of its lines has waited; 0 when none. */
+  longestWaitMs: number;
+  agentsAvailable: number;
+}
+
 export interface TypingView {
   conversationId: string;
   senderKind: 'customer' | 'agent';
@@ -112,6 +127,7 @@ export interface StaffServerEvents {
   'message.created': (view: MessageView) => void;
   'note.created': (view: NoteView) => void;
   'queue.updated': (view: LineQueueView) => void;
+  'campaignQueue.updated': (view: CampaignQueueView) => void;
   typing: (view: TypingView) => void;
   'message.read': (view: ReadView) => void;
 }

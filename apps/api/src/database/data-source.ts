@@ -19,6 +19,7 @@ import { Qna1763700100002 } from './migrations/1763700100002-qna';
 import { Polls1763700100003 } from './migrations/1763700100003-polls';
 import { PhoneLists1763700100004 } from './migrations/1763700100004-phone-lists';
 import { PlatformSettings1763700100005 } from './migrations/1763700100005-platform-settings';
+import { CampaignQueuesAndLinePolls1763700150000 } from './migrations/1763700150000-campaign-queues-and-line-polls';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   Polls1763700100003,
   PhoneLists1763700100004,
   PlatformSettings1763700100005,
+  CampaignQueuesAndLinePolls1763700150000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -22,6 +22,14 @@ export async function seedAdminDemo(manager: EntityManager, clientId: string): P
        ($3, $4, $5, 3, 'Was your problem solved?', 'yesno', '{}')`,
       [Q1, Q2, Q3, POLL_ID, clientId],
     );
+    // First seed: customers of the external lines are surveyed with it, and those lines form the
+    // demo campaign's live queue. Later seeds leave whatever an administrator changed.
+    await manager.query(
+      `UPDATE attention_lines SET poll_id = $2,
+         campaign_id = (SELECT id FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1)
+       WHERE client_id = $1 AND NOT internal AND poll_id IS NULL`,
+      [clientId, POLL_ID],
+    );
     const answers: [string, string, number][] = [
       [Q1, 'Very satisfied', 14],
       [Q1, 'Satisfied', 9],

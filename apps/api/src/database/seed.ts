@@ -116,7 +116,7 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
   });
 }
 
-/** Demo pause reasons, agents serving both demo lines, and a survey on the customer-service line. */
+/** Demo pause reasons, agents serving both demo lines, and their routing settings. */
 async function seedRealtimeDemo(manager: EntityManager, clientId: string): Promise<void> {
   await manager.query(
     `INSERT INTO pause_reasons (tenant_id, code, label, position)
@@ -132,8 +132,8 @@ async function seedRealtimeDemo(manager: EntityManager, clientId: string): Promi
     [clientId, DEMO_ACCOUNTS.filter((account) => account.role === 'AGENT').map((account) => account.email)],
   );
   await manager.query(
-    `INSERT INTO attention_line_routing (attention_line_id, tenant_id, poll_id)
-     SELECT l.id, $1, CASE WHEN l.internal THEN NULL ELSE 'satisfaction' END FROM attention_lines l WHERE l.client_id = $1
+    `INSERT INTO attention_line_routing (attention_line_id, tenant_id)
+     SELECT l.id, $1 FROM attention_lines l WHERE l.client_id = $1
      ON CONFLICT DO NOTHING`,
     [clientId],
   );

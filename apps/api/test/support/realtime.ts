@@ -44,17 +44,33 @@ export async function createLine(
   dataSource: DataSource,
   tenant: TestTenant,
   name: string,
-  settings: { pollId?: string | null; policy?: string } = {},
+  settings: { pollId?: string | null; campaignId?: string | null; policy?: string } = {},
 ) {
   const [line] = await dataSource.query(
-    `INSERT INTO attention_lines (client_id, name, type, channel) VALUES ($1, $2, 'inbound', 'WebChat') RETURNING id`,
-    [tenant.client.id, name],
+    `INSERT INTO attention_lines (client_id, name, type, channel, poll_id, campaign_id) VALUES ($1, $2, 'inbound', 'WebChat', $3, $4) RETURNING id`,
+    [tenant.client.id, name, settings.pollId ?? null, settings.campaignId ?? null],
   );
-  await dataSource.query(
-    `INSERT INTO attention_line_routing (attention_line_id, tenant_id, poll_id, routing_policy) VALUES ($1, $2, $3, $4)`,
-    [line.id, tenant.client.id, settings.pollId ?? null, settings.policy ?? 'longest-idle'],
-  );
+  await dataSource.query(`INSERT INTO attention_line_routing (attention_line_id, tenant_id, routing_policy) VALUES ($1, $2, $3)`, [
+    line.id,
+    tenant.client.id,
+    settings.policy ?? 'longest-idle',
+  ]);
   return line.id as string;
+}
+
+/** A post-conversation poll with a 0-10 scale question and a free-text one; answers its ids. */
+export async function createPoll(dataSource: DataSource, tenant: TestTenant) {
+  const [poll] = await dataSource.query(
+    `INSERT INTO polls (client_id, name, active, lower_rank, upper_rank) VALUES ($1, 'Satisfaction', true, 50, 50) RETURNING id`,
+    [tenant.client.id],
+  );
+  const [scale, comment] = await dataSource.query(
+    `INSERT INTO poll_questions (poll_id, client_id, position, text, response_type, options)
+     VALUES ($1, $2, 1, 'How likely are you to recommend us?', 'scale', '{}'), ($1, $2, 2, 'Anything else?', 'text', '{}')
+     RETURNING id`,
+    [poll.id, tenant.client.id],
+  );
+  return { pollId: poll.id as string, scaleQuestionId: scale.id as string, textQuestionId: comment.id as string };
 }
 
 export async function createCampaign(dataSource: DataSource, tenant: TestTenant, allowedChatsPerAgent: number): Promise<string> {

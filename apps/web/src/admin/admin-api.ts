@@ -54,6 +54,8 @@ export function createAdminApi(client: ApiClient) {
     saveReseller: (name: string) =>
       client.request<{ id: string; name: string }>('/api/resellers/current', { method: 'PUT', body: { name } }),
     attentionLineOptions: () => client.get<OptionItem[]>('/api/attention-lines/options'),
+    pollOptions: () => client.get<OptionItem[]>('/api/polls/options'),
+    campaignOptions: () => client.get<OptionItem[]>('/api/campaigns/options'),
     userFormOptions: () => client.get<UserFormOptions>('/api/users/form-options'),
   };
 }

@@ -114,6 +114,31 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
             ))}
           </div>
         </ListState>
+        {live.campaignQueues.length > 0 ? (
+          <>
+            <h3 className="desk-card__subtitle">{t('desk.supervision.campaignQueues')}</h3>
+            <div className="desk-queues" data-testid="campaign-queues">
+              {live.campaignQueues.map((queue) => (
+                <div key={queue.campaignId} className="desk-queue" data-testid="campaign-queue-card" data-campaign-id={queue.campaignId}>
+                  <strong className="desk-queue__name">{queue.name}</strong>
+                  <span className="muted">{t('desk.supervision.campaignLines', { count: queue.lines })}</span>
+                  <div className="desk-queue__stats">
+                    <span>
+                      <b data-testid="campaign-queue-waiting">{queue.waiting}</b> {t('desk.supervision.waiting')}
+                    </span>
+                    <span>
+                      <b>{formatDuration(queue.longestWaitMs + (queue.waiting > 0 ? Math.max(0, now - queue.receivedAt) : 0))}</b>{' '}
+                      {t('desk.supervision.longestWait')}
+                    </span>
+                    <span>
+                      <b data-testid="campaign-queue-available">{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
+                    </span>
+                  </div>
+                </div>
+              ))}
+            </div>
+          </>
+        ) : null}
       </div>
 
       <div className="desk-card" data-testid="agent-board">

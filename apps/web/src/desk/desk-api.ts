@@ -3,6 +3,8 @@ import type {
   ClockReading,
   ConversationView,
   LineQueueView,
+  CampaignQueueView,
+  SurveyView,
   MessageView,
   NoteView,
   PredefinedMessageSummary,
@@ -25,6 +27,7 @@ export interface BoardAgent extends AgentView {
 export interface Board {
   agents: BoardAgent[];
   queues: LineQueueView[];
+  campaignQueues: CampaignQueueView[];
   conversations: ConversationView[];
 }
 
@@ -106,6 +109,7 @@ export function createVisitorApi(getToken: () => string | null) {
       client.post<MessageView>('/api/webchat/conversation/messages', { text, clientMessageId }, opts),
     typing: (typing: boolean) => client.post<{ typing: boolean }>('/api/webchat/conversation/typing', { typing }, opts),
     read: (upToSequence: number) => client.post<{ read: number }>('/api/webchat/conversation/read', { upToSequence }, opts),
+    surveyQuestions: () => client.get<SurveyView>('/api/webchat/conversation/survey', opts),
     survey: (questionId: string, answer: string, last: boolean) =>
       client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),
     leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, opts),

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { AgentView, ConversationView, LineQueueView, MessageView, NoteView } from '@centralita/contracts';
+import type { AgentView, CampaignQueueView, ConversationView, LineQueueView, MessageView, NoteView } from '@centralita/contracts';
 import { useServices } from '../app/ServicesContext';
 import type { BoardAgent, DeskApi, PauseReason } from './desk-api';
 import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
@@ -8,6 +8,7 @@ import type { ConnectionStatus } from './useAgentDesk';
 
 /** A queue as last pushed, with when it arrived (the longest wait keeps growing from there). */
 export type LiveQueue = LineQueueView & { receivedAt: number };
+export type LiveCampaignQueue = CampaignQueueView & { receivedAt: number };
 
 /**
  * Live supervision: every conversation, queue and agent of the tenant (the supervisor's socket is
@@ -19,6 +20,7 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
   const conversations = useRef(new VersionStore<ConversationView>((view) => view.id)).current;
   const agents = useRef(new VersionStore<AgentView>((view) => view.agentId)).current;
   const [queues, setQueues] = useState<Record<string, LiveQueue>>({});
+  const [campaignQueues, setCampaignQueues] = useState<Record<string, LiveCampaignQueue>>({});
   const [pauseReasons, setPauseReasons] = useState<PauseReason[]>([]);
   const [loading, setLoading] = useState(true);
   const [connection, setConnection] = useState<ConnectionStatus>('connecting');
@@ -54,6 +56,9 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
       conversations.acceptAll(board.conversations);
       conversations.acceptAll(all);
       setQueues(Object.fromEntries(board.queues.map((queue) => [queue.attentionLineId, { ...queue, receivedAt: Date.now() }])));
+      setCampaignQueues(
+        Object.fromEntries((board.campaignQueues ?? []).map((queue) => [queue.campaignId, { ...queue, receivedAt: Date.now() }])),
+      );
       setPauseReasons(reasons);
       if (watchedRef.current) await loadWatched(watchedRef.current).catch(() => undefined);
     } finally {
@@ -81,6 +86,9 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
       if (agents.accept(view)) render();
     });
     socket.on('queue.updated', (view) => setQueues((held) => ({ ...held, [view.attentionLineId]: { ...view, receivedAt: Date.now() } })));
+    socket.on('campaignQueue.updated', (view) =>
+      setCampaignQueues((held) => ({ ...held, [view.campaignId]: { ...view, receivedAt: Date.now() } })),
+    );
     socket.on('message.created', (message) => {
       if (message.conversationId === watchedRef.current) setMessages((held) => mergeMessages(held, [message]));
     });
@@ -127,6 +135,7 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
     conversations: conversations.values(),
     agents: agents.values(),
     queues: Object.values(queues),
+    campaignQueues: Object.values(campaignQueues),
     pauseReasons,
     loading,
     connection,

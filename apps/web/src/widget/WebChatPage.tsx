@@ -6,10 +6,15 @@ import { Button } from 'primereact/button';
 import {
   DEFAULT_LANGUAGE,
   LANGUAGES,
+  SURVEY_MULTIPLE_SEPARATOR,
+  SURVEY_SCALE,
+  SURVEY_YES_NO,
   WIDGET_WIDTH_PX,
   type ConversationView,
   type MessageView,
   type QueuePositionView,
+  type SurveyQuestionView,
+  type SurveyView,
 } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { isApiError } from '../api/api-error';
@@ -27,6 +32,7 @@ import {
   readVisitor,
   submenusOf,
   surveyAnswers,
+  toggleChoice,
   validatePrechat,
   visitorStorageKey,
   type PrechatErrors,
@@ -433,17 +439,25 @@ function SurveyForm({
   onError: (message: string | null) => void;
 }) {
   const { t } = useTranslation();
-  const [rating, setRating] = useState(0);
-  const [comment, setComment] = useState('');
+  const [survey, setSurvey] = useState<SurveyView | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    api
+      .surveyQuestions()
+      .then(setSurvey)
+      .catch((failure: unknown) => onError(describeError(failure, t)));
+  }, [api, onError, t]);
+  const answers = survey ? surveyAnswers(survey.questions, values) : null;
+  const set = (questionId: string, value: string) => setValues((held) => ({ ...held, [questionId]: value }));
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!rating) return;
+    if (!answers) return;
     setBusy(true);
     onError(null);
     try {
       let last: ConversationView | null = null;
-      for (const answer of surveyAnswers(rating, comment)) last = await api.survey(answer.questionId, answer.answer, answer.last);
+      for (const answer of answers) last = await api.survey(answer.questionId, answer.answer, answer.last);
       if (last) onDone(last);
     } catch (failure) {
       onError(describeError(failure, t));
@@ -451,40 +465,87 @@ function SurveyForm({
       setBusy(false);
     }
   };
+  if (!survey) {
+    return (
+      <p className="muted" role="status" data-testid="webchat-survey-loading">
+        {t('common.loading')}
+      </p>
+    );
+  }
   return (
     <form className="webchat-form" onSubmit={(event) => void submit(event)} data-testid="webchat-survey">
       <p>
         <strong>{t('desk.widget.surveyTitle')}</strong>
       </p>
-      <p className="muted">{t('desk.widget.surveyQuestion')}</p>
-      <div className="webchat-rating" role="radiogroup" aria-label={t('desk.widget.surveyQuestion')}>
-        {[1, 2, 3, 4, 5].map((value) => (
-          <button
-            key={value}
-            type="button"
-            role="radio"
-            aria-checked={rating === value}
-            aria-label={String(value)}
-            className={`webchat-rating__star ${value <= rating ? 'webchat-rating__star--on' : ''}`}
-            onClick={() => setRating(value)}
-            data-testid={`webchat-rating-${value}`}
-          >
-            <i className={value <= rating ? 'pi pi-star-fill' : 'pi pi-star'} aria-hidden="true" />
-          </button>
-        ))}
-      </div>
-      <label className="desk-field">
-        <span>{t('desk.widget.surveyComment')}</span>
-        <textarea
-          className="p-inputtext p-component"
-          rows={3}
-          maxLength={500}
-          value={comment}
-          onChange={(event) => setComment(event.target.value)}
-          data-testid="webchat-survey-comment"
-        />
-      </label>
-      <Button type="submit" label={t('desk.widget.surveySend')} disabled={!rating} loading={busy} data-testid="webchat-survey-submit" />
+      {survey.questions.map((question) => (
+        <fieldset key={question.id} className="webchat-question" data-testid={`survey-question-${question.position}`}>
+          <legend>{question.text}</legend>
+          <SurveyQuestionInput question={question} value={values[question.id] ?? ''} onChange={(value) => set(question.id, value)} />
+        </fieldset>
+      ))}
+      <Button type="submit" label={t('desk.widget.surveySend')} disabled={!answers} loading={busy} data-testid="webchat-survey-submit" />
     </form>
+  );
+}
+
+/** One poll question, by response type: choices as toggle buttons, a 0-10 scale, or free text. */
+function SurveyQuestionInput({
+  question,
+  value,
+  onChange,
+}: {
+  question: SurveyQuestionView;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  const { t } = useTranslation();
+  if (question.responseType === 'text') {
+    return (
+      <textarea
+        className="p-inputtext p-component"
+        rows={3}
+        maxLength={500}
+        aria-label={question.text}
+        placeholder={t('desk.widget.surveyComment')}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        data-testid="webchat-survey-text"
+      />
+    );
+  }
+  const choices: { value: string; label: string }[] =
+    question.responseType === 'scale'
+      ? Array.from({ length: SURVEY_SCALE.max - SURVEY_SCALE.min + 1 }, (_, i) => String(SURVEY_SCALE.min + i)).map((n) => ({
+          value: n,
+          label: n,
+        }))
+      : question.responseType === 'yesno'
+        ? SURVEY_YES_NO.map((answer) => ({ value: answer, label: t(`desk.widget.survey${answer}`) }))
+        : question.options.map((option) => ({ value: option, label: option }));
+  const multiple = question.responseType === 'multiple';
+  const chosen = multiple ? value.split(SURVEY_MULTIPLE_SEPARATOR) : [value];
+  return (
+    <div
+      className={`webchat-choices ${question.responseType === 'scale' ? 'webchat-choices--scale' : ''}`}
+      role={multiple ? 'group' : 'radiogroup'}
+      aria-label={question.text}
+    >
+      {choices.map((choice) => {
+        const on = chosen.includes(choice.value);
+        return (
+          <button
+            key={choice.value}
+            type="button"
+            role={multiple ? 'checkbox' : 'radio'}
+            aria-checked={on}
+            className={`webchat-choice ${on ? 'webchat-choice--on' : ''}`}
+            onClick={() => onChange(multiple ? toggleChoice(value, choice.value) : choice.value)}
+            data-testid={`survey-choice-${question.position}-${choice.value}`}
+          >
+            {choice.label}
+          </button>
+        );
+      })}
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { WIDGET_WIDTH_PX } from '@centralita/contracts';
 import { LAUNCHER } from './launcher-config';
-import { pickLanguage, readVisitor, submenusOf, surveyAnswers, validatePrechat, visitorStorageKey } from './widget-logic';
+import { pickLanguage, readVisitor, submenusOf, surveyAnswers, toggleChoice, validatePrechat, visitorStorageKey } from './widget-logic';
 
 describe('web-chat widget logic', () => {
   it('takes the language from ?lang= first', () => {
@@ -26,9 +26,31 @@ describe('web-chat widget logic', () => {
     expect(submenusOf('nope')).toEqual([]);
   });
 
-  it('sends the rating last when there is no comment', () => {
-    expect(surveyAnswers(5, '  ')).toEqual([{ questionId: 'rating', answer: '5', last: true }]);
-    expect(surveyAnswers(4, 'Great').map((a) => a.last)).toEqual([false, true]);
+  describe('survey answers of the line poll', () => {
+    const questions = [
+      { id: 'q1', responseType: 'single' as const, options: ['Good', 'Bad'] },
+      { id: 'q2', responseType: 'scale' as const, options: [] },
+      { id: 'q3', responseType: 'text' as const, options: [] },
+    ];
+
+    it('waits until every choice question is answered validly', () => {
+      expect(surveyAnswers(questions, { q1: 'Good' })).toBeNull();
+      expect(surveyAnswers(questions, { q1: 'Good', q2: '11' })).toBeNull();
+    });
+
+    it('skips unwritten free text and marks the last answer sent', () => {
+      expect(surveyAnswers(questions, { q1: 'Good', q2: '9', q3: '  ' })).toEqual([
+        { questionId: 'q1', answer: 'Good', last: false },
+        { questionId: 'q2', answer: '9', last: true },
+      ]);
+      expect(surveyAnswers(questions, { q1: 'Bad', q2: '0', q3: 'Slow' })?.map((a) => a.last)).toEqual([false, false, true]);
+    });
+
+    it('toggles choices of a multiple-choice answer', () => {
+      expect(toggleChoice('', 'Price')).toBe('Price');
+      expect(toggleChoice('Price', 'Speed')).toBe('Price | Speed');
+      expect(toggleChoice('Price | Speed', 'Price')).toBe('Speed');
+    });
   });
 
   it('restores a stored visitor and ignores garbage', () => {

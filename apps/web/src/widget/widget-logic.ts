@@ -1,4 +1,4 @@
-import { LANGUAGES, type Language } from '@centralita/contracts';
+import { LANGUAGES, SURVEY_MULTIPLE_SEPARATOR, surveyAnswerProblem, type Language, type SurveyQuestionView } from '@centralita/contracts';
 
 /** The visitor token and the ids it belongs to, kept so a reload restores the conversation. */
 export interface StoredVisitor {
@@ -65,13 +65,28 @@ export function submenusOf(queryTypeId: string): string[] {
   return QUERY_TYPES.find((type) => type.id === queryTypeId)?.submenus ?? [];
 }
 
-/** The widget's survey: a 1–5 rating, then an optional comment (the last answer closes it). */
-export const SURVEY = { ratingQuestion: 'rating', commentQuestion: 'comment' } as const;
-export function surveyAnswers(rating: number, comment: string): { questionId: string; answer: string; last: boolean }[] {
-  const text = comment.trim();
-  const answers: { questionId: string; answer: string; last: boolean }[] = [
-    { questionId: SURVEY.ratingQuestion, answer: String(rating), last: !text },
-  ];
-  if (text) answers.push({ questionId: SURVEY.commentQuestion, answer: text.slice(0, 500), last: true });
-  return answers;
+/**
+ * The answers to send for the line's poll, in question order: every choice question must be
+ * answered (null when one is not), free text only when written; the last answer sent closes it.
+ */
+export function surveyAnswers(
+  questions: Pick<SurveyQuestionView, 'id' | 'responseType' | 'options'>[],
+  values: Record<string, string>,
+): { questionId: string; answer: string; last: boolean }[] | null {
+  const answers: { questionId: string; answer: string }[] = [];
+  for (const question of questions) {
+    const value = (values[question.id] ?? '').trim();
+    if (!value && question.responseType === 'text') continue;
+    if (surveyAnswerProblem(question, value)) return null;
+    answers.push({ questionId: question.id, answer: value });
+  }
+  if (answers.length === 0) return null;
+  return answers.map((answer, index) => ({ ...answer, last: index === answers.length - 1 }));
+}
+
+/** A multiple-choice answer with `option` switched on or off. */
+export function toggleChoice(current: string, option: string): string {
+  const chosen = current ? current.split(SURVEY_MULTIPLE_SEPARATOR) : [];
+  const next = chosen.includes(option) ? chosen.filter((item) => item !== option) : [...chosen, option];
+  return next.join(SURVEY_MULTIPLE_SEPARATOR);
 }

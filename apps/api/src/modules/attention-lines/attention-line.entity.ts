@@ -11,6 +11,7 @@ import {
   Unique,
   UpdateDateColumn,
 } from 'typeorm';
+import { Campaign } from '../campaigns/campaign.entity';
 import { Client } from '../tenancy/client.entity';
 
 /** A service (attention) line customers reach. Deleting one is soft: conversations refer to it. */
@@ -62,6 +63,15 @@ export class AttentionLine {
   /** Post-conversation poll (no foreign key until the polls area exists). */
   @Column({ name: 'poll_id', type: 'uuid', nullable: true })
   pollId!: string | null;
+
+  /** The campaign whose live queue this line's waiting customers count in. */
+  @Index('ix_attention_lines_campaign')
+  @Column({ name: 'campaign_id', type: 'uuid', nullable: true })
+  campaignId!: string | null;
+
+  @ManyToOne(() => Campaign, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_attention_lines_campaign' })
+  campaign?: Campaign | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -50,6 +50,10 @@ export class AttentionLineInputDto implements Partial<AttentionLineInput> {
   @IsOptional()
   @IsUUID()
   pollId?: string | null;
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'Campaign whose live queue counts this line' })
+  @IsOptional()
+  @IsUUID()
+  campaignId?: string | null;
 }
 
 class AttentionLineOptionDto {

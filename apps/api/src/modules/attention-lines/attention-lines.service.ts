@@ -6,6 +6,7 @@ import {
   type OptionItem,
   type Page,
   type PagedQuery,
+  type RuleIssue,
 } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -30,6 +31,7 @@ export function toAttentionLineSummary(l: AttentionLine): AttentionLineSummary {
     internal: l.internal,
     businessHours: l.businessHours ?? [],
     pollId: l.pollId,
+    campaignId: l.campaignId,
     createdAt: l.createdAt.toISOString(),
     updatedAt: l.updatedAt.toISOString(),
   };
@@ -76,13 +78,31 @@ export class AttentionLinesService {
     return toAttentionLineSummary(await this.find(clientId, id));
   }
 
-  create(principal: Principal, body: Partial<AttentionLineInput>): Promise<AttentionLineSummary> {
-    return this.save(principal, null, this.checked(body));
+  async create(principal: Principal, body: Partial<AttentionLineInput>): Promise<AttentionLineSummary> {
+    const input = this.checked(body);
+    await this.checkReferences(principal.clientId, input);
+    return this.save(principal, null, input);
   }
 
   async update(principal: Principal, id: string, body: Partial<AttentionLineInput>): Promise<AttentionLineSummary> {
     const current = await this.find(principal.clientId, id);
-    return this.save(principal, current, this.checked(body));
+    const input = this.checked(body);
+    await this.checkReferences(principal.clientId, input);
+    return this.save(principal, current, input);
+  }
+
+  /** The poll and the campaign must be the tenant's own (another tenant's id reads as unknown). */
+  private async checkReferences(clientId: string, input: AttentionLineInput): Promise<void> {
+    const exists = async (table: 'polls' | 'campaigns', id: string) =>
+      (await this.dataSource.query(`SELECT 1 FROM ${table} WHERE id = $1 AND client_id = $2 AND deleted_at IS NULL`, [id, clientId]))
+        .length > 0;
+    const issues: RuleIssue[] = [];
+    if (input.pollId && !(await exists('polls', input.pollId)))
+      issues.push({ field: 'pollId', key: 'unknown', values: { values: input.pollId } });
+    if (input.campaignId && !(await exists('campaigns', input.campaignId))) {
+      issues.push({ field: 'campaignId', key: 'unknown', values: { values: input.campaignId } });
+    }
+    assertRules(issues);
   }
 
   /** Soft delete: conversations and reports keep naming the line; agents stop serving it. */
@@ -111,7 +131,8 @@ export class AttentionLinesService {
       serviceType: blank(body.serviceType),
       internal: body.internal ?? false,
       businessHours: (body.businessHours ?? []).map((w: BusinessHoursWindow) => ({ day: w.day, from: w.from, to: w.to })),
-      pollId: body.pollId ?? null,
+      pollId: body.pollId || null,
+      campaignId: body.campaignId || null,
     };
     assertRules(validateAttentionLine(input));
     return input;

@@ -25,7 +25,7 @@ export class CampaignsController {
   }
 
   @Get('options')
-  @RequirePermission(PERMISSIONS.campaignsManage, PERMISSIONS.usersManage)
+  @RequirePermission(PERMISSIONS.campaignsManage, PERMISSIONS.usersManage, PERMISSIONS.attentionLinesManage)
   @ApiOperation({ summary: 'Id and name of every campaign, for pickers' })
   @ApiEnvelope([OptionItemDto])
   @ApiErrors(401, 403)

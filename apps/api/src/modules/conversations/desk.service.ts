@@ -85,10 +85,10 @@ export class DeskService {
   async login(principal: Principal, campaignId: string | undefined): Promise<AgentView> {
     const [campaign] = (await this.dataSource.query(
       campaignId
-        ? `SELECT allowed_chats_per_agent FROM campaigns WHERE client_id = $1 AND id = $2`
-        : `SELECT allowed_chats_per_agent FROM campaigns WHERE client_id = $1 ORDER BY created_at, id LIMIT 1`,
+        ? `SELECT id, allowed_chats_per_agent FROM campaigns WHERE client_id = $1 AND id = $2`
+        : `SELECT id, allowed_chats_per_agent FROM campaigns WHERE client_id = $1 ORDER BY created_at, id LIMIT 1`,
       campaignId ? [principal.clientId, campaignId] : [principal.clientId],
-    )) as { allowed_chats_per_agent: number }[];
+    )) as { id: string; allowed_chats_per_agent: number }[];
     if (campaignId && !campaign) throw AppException.notFound();
     const capacity = campaign?.allowed_chats_per_agent ?? 1;
     const reasons = (await this.pauseReasons(principal.clientId)).map((reason) => reason.code);
@@ -101,6 +101,8 @@ export class DeskService {
         this.actorOf(principal),
         principal.clientId,
       );
+      // The campaign the agent works today: its live queue counts them among the available agents.
+      await manager.query(`UPDATE agent_presence SET campaign_id = $2 WHERE user_id = $1`, [principal.userId, campaign?.id ?? null]);
       outbox.push(...result.outboxIds);
       return result.row;
     });
@@ -207,7 +209,7 @@ export class DeskService {
       await this.host.lockConversation(manager, id, principal.clientId);
       if (target.attentionLineId) {
         const [line] = (await manager.query(
-          `SELECT l.id, COALESCE(l.poll_id::text, r.poll_id) AS poll_id FROM attention_lines l LEFT JOIN attention_line_routing r ON r.attention_line_id = l.id WHERE l.id = $1 AND l.client_id = $2`,
+          `SELECT l.id, l.poll_id FROM attention_lines l WHERE l.id = $1 AND l.client_id = $2 AND l.deleted_at IS NULL`,
           [target.attentionLineId, principal.clientId],
         )) as { id: string; poll_id: string | null }[];
         if (!line) throw new AppException('not_found', { message: 'No attention line found' });

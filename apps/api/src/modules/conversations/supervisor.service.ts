@@ -1,4 +1,4 @@
-import type { AgentView, ConversationView, LineQueueView } from '@centralita/contracts';
+import type { AgentView, CampaignQueueView, ConversationView, LineQueueView } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from '../machine-host/views';
@@ -13,6 +13,7 @@ export interface BoardAgent extends AgentView {
 export interface Board {
   agents: BoardAgent[];
   queues: LineQueueView[];
+  campaignQueues: CampaignQueueView[];
   conversations: ConversationView[];
 }
 
@@ -48,7 +49,7 @@ export class SupervisorService {
       tenantId,
     ]);
     const views = await Promise.all(lines.map((line) => this.routing.lineQueue(line.id)));
-    return views.map(({ tenantId: _tenant, ...view }) => view);
+    return views.map(({ tenantId: _tenant, campaignId: _campaign, ...view }) => view);
   }
 
   async agents(tenantId: string): Promise<BoardAgent[]> {
@@ -61,11 +62,12 @@ export class SupervisorService {
   }
 
   async board(tenantId: string): Promise<Board> {
-    const [agents, queues, conversations] = await Promise.all([
+    const [agents, queues, campaignQueues, conversations] = await Promise.all([
       this.agents(tenantId),
       this.queues(tenantId),
+      this.routing.campaignQueues(tenantId),
       this.conversations(tenantId, {}),
     ]);
-    return { agents, queues, conversations };
+    return { agents, queues, campaignQueues, conversations };
   }
 }

@@ -1,4 +1,4 @@
-import type { ConversationView, MessageView, StartChatResult } from '@centralita/contracts';
+import type { ConversationView, MessageView, StartChatResult, SurveyView } from '@centralita/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Post, Query, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -84,6 +84,14 @@ export class WebchatController {
   @ApiErrors(400, 401)
   read(@Headers('authorization') authorization: string | undefined, @Body() body: ReadMarkDto): Promise<{ read: number }> {
     return this.webchat.read(this.webchat.identify(bearerToken(authorization)), body.upToSequence);
+  }
+
+  @Get('conversation/survey')
+  @Public()
+  @ApiOperation({ summary: "The attention line's post-conversation poll: its questions, response types and choices" })
+  @ApiErrors(401, 404)
+  getSurvey(@Headers('authorization') authorization: string | undefined): Promise<SurveyView> {
+    return this.webchat.survey(this.webchat.identify(bearerToken(authorization)));
   }
 
   @Post('conversation/survey')

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationView, MessageView, QueuePositionView, StartChatResult } from '@centralita/contracts';
+import {
+  surveyAnswerProblem,
+  type ConversationView,
+  type MessageView,
+  type QueuePositionView,
+  type StartChatResult,
+  type SurveyView,
+} from '@centralita/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -92,9 +99,9 @@ export class WebchatService {
 
   async completeMenu(visitor: VisitorIdentity, choice: MenuChoiceDto): Promise<ConversationView> {
     const row = await this.row(visitor);
-    // The line's own poll (attention-line admin) wins over the routing settings' one.
+    // The line's own poll (attention-line admin) surveys the customer when the conversation ends.
     const [settings] = (await this.dataSource.query(
-      `SELECT COALESCE(l.poll_id::text, r.poll_id) AS poll_id, COALESCE(r.priority, 0) AS priority
+      `SELECT l.poll_id, COALESCE(r.priority, 0) AS priority
        FROM attention_lines l LEFT JOIN attention_line_routing r ON r.attention_line_id = l.id WHERE l.id = $1`,
       [row.entry_line_id],
     )) as { poll_id: string | null; priority: number }[];
@@ -148,15 +155,62 @@ export class WebchatService {
     return this.messages.markRead(visitor.conversationId, 'customer', upToSequence);
   }
 
+  /** The line's poll the customer is asked when the conversation ends; 404 when the line has none. */
+  async survey(visitor: VisitorIdentity): Promise<SurveyView> {
+    const row = await this.row(visitor);
+    const pollId = (row.snapshot.context as { pollId?: string | null }).pollId ?? null;
+    const survey = pollId ? await this.loadSurvey(row.tenant_id, pollId) : null;
+    if (!survey) throw new AppException('not_found', { message: 'This conversation has no survey' });
+    return survey;
+  }
+
+  /**
+   * One answer: checked against its question of the line's poll, stored as a poll response and
+   * recorded on the conversation in the same transaction (the last one closes it).
+   */
   async answerSurvey(visitor: VisitorIdentity, input: SurveyAnswerDto): Promise<ConversationView> {
-    const row = await this.host.dispatch(
-      'conversation',
-      visitor.conversationId,
-      { type: 'conversation.surveyAnswered', questionId: input.questionId, answer: input.answer, last: input.last },
-      { kind: 'customer', id: visitor.visitorId },
-      visitor.tenantId,
-    );
+    const current = await this.row(visitor);
+    const pollId = (current.snapshot.context as { pollId?: string | null }).pollId ?? null;
+    const survey = current.status === 'Inquest' && pollId ? await this.loadSurvey(current.tenant_id, pollId) : null;
+    if (survey) {
+      const question = survey.questions.find((candidate) => candidate.id === input.questionId);
+      if (!question) throw new AppException('validation', { message: 'questionId is not a question of this survey' });
+      const problem = surveyAnswerProblem(question, input.answer);
+      if (problem) throw new AppException('validation', { message: problem });
+    }
+    // Outside Inquest the machine refuses the event below (409 naming the state), and nothing is stored.
+    const row = await this.host.transaction(async (manager, outbox) => {
+      const result = await this.host.dispatchConversation(
+        manager,
+        visitor.conversationId,
+        { type: 'conversation.surveyAnswered', questionId: input.questionId, answer: input.answer, last: input.last },
+        { kind: 'customer', id: visitor.visitorId },
+        visitor.tenantId,
+      );
+      outbox.push(...result.outboxIds);
+      if (survey) {
+        await manager.query(
+          `INSERT INTO poll_responses (client_id, poll_id, question_id, conversation_id, value) VALUES ($1, $2, $3, $4, $5)`,
+          [visitor.tenantId, survey.pollId, input.questionId, visitor.conversationId, input.answer.trim()],
+        );
+      }
+      return result.row;
+    });
     return conversationView(row);
+  }
+
+  private async loadSurvey(tenantId: string, pollId: string): Promise<SurveyView | null> {
+    const [poll] = (await this.dataSource.query(`SELECT id, name FROM polls WHERE id = $1 AND client_id = $2 AND deleted_at IS NULL`, [
+      pollId,
+      tenantId,
+    ])) as { id: string; name: string }[];
+    if (!poll) return null;
+    const questions = (await this.dataSource.query(
+      `SELECT id, position, text, response_type AS "responseType", options FROM poll_questions
+       WHERE poll_id = $1 AND retired_at IS NULL ORDER BY position, id`,
+      [pollId],
+    )) as SurveyView['questions'];
+    return { pollId: poll.id, name: poll.name, questions };
   }
 
   /** The customer leaves: abandoned while waiting or in the menu; an active chat stays for the agent to close. */

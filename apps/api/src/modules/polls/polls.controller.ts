@@ -2,6 +2,7 @@ import {
   PERMISSIONS,
   POLL_RESPONSE_TYPES,
   type AnswerGroupSummary,
+  type OptionItem,
   type Page,
   type PollAnswer,
   type PollQuestionStats,
@@ -28,6 +29,7 @@ import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { PagedQueryDto } from '../admin/paged-query.dto';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { OptionItemDto } from '../campaigns/dto/campaigns.dto';
 import { PollsService } from './polls.service';
 
 class PollQuestionDto {
@@ -107,6 +109,15 @@ export class PollsController {
   @ApiErrors(400, 401, 403)
   list(@Query() query: PagedQueryDto, @CurrentPrincipal() principal: Principal): Promise<Page<PollSummary>> {
     return this.polls.list(principal.clientId, query);
+  }
+
+  @Get('options')
+  @RequirePermission(PERMISSIONS.pollsManage, PERMISSIONS.attentionLinesManage)
+  @ApiOperation({ summary: 'Id and name of every active poll, for pickers (the attention line form)' })
+  @ApiEnvelope([OptionItemDto])
+  @ApiErrors(401, 403)
+  options(@CurrentPrincipal() principal: Principal): Promise<OptionItem[]> {
+    return this.polls.options(principal.clientId);
   }
 
   @Get(':id')

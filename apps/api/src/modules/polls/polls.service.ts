@@ -56,6 +56,11 @@ export class PollsService {
     private readonly audit: AuditService,
   ) {}
 
+  async options(clientId: string): Promise<{ id: string; name: string }[]> {
+    const rows = await this.polls.find({ where: { clientId, active: true }, order: { name: 'ASC' }, select: { id: true, name: true } });
+    return rows.map(({ id, name }) => ({ id, name }));
+  }
+
   async list(clientId: string, query: PagedQuery): Promise<Page<PollSummary>> {
     const qb = this.polls.createQueryBuilder('p').where('p.client_id = :clientId', { clientId });
     const page = await paginate(

@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES, roomName, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
+import { REALTIME_QUEUES, roomName, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
 import {
   agentPresenceMachine,
   DEFAULT_ROUTING_POLICY,
@@ -255,25 +255,56 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /** The line's queue as supervisors see it. */
-  async lineQueue(attentionLineId: string): Promise<LineQueueView & { tenantId: string }> {
+  async lineQueue(attentionLineId: string): Promise<LineQueueView & { tenantId: string; campaignId: string | null }> {
     const [row] = (await this.dataSource.query(
-      `SELECT l.name, l.client_id,
+      `SELECT l.name, l.client_id, l.campaign_id,
          (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting,
          (SELECT min(c.queued_at) FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS oldest,
          (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
             WHERE a.attention_line_id = l.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS available
        FROM attention_lines l WHERE l.id = $1`,
       [attentionLineId],
-    )) as { name: string; client_id: string; waiting: number; oldest: Date | null; available: number }[];
+    )) as { name: string; client_id: string; campaign_id: string | null; waiting: number; oldest: Date | null; available: number }[];
     if (!row) throw AppException.notFound();
     return {
       attentionLineId,
       tenantId: row.client_id,
+      campaignId: row.campaign_id,
       name: row.name,
       waiting: row.waiting,
       longestWaitMs: row.oldest ? Math.max(0, Date.now() - new Date(row.oldest).getTime()) : 0,
       agentsAvailable: row.available,
     };
+  }
+
+  /**
+   * Live queues of the tenant's campaigns (or of the given ones): waiting customers over the
+   * campaign's lines, and agents logged into the campaign with room for one more conversation.
+   */
+  async campaignQueues(tenantId: string, campaignIds?: string[]): Promise<CampaignQueueView[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT c.id, c.name,
+         (SELECT count(*)::int FROM attention_lines l WHERE l.campaign_id = c.id AND l.deleted_at IS NULL) AS lines,
+         (SELECT count(*)::int FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
+            WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS waiting,
+         (SELECT min(v.queued_at) FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
+            WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS oldest,
+         (SELECT count(*)::int FROM agent_presence p
+            WHERE p.campaign_id = c.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS available
+       FROM campaigns c
+       WHERE c.client_id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
+       ORDER BY c.name, c.id`,
+      [tenantId, campaignIds ?? null],
+    )) as { id: string; name: string; lines: number; waiting: number; oldest: Date | null; available: number }[];
+    const now = Date.now();
+    return rows.map((row) => ({
+      campaignId: row.id,
+      name: row.name,
+      lines: row.lines,
+      waiting: row.waiting,
+      longestWaitMs: row.oldest ? Math.max(0, now - new Date(row.oldest).getTime()) : 0,
+      agentsAvailable: row.available,
+    }));
   }
 
   /** Position and estimated wait of every waiting customer of the line, in serving order. */
@@ -332,13 +363,18 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
 
   async publishQueue(attentionLineId: string): Promise<void> {
     const line = await this.lineQueue(attentionLineId);
-    const { tenantId, ...view } = line;
+    const { tenantId, campaignId, ...view } = line;
     this.realtime.emit(
       'staff',
       [roomName({ kind: 'tenant', id: tenantId }), roomName({ kind: 'line', id: attentionLineId })],
       'queue.updated',
       view,
     );
+    if (campaignId) {
+      for (const campaign of await this.campaignQueues(tenantId, [campaignId])) {
+        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: tenantId })], 'campaignQueue.updated', campaign);
+      }
+    }
     // Only customers whose position or estimate moved hear about it; the map forgets those served.
     const previous = this.lastPositions.get(attentionLineId) ?? new Map<string, string>();
     const current = new Map<string, string>();

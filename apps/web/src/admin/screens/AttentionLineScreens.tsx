@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
 import {
@@ -74,6 +74,7 @@ type LineValues = {
   internal: boolean;
   hours: DayHours[];
   pollId: string;
+  campaignId: string;
 };
 const EMPTY: LineValues = {
   name: '',
@@ -86,6 +87,7 @@ const EMPTY: LineValues = {
   internal: false,
   hours: hoursToRows([]),
   pollId: '',
+  campaignId: '',
 };
 
 const toInput = (v: LineValues) => ({
@@ -99,6 +101,7 @@ const toInput = (v: LineValues) => ({
   internal: v.internal,
   businessHours: rowsToHours(v.hours) as BusinessHoursWindow[],
   pollId: v.pollId || null,
+  campaignId: v.campaignId || null,
 });
 
 export function AttentionLineFormPage({ route }: { route: AppRoute }) {
@@ -119,6 +122,19 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
   const dayName = (day: number) => weekday.format(new Date(2023, 0, 1 + day));
   const setDay = (day: number, patch: Partial<DayHours>) =>
     set('hours')(values.hours.map((row) => (row.day === day ? { ...row, ...patch } : row)));
+  const [polls, setPolls] = useState<{ value: string; label: string }[]>([]);
+  const [campaigns, setCampaigns] = useState<{ value: string; label: string }[]>([]);
+  useEffect(() => {
+    const toOptions = (items: { id: string; name: string }[]) => items.map((item) => ({ value: item.id, label: item.name }));
+    api.admin
+      .pollOptions()
+      .then((items) => setPolls(toOptions(items)))
+      .catch(() => undefined);
+    api.admin
+      .campaignOptions()
+      .then((items) => setCampaigns(toOptions(items)))
+      .catch(() => undefined);
+  }, [api]);
 
   return (
     <AdminFormPage
@@ -140,6 +156,7 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
           internal: row.internal,
           hours: hoursToRows(row.businessHours),
           pollId: row.pollId ?? '',
+          campaignId: row.campaignId ?? '',
         };
       }}
       toBody={toInput}
@@ -234,13 +251,25 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
           ))}
         </div>
       </FieldShell>
-      <TextInput
+      <SelectInput
         id="line-poll"
         label={t('admin.lines.poll')}
         hint={t('admin.lines.pollHint')}
         value={values.pollId}
+        options={[{ value: '', label: t('admin.lines.noPoll') }, ...polls]}
+        placeholder={t('admin.lines.noPoll')}
         onChange={set('pollId')}
         error={errorFor('pollId')}
+      />
+      <SelectInput
+        id="line-campaign"
+        label={t('admin.lines.campaign')}
+        hint={t('admin.lines.campaignHint')}
+        value={values.campaignId}
+        options={[{ value: '', label: t('admin.lines.noCampaign') }, ...campaigns]}
+        placeholder={t('admin.lines.noCampaign')}
+        onChange={set('campaignId')}
+        error={errorFor('campaignId')}
       />
     </AdminFormPage>
   );
