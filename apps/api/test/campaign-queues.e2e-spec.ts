@@ -62,6 +62,16 @@ describe('live queues per campaign (e2e)', () => {
     expect(await t.dataSource.query(`SELECT campaign_id FROM agent_presence WHERE user_id = $1`, [agent.userId])).toEqual([
       { campaign_id: spring },
     ]);
+
+    // A colleague logging into the campaign is available to it at once, and no longer once paused.
+    const colleague = await createStaff(t, tenant, 'AGENT', [billing]);
+    await t.dataSource.query(`UPDATE campaigns SET allowed_chats_per_agent = 2 WHERE id = $1`, [spring]);
+    sockets.push(await connectStaff(t.url, colleague.token));
+    await t.http().post('/api/agent/presence/login').set(bearer(colleague.token)).send({ campaignId: spring }).expect(200);
+    // The Billing customer goes to the colleague (one slot of two left): waiting 0, one agent available.
+    await eventually(() => expect(campaignUpdates(received, spring).at(-1)).toMatchObject({ waiting: 0, agentsAvailable: 1 }));
+    await t.http().post('/api/agent/presence/pause').set(bearer(colleague.token)).send({ reasonId: 'break' }).expect(200);
+    await eventually(() => expect(campaignUpdates(received, spring).at(-1)).toMatchObject({ waiting: 0, agentsAvailable: 0 }));
   });
 
   it("never shows another tenant's campaigns", async () => {

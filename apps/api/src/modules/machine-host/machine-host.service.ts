@@ -247,6 +247,13 @@ export class MachineHostService {
     const row: AgentRow = { ...updated, name: current.name };
     await this.log(manager, 'agent', userId, row.tenant_id, result.record, row.version);
     const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, row, result.intents);
+    if (current.status !== row.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
+      // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
+      effects.push({
+        topic: 'job',
+        payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
+      });
+    }
     effects.push(this.agentPush(row));
     return { row, outboxIds: await writeOutbox(manager, effects) };
   }

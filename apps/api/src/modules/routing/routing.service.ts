@@ -98,13 +98,31 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     for (const line of lines) await this.routeLine(line.attention_line_id);
   }
 
+  /**
+   * The agent's capacity or state changed: route the lines they serve that have customers waiting,
+   * and refresh the others' queue views (their "agents available" moved).
+   */
   async routeAgent(agentId: string): Promise<void> {
-    const lines: { attention_line_id: string }[] = await this.dataSource.query(
-      `SELECT a.attention_line_id FROM agent_attention_lines a
-       WHERE a.user_id = $1 AND EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp')`,
+    const lines: { attention_line_id: string; waiting: boolean }[] = await this.dataSource.query(
+      `SELECT a.attention_line_id,
+         EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
+       FROM agent_attention_lines a WHERE a.user_id = $1`,
       [agentId],
     );
-    for (const line of lines) await this.routeLine(line.attention_line_id);
+    for (const line of lines) {
+      if (line.waiting) await this.routeLine(line.attention_line_id);
+      else this.publishQueueSoon(line.attention_line_id);
+    }
+    // The campaign the agent is logged into counts them whichever lines they serve.
+    const [presence] = (await this.dataSource.query(`SELECT tenant_id, campaign_id FROM agent_presence WHERE user_id = $1`, [agentId])) as {
+      tenant_id: string;
+      campaign_id: string | null;
+    }[];
+    if (presence?.campaign_id) {
+      for (const view of await this.campaignQueues(presence.tenant_id, [presence.campaign_id])) {
+        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: presence.tenant_id })], 'campaignQueue.updated', view);
+      }
+    }
   }
 
   /** The agent left holding conversations: each goes back to its line's queue. */
