@@ -13,6 +13,7 @@ import * as echarts from 'echarts';
 import { buildNode } from './lib/build.mjs';
 import { ROOT, ensureDatabase, resolvePostgres, resolveRedis, stopOwned } from './lib/infra.mjs';
 import { fail, log, warn } from './lib/log.mjs';
+import Redis from 'ioredis';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]?.split(',') : null;
@@ -75,6 +76,23 @@ function report(rows, machine) {
 
 const fmt = (n) => (n == null ? 'n/a' : n >= 100 ? Math.round(n).toLocaleString('en') : Number(n.toPrecision(3)).toString());
 
+/** Every key the run left under its prefixes (queues, socket streams, rate limits, scenario prefixes). */
+async function dropRedisKeys(url, pattern) {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } catch (error) {
+    warn(`bench Redis keys left behind (${pattern}): ${error.message}`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function main() {
   os.setPriority(process.pid, 10);
   buildNode();
@@ -131,6 +149,7 @@ async function main() {
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
+    await dropRedisKeys(redis.url, `${env.QUEUE_PREFIX}*`);
     await stopOwned();
   }
   if (only) {
