@@ -14,6 +14,7 @@ import { AuditService } from '../admin/audit.service';
 import { paginate } from '../admin/paginate';
 import { assertRules, isUniqueViolation } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
+import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { Campaign } from './campaign.entity';
 import type { CampaignInputDto } from './dto/campaigns.dto';
 
@@ -41,6 +42,7 @@ export class CampaignsService {
     @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditService,
+    private readonly host: MachineHostService,
   ) {}
 
   list(clientId: string, query: PagedQuery): Promise<Page<CampaignSummary>> {
@@ -83,7 +85,35 @@ export class CampaignsService {
     const current = await this.find(principal.clientId, id);
     const input = this.normalise(body);
     assertRules(validateCampaign(input));
-    return this.save(principal, current, input);
+    const previousCapacity = current.allowedChatsPerAgent;
+    const saved = await this.save(principal, current, input);
+    if (saved.allowedChatsPerAgent !== previousCapacity) await this.applyCapacity(principal, id, saved.allowedChatsPerAgent);
+    return saved;
+  }
+
+  /**
+   * Agents logged into the campaign take its new allowed chats per agent at once (their machine
+   * keeps conversations already held above a lowered capacity and takes no more until below it).
+   */
+  private async applyCapacity(principal: Principal, campaignId: string, capacity: number): Promise<void> {
+    const agents: { user_id: string }[] = await this.dataSource.query(
+      `SELECT user_id FROM agent_presence WHERE tenant_id = $1 AND campaign_id = $2 AND status <> 'loggedOut'`,
+      [principal.clientId, campaignId],
+    );
+    for (const agent of agents) {
+      try {
+        await this.host.dispatch(
+          'agent',
+          agent.user_id,
+          { type: 'agent.capacityChanged', capacity },
+          { kind: 'supervisor', id: principal.userId },
+          principal.clientId,
+        );
+      } catch (error) {
+        // Logged out meanwhile, or already at that capacity: nothing to change.
+        if (!isIllegalTransition(error)) throw error;
+      }
+    }
   }
 
   /** Soft delete: conversations, users and reports keep pointing at the row. */

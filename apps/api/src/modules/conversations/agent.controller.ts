@@ -26,7 +26,7 @@ export class AgentController {
   @Get('pause-reasons')
   @RequirePermission(PERMISSIONS.conversationsHandle)
   pauseReasons(@CurrentPrincipal() principal: Principal): Promise<PauseReason[]> {
-    return this.desk.pauseReasons(principal.clientId);
+    return this.desk.pauseReasons(principal.clientId, principal.userId);
   }
 
   @Get('transfer-targets')

@@ -45,12 +45,38 @@ export class DeskService {
     return { kind: asSupervisor ? 'supervisor' : 'agent', id: principal.userId };
   }
 
-  async pauseReasons(tenantId: string): Promise<PauseReason[]> {
+  /**
+   * The pause reasons the user may take: the ones an administrator allowed them (user form), or
+   * every reason of the tenant when none were chosen (supervisors see the whole list).
+   */
+  async pauseReasons(tenantId: string, userId?: string): Promise<PauseReason[]> {
     const rows: PauseReason[] = await this.dataSource.query(
-      `SELECT code, label FROM pause_reasons WHERE tenant_id = $1 ORDER BY position, code`,
-      [tenantId],
+      `SELECT r.code, r.label FROM pause_reasons r
+       WHERE r.tenant_id = $1
+         AND (NOT EXISTS (SELECT 1 FROM user_pause_reasons u WHERE u.user_id = $2)
+              OR EXISTS (SELECT 1 FROM user_pause_reasons u WHERE u.user_id = $2 AND u.pause_reason_code = r.code))
+       ORDER BY r.position, r.code`,
+      [tenantId, userId ?? null],
     );
     return rows.length > 0 ? rows : DEFAULT_PAUSE_REASONS;
+  }
+
+  /**
+   * The campaign an agent logs into: the one asked for, which must be live and, when the user
+   * serves campaigns (user form), one of them; by default the first campaign they serve, or the
+   * tenant's first when they serve none.
+   */
+  private async loginCampaign(principal: Principal, campaignId: string | undefined) {
+    const [campaign] = (await this.dataSource.query(
+      `SELECT c.id, c.allowed_chats_per_agent FROM campaigns c
+       WHERE c.client_id = $1 AND c.deleted_at IS NULL AND ($3::uuid IS NULL OR c.id = $3)
+         AND (NOT EXISTS (SELECT 1 FROM agent_campaigns a WHERE a.user_id = $2)
+              OR EXISTS (SELECT 1 FROM agent_campaigns a WHERE a.user_id = $2 AND a.campaign_id = c.id))
+       ORDER BY c.created_at, c.id LIMIT 1`,
+      [principal.clientId, principal.userId, campaignId ?? null],
+    )) as { id: string; allowed_chats_per_agent: number }[];
+    if (campaignId && !campaign) throw AppException.notFound();
+    return campaign ?? null;
   }
 
   /**
@@ -83,15 +109,9 @@ export class DeskService {
   }
 
   async login(principal: Principal, campaignId: string | undefined): Promise<AgentView> {
-    const [campaign] = (await this.dataSource.query(
-      campaignId
-        ? `SELECT id, allowed_chats_per_agent FROM campaigns WHERE client_id = $1 AND id = $2`
-        : `SELECT id, allowed_chats_per_agent FROM campaigns WHERE client_id = $1 ORDER BY created_at, id LIMIT 1`,
-      campaignId ? [principal.clientId, campaignId] : [principal.clientId],
-    )) as { id: string; allowed_chats_per_agent: number }[];
-    if (campaignId && !campaign) throw AppException.notFound();
+    const campaign = await this.loginCampaign(principal, campaignId);
     const capacity = campaign?.allowed_chats_per_agent ?? 1;
-    const reasons = (await this.pauseReasons(principal.clientId)).map((reason) => reason.code);
+    const reasons = (await this.pauseReasons(principal.clientId, principal.userId)).map((reason) => reason.code);
     const row = await this.host.transaction(async (manager, outbox) => {
       await this.host.ensureAgent(manager, principal.userId, principal.clientId, capacity, reasons);
       const result = await this.host.dispatchAgent(

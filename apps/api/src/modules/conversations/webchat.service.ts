@@ -206,8 +206,11 @@ export class WebchatService {
     ])) as { id: string; name: string }[];
     if (!poll) return null;
     const questions = (await this.dataSource.query(
-      `SELECT id, position, text, response_type AS "responseType", options FROM poll_questions
-       WHERE poll_id = $1 AND retired_at IS NULL ORDER BY position, id`,
+      // A choice question may take its options from an answer group (catalog) instead of its own list.
+      `SELECT q.id, q.position, q.text, q.response_type AS "responseType",
+         CASE WHEN cardinality(q.options) > 0 OR g.options IS NULL THEN q.options ELSE g.options END AS options
+       FROM poll_questions q LEFT JOIN poll_answer_groups g ON g.id = q.answer_group_id
+       WHERE q.poll_id = $1 AND q.retired_at IS NULL ORDER BY q.position, q.id`,
       [pollId],
     )) as SurveyView['questions'];
     return { pollId: poll.id, name: poll.name, questions };

@@ -338,9 +338,10 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
        ORDER BY c.closed_at DESC LIMIT 50`,
       [attentionLineId],
     );
+    // Slots of the agents serving now: paused or away agents would make the estimate optimistic.
     const [slots] = (await this.dataSource.query(
       `SELECT COALESCE(sum(p.capacity), 0)::int AS slots FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status NOT IN ('loggedOut')`,
+       WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy')`,
       [attentionLineId],
     )) as { slots: number }[];
     const times = handled.map((row) => row.seconds).filter((seconds) => seconds > 0);
