@@ -24,6 +24,17 @@ function ensureChromium() {
   return chromium ?? null;
 }
 
+/** The softphone browser test needs Debian's Kamailio with its WebSocket module; installed like Chromium. */
+function ensureKamailio() {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const installed = spawnSync('sh', ['-c', 'command -v kamailio && dpkg -s kamailio-websocket-modules']).status === 0;
+  if (!installed && isRoot && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
+    log("Kamailio is not installed: installing Debian's kamailio packages with apt-get for the softphone test...");
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', '-qq', 'kamailio', 'kamailio-websocket-modules'], { stdio: 'inherit' });
+  }
+}
+
 function jestArgs(projects, outputFile, passthrough) {
   return [
     path.join(ROOT, 'node_modules/jest/bin/jest.js'),
@@ -49,6 +60,7 @@ async function main() {
   const chromium = ensureChromium();
   if (chromium) {
     process.env.CHROMIUM_PATH = chromium;
+    ensureKamailio();
     buildNode();
     buildWeb();
     projects.push('browser');

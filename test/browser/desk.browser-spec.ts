@@ -10,7 +10,7 @@ const NAME = '<b>Ada</b><script>window.__xss = 1</script>';
 const CUSTOMER_TEXT = 'Hello <img src=x onerror="window.__xss = 2"> I need help';
 const AGENT_TEXT = '<script>window.__xss = 3</script>Happy to help!';
 
-async function demoTenant(): Promise<{ tenant: string; line: string }> {
+async function demoTenant(): Promise<{ tenant: string; line: string; token: string }> {
   const login = await fetch(`${baseUrl()}/api/auth/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -21,7 +21,19 @@ async function demoTenant(): Promise<{ tenant: string; line: string }> {
   const options = (await lines.json()).data as { id: string; name: string }[];
   const line = options.find((option) => option.name === 'Customer service');
   if (!line) throw new Error('the demo tenant has no "Customer service" line');
-  return { tenant: session.user.clientId, line: line.id };
+  return { tenant: session.user.clientId, line: line.id, token: session.accessToken };
+}
+
+/** The tenant's emoticons the desk must offer instead of its built-in list (platform settings). */
+const TENANT_EMOTICONS = ['🦄', '🍕', '🚀'];
+
+async function platformSettings(token: string, body?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await fetch(`${baseUrl()}/api/platform-settings`, {
+    method: body ? 'PUT' : 'GET',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return (await response.json()).data as Record<string, unknown>;
 }
 
 /** No markup from user content ever reached the DOM: no element and no script ran. */
@@ -42,13 +54,18 @@ describe('Agent desk, web chat and live supervision', () => {
   let supervisor: Page;
   let conversationId: string;
   let widgetUrl: string;
+  let adminToken: string;
+  let savedSettings: Record<string, unknown> | null = null;
 
   const row = () => supervisor.locator(`[data-testid=monitor-row][data-conversation-id="${conversationId}"]`);
   const agentRow = () => supervisor.locator('[data-testid=agent-row]').filter({ hasText: 'Demo Agent 1' });
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    const { tenant, line } = await demoTenant();
+    const { tenant, line, token } = await demoTenant();
+    adminToken = token;
+    savedSettings = await platformSettings(token);
+    await platformSettings(token, { ...savedSettings, emoticons: TENANT_EMOTICONS });
     widgetUrl = `/WindowChat/windowChat/?tenant=${tenant}&line=${line}&lang=en`;
     for (const language of ['en', 'en', 'en']) {
       const { context, page } = await newPage(browser, { language });
@@ -63,6 +80,7 @@ describe('Agent desk, web chat and live supervision', () => {
   afterAll(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
+    if (savedSettings) await platformSettings(adminToken, savedSettings);
   });
 
   it('lets the supervisor watch a new web chat queue (LiningUp)', async () => {
@@ -99,7 +117,10 @@ describe('Agent desk, web chat and live supervision', () => {
     expect(await row().getByTestId('monitor-open').textContent()).toBe(NAME);
     // The seeded line belongs to the demo campaign: its live queue counts the customer too.
     const campaignQueue = supervisor.getByTestId('campaign-queue-card').filter({ hasText: 'Welcome campaign' });
-    await campaignQueue.getByTestId('campaign-queue-waiting').getByText(/^[1-9][0-9]*$/).waitFor();
+    await campaignQueue
+      .getByTestId('campaign-queue-waiting')
+      .getByText(/^[1-9][0-9]*$/)
+      .waitFor();
   });
 
   it('assigns it to the agent who becomes available (Active), live on the supervisor board', async () => {
@@ -142,6 +163,15 @@ describe('Agent desk, web chat and live supervision', () => {
     expect(await reply.inputValue()).toBe(`${AGENT_TEXT}\nSecond line`);
     await reply.press('Enter');
     await customer.getByTestId('message-text').filter({ hasText: 'Happy to help!' }).waitFor();
+
+    // The emoticon panel offers the tenant's emoticons (platform settings), not the built-in list.
+    await agent.getByTestId('emoticon-toggle').click();
+    await agent.getByTestId('emoticon-panel').waitFor();
+    expect(await agent.getByTestId('emoticon').allTextContents()).toEqual(TENANT_EMOTICONS);
+    await agent.getByTestId('emoticon').filter({ hasText: '🍕' }).click();
+    expect(await reply.inputValue()).toBe('🍕');
+    await reply.fill('');
+    await agent.getByTestId('emoticon-toggle').click();
     expect(await customer.getByTestId('message-text').allTextContents()).toEqual([CUSTOMER_TEXT, `${AGENT_TEXT}\nSecond line`]);
 
     // The customer read the reply: the agent sees the read mark.

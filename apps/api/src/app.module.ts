@@ -10,6 +10,7 @@ import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
 import { AuthModule } from './modules/auth/auth.module';
 import { ConversationsModule } from './modules/conversations/conversations.module';
+import { SoftphoneModule } from './modules/softphone/softphone.module';
 import { ClockModule } from './modules/clock/clock.module';
 import { HealthModule } from './modules/health/health.module';
 import { MachineHostModule } from './modules/machine-host/machine-host.module';
@@ -30,6 +31,11 @@ import { PollsModule } from './modules/polls/polls.module';
 import { PhoneListsModule } from './modules/phone-lists/phone-lists.module';
 import { PlatformSettingsModule } from './modules/platform-settings/platform-settings.module';
 import { ClientsModule } from './modules/clients/clients.module';
+import { OutboundModule } from './modules/outbound/outbound.module';
+import { IvrsModule } from './modules/ivrs/ivrs.module';
+import { TrunksModule } from './modules/trunks/trunks.module';
+import { DashboardsModule } from './modules/dashboards/dashboards.module';
+import { ReportsModule } from './modules/reports/reports.module';
 
 @Module({})
 export class AppModule {
@@ -57,6 +63,8 @@ export class AppModule {
         PredefinedMessagesModule,
         QnaModule,
         PollsModule,
+        IvrsModule,
+        TrunksModule,
         PhoneListsModule,
         PlatformSettingsModule,
         ClientsModule,
@@ -66,6 +74,10 @@ export class AppModule {
         MachineHostModule,
         RoutingModule,
         ConversationsModule,
+        DashboardsModule,
+        ReportsModule,
+        SoftphoneModule,
+        OutboundModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

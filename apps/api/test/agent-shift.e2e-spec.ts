@@ -30,6 +30,8 @@ describe('an agent starting a shift (e2e)', () => {
       served,
     ]);
 
+    const offered = data<{ id: string }[]>(await t.http().get('/api/agent/campaigns').set(bearer(agent.token)));
+    expect(offered.map((campaign) => campaign.id)).toEqual([served]);
     await t.http().post('/api/agent/presence/login').set(bearer(agent.token)).send({ campaignId: oldest }).expect(404);
     await t.http().post('/api/agent/presence/login').set(bearer(agent.token)).send({ campaignId: deleted }).expect(404);
     const view = data<AgentView>(await t.http().post('/api/agent/presence/login').set(bearer(agent.token)).send({}));

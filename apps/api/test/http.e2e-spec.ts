@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CATALOGUE_MESSAGES } from '@centralita/contracts';
 import { User } from '../src/modules/users/user.entity';
 import { createTenant } from './support/factories';
+import { createLine } from './support/realtime';
 import { startTestApp, uniqueEmail, type TestApp } from './support/test-app';
 
 describe('HTTP surface (e2e)', () => {
@@ -193,25 +194,45 @@ describe('HTTP surface (e2e)', () => {
       }
     });
 
-    it('lets only the tenant’s allowed origins frame the web-chat page', async () => {
+    it('lets only the origins of the line’s own tenant frame the web-chat page', async () => {
       const tenant = await createTenant(web.dataSource);
       await web.dataSource.query(`UPDATE clients SET allowed_origins = $2 WHERE id = $1`, [
         tenant.client.id,
         ['https://shop.example', 'https://evil.example; script-src *', 'javascript:alert(1)'],
       ]);
-      const widget = await web.http().get(`/WindowChat/windowChat/?tenant=${tenant.client.id}`).expect(200);
+      const line = await createLine(web.dataSource, tenant, 'Framed line');
+      const widget = await web.http().get(`/WindowChat/windowChat/?line=${line}`).expect(200);
       const csp = widget.headers['content-security-policy'] as string;
       expect(csp).toContain("frame-ancestors 'self' https://shop.example;");
       expect(csp).not.toContain('evil.example');
       expect(csp).not.toContain('javascript:');
       for (const route of [
-        '/WindowChat/windowChat/?tenant=not-a-uuid',
+        '/WindowChat/windowChat/?line=not-a-uuid',
         '/WindowChat/windowChat/',
-        `/users/Users?tenant=${tenant.client.id}`,
+        // The tenant parameter alone never opens the page to a site.
+        `/WindowChat/windowChat/?tenant=${tenant.client.id}`,
+        `/users/Users?tenant=${tenant.client.id}&line=${line}`,
       ]) {
         const response = await web.http().get(route).expect(200);
         expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self';");
       }
+    });
+
+    it("never lets tenant A's sites frame tenant B's line, whatever ?tenant= says", async () => {
+      const tenantA = await createTenant(web.dataSource);
+      const tenantB = await createTenant(web.dataSource);
+      await web.dataSource.query(`UPDATE clients SET allowed_origins = $2 WHERE id = $1`, [tenantA.client.id, ['https://a-shop.example']]);
+      await web.dataSource.query(`UPDATE clients SET allowed_origins = $2 WHERE id = $1`, [tenantB.client.id, ['https://b-shop.example']]);
+      const lineB = await createLine(web.dataSource, tenantB, 'Line of B');
+      const response = await web.http().get(`/WindowChat/windowChat/?tenant=${tenantA.client.id}&line=${lineB}`).expect(200);
+      const csp = response.headers['content-security-policy'] as string;
+      expect(csp).toContain("frame-ancestors 'self' https://b-shop.example;");
+      expect(csp).not.toContain('a-shop.example');
+      // A deleted line is framed by nobody else.
+      const deleted = await createLine(web.dataSource, tenantB, 'Deleted line of B');
+      await web.dataSource.query(`UPDATE attention_lines SET deleted_at = now() WHERE id = $1`, [deleted]);
+      const gone = await web.http().get(`/WindowChat/windowChat/?line=${deleted}`).expect(200);
+      expect(gone.headers['content-security-policy']).toContain("frame-ancestors 'self';");
     });
 
     it('serves fingerprinted assets as immutable', async () => {

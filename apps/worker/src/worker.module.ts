@@ -1,4 +1,4 @@
-import { PHONE_LIST_IMPORT_QUEUE, QUEUES } from '@centralita/contracts';
+import { PHONE_LIST_IMPORT_QUEUE, QUEUES, REPORT_EXPORT_QUEUE, SENTIMENT_QUEUE } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { WORKER_CONFIG, type WorkerConfig } from './config/worker-config';
@@ -6,6 +6,9 @@ import { MailProcessor } from './mail/mail.processor';
 import { MailTransportService } from './mail/mail-transport.service';
 import { DataSource } from 'typeorm';
 import { IMPORT_DB, PhoneListImportProcessor } from './phone-lists/phone-list-import.processor';
+import { REPORT_DB, ReportExportProcessor } from './reports/report-export.processor';
+import { DialerService } from './dialer/dialer.service';
+import { SENTIMENT_DB, SentimentProcessor } from './sentiment/sentiment.processor';
 
 @Module({})
 export class WorkerModule {
@@ -20,6 +23,8 @@ export class WorkerModule {
         }),
         BullModule.registerQueue({ name: QUEUES.mail }),
         BullModule.registerQueue({ name: PHONE_LIST_IMPORT_QUEUE }),
+        BullModule.registerQueue({ name: REPORT_EXPORT_QUEUE }),
+        BullModule.registerQueue({ name: SENTIMENT_QUEUE }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -37,6 +42,31 @@ export class WorkerModule {
             }),
         },
         PhoneListImportProcessor,
+        {
+          provide: REPORT_DB,
+          // Its own small pool: a long export never starves the imports; connected on the first export.
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 2, application_name: 'centralita-reports' },
+            }),
+        },
+        ReportExportProcessor,
+        DialerService,
+        {
+          provide: SENTIMENT_DB,
+          // Its own small pool, connected on the first message: scoring never waits behind an import or an export.
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 2, application_name: 'centralita-sentiment' },
+            }),
+        },
+        SentimentProcessor,
       ],
     };
   }

@@ -6,6 +6,7 @@ import {
   validatePhone,
   validatePoll,
   validatePredefinedMessage,
+  normalizePredefinedShortcut,
   validateQna,
   validateRole,
   validateUser,
@@ -63,6 +64,23 @@ describe(validatePredefinedMessage.name, () => {
     expect(validatePredefinedMessage({ ...message, message: 'a'.repeat(501) })).toEqual([
       { field: 'message', key: 'maxLength', values: { count: 500 } },
     ]);
+  });
+  it('stores the shortcut without the leading slash the desk adds', () => {
+    expect(normalizePredefinedShortcut(' /hello ')).toBe('hello');
+    expect(normalizePredefinedShortcut('//hello')).toBe('hello');
+    expect(normalizePredefinedShortcut('hello')).toBe('hello');
+    expect(validatePredefinedMessage({ ...message, shortcut: '/hello' })).toEqual([]);
+  });
+  it('accepts letters of any script, digits, _ and - in the shortcut, and nothing else', () => {
+    for (const ok of ['hello', 'saludo_2', 'follow-up', 'привет', 'γεια', 'ÑANDÚ'])
+      expect(validatePredefinedMessage({ ...message, shortcut: ok })).toEqual([]);
+    for (const bad of ['hello world', 'a/b', 'hi!', 'x.y', '@me', '#1'])
+      expect(validatePredefinedMessage({ ...message, shortcut: bad })).toEqual([{ field: 'shortcut', key: 'pattern' }]);
+  });
+  it('refuses a shortcut that is only a slash as missing, and one over 40 characters', () => {
+    expect(fields(validatePredefinedMessage({ ...message, shortcut: '/' }))).toEqual(['shortcut:required']);
+    expect(validatePredefinedMessage({ ...message, shortcut: `/${'a'.repeat(40)}` })).toEqual([]);
+    expect(fields(validatePredefinedMessage({ ...message, shortcut: 'a'.repeat(41) }))).toEqual(['shortcut:maxLength']);
   });
   it('needs a line for line scope and refuses unknown scopes', () => {
     expect(fields(validatePredefinedMessage({ ...message, scope: 'line' }))).toEqual(['attentionLineId:required']);

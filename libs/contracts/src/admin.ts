@@ -170,15 +170,30 @@ export interface PredefinedMessageInput {
   attentionLineId: string | null;
 }
 
-/** Spec §5: message required, at most 500 characters. */
+/**
+ * What an agent types after '/' in the desk to pick the message: letters (any script), digits, '_'
+ * and '-' — exactly what the desk's "/shortcut" matcher recognises.
+ */
+export const PREDEFINED_SHORTCUT_PATTERN = /^[\p{L}\p{N}_-]+$/u;
+
+/** The shortcut as stored: trimmed, without the leading '/' people naturally type ("/hello" → "hello"). */
+export function normalizePredefinedShortcut(value: unknown): string {
+  return text(value).replace(/^\/+/, '').trim();
+}
+
+/** Spec §5: message required, at most 500 characters; the shortcut is judged as stored (see above). */
 export function validatePredefinedMessage(input: Partial<Record<keyof PredefinedMessageInput, unknown>>): RuleIssue[] {
-  const checker = new Checker(input)
+  const shortcut = normalizePredefinedShortcut(input.shortcut);
+  const checker = new Checker({ ...input, shortcut })
     .required('message')
     .maxLength('message', ADMIN_LIMITS.predefinedMessageMax)
     .required('shortcut')
     .maxLength('shortcut', ADMIN_LIMITS.shortcutMax)
     .required('scope')
     .oneOf('scope', PREDEFINED_MESSAGE_SCOPES);
+  if (shortcut !== '' && !checker.issues.some((issue) => issue.field === 'shortcut') && !PREDEFINED_SHORTCUT_PATTERN.test(shortcut)) {
+    checker.issues.push({ field: 'shortcut', key: 'pattern' });
+  }
   if (text(input.scope) === 'line') checker.required('attentionLineId');
   return checker.issues;
 }
@@ -547,6 +562,22 @@ export const PHONE_IMPORT_LIMITS = {
 
 export type PhoneImportStatus = 'queued' | 'running' | 'done' | 'failed';
 
+/** Why the worker refused an import as a whole (PhoneImportState.failureCode). */
+export const PHONE_IMPORT_FAILURE_CODES = [
+  'too_large',
+  'not_spreadsheet',
+  'invalid_xlsx',
+  'too_many_parts',
+  'zip_bomb',
+  'unsupported_compression',
+  'no_worksheet',
+  'formulas',
+  'too_many_rows',
+  'rows_invalid',
+  'no_phones',
+] as const;
+export type PhoneImportFailureCode = (typeof PHONE_IMPORT_FAILURE_CODES)[number];
+
 export interface PhoneListSummary {
   id: string;
   name: string;
@@ -571,8 +602,10 @@ export interface PhoneImportState {
   totalRows: number;
   importedRows: number;
   errorRows: number;
-  /** A refusal of the whole file (too big, zip bomb, formulas...), else null. */
+  /** A refusal of the whole file (too big, zip bomb, formulas...), else null. English, for logs and the CSV. */
   failure: string | null;
+  /** The same refusal as a stable code the console translates (null for imports refused before codes existed). */
+  failureCode: PhoneImportFailureCode | null;
   phoneListId: string | null;
   createdAt: string;
 }
@@ -598,7 +631,7 @@ export interface PlatformSettings {
   offHoursMessage: string;
   /** Minutes of agent inactivity before the console signs out (5..1440). */
   idleLogoutMinutes: number;
-  /** Seconds a conversation may wait in queue before the off-hours message (30..86400). */
+  /** Seconds a conversation may wait in queue before it closes (30..86400), for lines without their own queue timeout. */
   maxQueueWaitSeconds: number;
   emoticons: string[];
 }
@@ -628,7 +661,8 @@ export function validatePlatformSettings(input: Partial<Record<keyof PlatformSet
 
 /** Per-channel configuration fields; `secrets` are encrypted at rest and only ever answered masked. */
 export const CHANNEL_FIELDS: Record<ChannelName, { settings: readonly string[]; secrets: readonly string[] }> = {
-  WebChat: { settings: ['allowedOrigins', 'widgetTitle'], secrets: [] },
+  // The sites that may frame the widget are the client's `allowedOrigins` (one place): not a channel field.
+  WebChat: { settings: ['widgetTitle'], secrets: [] },
   FaceBook: { settings: ['pageId'], secrets: ['pageAccessToken', 'appSecret'] },
   Instagram: { settings: ['accountId'], secrets: ['accessToken', 'appSecret'] },
   Twitter: { settings: ['accountHandle'], secrets: ['apiKey', 'apiSecret', 'accessToken', 'accessTokenSecret'] },

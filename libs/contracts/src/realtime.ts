@@ -3,6 +3,8 @@
  * pushed over them. Every pushed entity carries its `version`: a client keeps the highest it has
  * seen, drops anything older, and resyncs over REST after a long outage.
  */
+import type { SentimentAlertView } from './dashboards';
+
 export const SOCKET_NAMESPACES = { staff: '/staff', visitor: '/visitor' } as const;
 
 /** BullMQ queues the API itself consumes (machines only run in the API's machine host). */
@@ -130,6 +132,8 @@ export interface StaffServerEvents {
   'campaignQueue.updated': (view: CampaignQueueView) => void;
   typing: (view: TypingView) => void;
   'message.read': (view: ReadView) => void;
+  /** A conversation's rolling customer sentiment turned negative (tenant room; dashboards). */
+  'sentiment.alert': (view: SentimentAlertView) => void;
 }
 
 /** Server → client events on `/visitor`. Visitors never see notes, agents' boards or other queues. */

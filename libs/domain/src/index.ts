@@ -23,3 +23,5 @@ export * from './outbound/retry-policy';
 export * from './outbound/dialer-campaign.machine';
 export * from './outbound/carrier-simulator';
 export * from './outbound/simulate-campaign';
+export * from './ivr/ivr-tree';
+export * from './reports/report-engine';

@@ -39,18 +39,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ORIGINS_TTL_MS = 60_000;
 
 /**
- * The web-chat page is the one console page other sites may frame: only the origins its tenant
- * allows (clients.allowed_origins), looked up per tenant and kept a minute.
+ * The web-chat page is the one console page other sites may frame: only the origins allowed by the
+ * tenant that owns the page's attention line (`?line=`, clients.allowed_origins), looked up per line
+ * and kept a minute. The page's `?tenant=` is never trusted for this: otherwise a site allowed by
+ * tenant A could frame tenant B's line by adding `tenant=A`. An unknown or deleted line gets 'self'.
  */
-function webChatFrameAncestors(app: NestExpressApplication): (tenantId: unknown) => Promise<string> {
+function webChatFrameAncestors(app: NestExpressApplication): (lineId: unknown) => Promise<string> {
   const cache = new Map<string, { value: string; expiresAt: number }>();
-  return async (tenantId) => {
-    if (typeof tenantId !== 'string' || !UUID.test(tenantId)) return "'self'";
-    const hit = cache.get(tenantId);
+  return async (lineId) => {
+    if (typeof lineId !== 'string' || !UUID.test(lineId)) return "'self'";
+    const hit = cache.get(lineId);
     if (hit && hit.expiresAt > Date.now()) return hit.value;
     const rows: { allowed_origins: string[] }[] = await app
       .get(DataSource)
-      .query(`SELECT allowed_origins FROM clients WHERE id = $1`, [tenantId])
+      .query(
+        `SELECT c.allowed_origins FROM attention_lines l JOIN clients c ON c.id = l.client_id
+         WHERE l.id = $1 AND l.deleted_at IS NULL`,
+        [lineId],
+      )
       .catch(() => []);
     const origins = (rows[0]?.allowed_origins ?? []).filter(
       // Only plain origins reach the header: a stored value can never inject another directive.
@@ -58,7 +64,7 @@ function webChatFrameAncestors(app: NestExpressApplication): (tenantId: unknown)
     );
     const value = ["'self'", ...origins].join(' ');
     if (cache.size > 10_000) cache.clear();
-    cache.set(tenantId, { value, expiresAt: Date.now() + ORIGINS_TTL_MS });
+    cache.set(lineId, { value, expiresAt: Date.now() + ORIGINS_TTL_MS });
     return value;
   };
 }
@@ -117,6 +123,6 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig): v
       res.sendFile(index);
     };
     if (!req.path.startsWith(WEB_CHAT_PAGE)) return send(CONSOLE_CSP);
-    frameAncestorsFor(req.query.tenant).then((ancestors) => send(cspWith(ancestors)), next);
+    frameAncestorsFor(req.query.line).then((ancestors) => send(cspWith(ancestors)), next);
   });
 }

@@ -20,12 +20,24 @@ import { Polls1763700100003 } from './migrations/1763700100003-polls';
 import { PhoneLists1763700100004 } from './migrations/1763700100004-phone-lists';
 import { PlatformSettings1763700100005 } from './migrations/1763700100005-platform-settings';
 import { CampaignQueuesAndLinePolls1763700150000 } from './migrations/1763700150000-campaign-queues-and-line-polls';
+import { SoftDeleteUniqueNames1763700160000 } from './migrations/1763700160000-soft-delete-unique-names';
+import { PhoneListImportFailureCode1763700160001 } from './migrations/1763700160001-phone-list-import-failure-code';
+import { Softphone1763700600000 } from './migrations/1763700600000-softphone';
+import { Dashboards1763700400000 } from './migrations/1763700400000-dashboards';
+import { OutboundDialer1763700500001 } from './migrations/1763700500001-outbound-dialer';
+import { OutboundPreview1763700500002 } from './migrations/1763700500002-outbound-preview';
+import { ReportExports1763700800000 } from './migrations/1763700800000-report-exports';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
 import { QnaEntry } from '../modules/qna/qna-entry.entity';
+import { IvrsAndTrunks1763700200000 } from './migrations/1763700200000-ivrs-and-trunks';
+import { Ivr } from '../modules/ivrs/ivr.entity';
+import { Trunk } from '../modules/trunks/trunk.entity';
 
 export const ENTITIES = [
+  Ivr,
+  Trunk,
   PlatformSettingsRow,
   ChannelConfig,
   PhoneList,
@@ -60,6 +72,14 @@ export const MIGRATIONS = [
   PhoneLists1763700100004,
   PlatformSettings1763700100005,
   CampaignQueuesAndLinePolls1763700150000,
+  SoftDeleteUniqueNames1763700160000,
+  PhoneListImportFailureCode1763700160001,
+  IvrsAndTrunks1763700200000,
+  Dashboards1763700400000,
+  OutboundDialer1763700500001,
+  OutboundPreview1763700500002,
+  Softphone1763700600000,
+  ReportExports1763700800000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -64,6 +64,7 @@ describe('seed', () => {
         'conversations.supervise',
         'conversations.handle',
         'reports.view',
+        'outbound.manage',
         'softphone.use',
         'crm.use',
       ].sort(),

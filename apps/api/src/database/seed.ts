@@ -8,6 +8,8 @@ import { ensureReseller, provisionClient } from '../modules/tenancy/client-provi
 import { User } from '../modules/users/user.entity';
 import { DEMO_CLIENT_ID, DEMO_RESELLER_ID } from './seed-ids';
 import { seedAdminDemo } from './seed-admin';
+import { seedOutboundDemo } from './seed-outbound';
+import { seedTelephonyDemo } from './seed-telephony';
 
 export { DEMO_CLIENT_ID, DEMO_RESELLER_ID };
 
@@ -111,6 +113,8 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
 
     await seedRealtimeDemo(manager, client.id);
     await seedAdminDemo(manager, client.id);
+    await seedTelephonyDemo(manager, client.id);
+    await seedOutboundDemo(manager, client.id);
 
     return { resellerId: reseller.id, clientId: client.id, usersCreated };
   });

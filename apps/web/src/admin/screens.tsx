@@ -15,6 +15,8 @@ const polls = () => import('./screens/PollScreens');
 const phoneLists = () => import('./screens/PhoneListScreens');
 const settings = () => import('./screens/SettingsScreens');
 const clients = () => import('./screens/ClientScreens');
+const ivrs = () => import('./screens/IvrScreens');
+const trunks = () => import('./screens/TrunkScreens');
 
 /** Administration screens by route path (spec §2); the rest keep their PlaceholderPage. Loaded on demand. */
 export const ADMIN_SCREENS: Record<string, Screen> = {
@@ -44,4 +46,8 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/clients/Add': named(clients, 'ClientFormPage'),
   '/clients/Update': named(clients, 'ClientFormPage'),
   '/reseller/resellerSubmit': named(clients, 'ResellerPage'),
+  '/settings/ivrMain': named(ivrs, 'IvrListPage'),
+  '/settings/submitivr': named(ivrs, 'IvrFormPage'),
+  '/settings/ivrs': named(ivrs, 'IvrTreePage'),
+  '/settings/troncals': named(trunks, 'TrunkPage'),
 };

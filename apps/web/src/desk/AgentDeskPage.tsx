@@ -14,12 +14,15 @@ import { MessageList } from './components/MessageList';
 import { askNotificationPermission, beep, desktopNotify } from './components/notify';
 import { newClientMessageId } from './desk-api';
 import { canAgent, canBecomeAvailable, canConversation } from './logic/machines';
+import { transferTargets } from './logic/transfer';
 import { elapsedSince, formatDuration } from './logic/time';
 import { useServerClock } from './realtime/useServerClock';
 import { useAgentDesk } from './useAgentDesk';
 import { useDeskApi } from './useDeskApi';
 import './desk.css';
 import { ListState } from './components/ListState';
+import { SoftphoneDock } from '../softphone/SoftphoneDock';
+import { OutboundDeskPanel } from '../outbound/OutboundDeskPanel';
 
 export const DISPOSITIONS = ['resolved', 'sale', 'followUp', 'information', 'complaint', 'noAnswer', 'spam'] as const;
 
@@ -43,16 +46,34 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [predefined, setPredefined] = useState<PredefinedOption[] | null>(null);
+  const [emoticons, setEmoticons] = useState<string[] | null>(null);
   const [lines, setLines] = useState<OptionItem[] | null>(null);
   const [agents, setAgents] = useState<{ id: string; name: string }[]>([]);
   const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
 
+  // Campaigns the agent may start a shift in; with more than one, they choose before starting.
+  const [campaigns, setCampaigns] = useState<{ id: string; name: string }[]>([]);
+  const [campaign, setCampaign] = useState('');
+  useEffect(() => {
+    api
+      .campaigns()
+      .then((list) => {
+        setCampaigns(list);
+        setCampaign((held) => held || list[0]?.id || '');
+      })
+      .catch(() => undefined);
+  }, [api]);
   useEffect(askNotificationPermission, []);
   useEffect(() => {
     api
       .predefinedMessages()
       .then((items) => setPredefined(items.map((item) => ({ id: item.id, shortcut: item.shortcut, message: item.message }))))
       .catch(() => setPredefined([]));
+    // The tenant's emoticons (platform settings); none or a failure leaves the built-in list.
+    api
+      .emoticons()
+      .then(setEmoticons)
+      .catch(() => setEmoticons(null));
     api
       .transferTargets()
       .then((targets) => {
@@ -111,6 +132,22 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
           </span>
         </div>
         <div className="desk-presence__actions">
+          {presence?.status === 'loggedOut' && campaigns.length > 1 ? (
+            <select
+              className="p-inputtext p-component desk-select"
+              value={campaign}
+              onChange={(event) => setCampaign(event.target.value)}
+              aria-label={t('desk.presence.campaign')}
+              title={t('desk.presence.campaign')}
+              data-testid="presence-campaign"
+            >
+              {campaigns.map((option) => (
+                <option key={option.id} value={option.id}>
+                  {option.name}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <Button
             label={presence?.status === 'loggedOut' ? t('desk.presence.login') : t('desk.presence.available')}
             icon="pi pi-check-circle"
@@ -118,7 +155,9 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
             size="small"
             disabled={busy || !canBecomeAvailable(presence, reasons, actor)}
             onClick={() =>
-              void run(async () => desk.acceptPresence(presence?.status === 'loggedOut' ? await api.login() : await api.available()))
+              void run(async () =>
+                desk.acceptPresence(presence?.status === 'loggedOut' ? await api.login(campaign || undefined) : await api.available()),
+              )
             }
             data-testid="presence-available"
           />
@@ -157,6 +196,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
         </div>
       </div>
 
+      <OutboundDeskPanel />
       <div className="desk-grid">
         <aside className="desk-card desk-list" data-testid="my-conversations" aria-label={t('desk.list.title')}>
           <h2 className="desk-card__title">{t('desk.list.title')}</h2>
@@ -243,6 +283,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
               <ChatInput
                 disabled={selected.status !== 'Active' || selected.agentId !== state.me.id}
                 predefined={predefined}
+                emoticons={emoticons}
                 onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
                 onSend={async (text) => {
                   try {
@@ -315,6 +356,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
           />
         </>
       ) : null}
+      <SoftphoneDock />
     </section>
   );
 }
@@ -338,24 +380,13 @@ export function TransferDialog({
 }) {
   const { t } = useTranslation();
   const [target, setTarget] = useState('');
-  const options = useMemo(
-    () => [
-      ...lines
-        .filter((line) =>
-          canConversation(conversation, actor, {
-            type: 'conversation.transferred',
-            to: { kind: 'line', attentionLineId: line.id, pollId: null },
-          }),
-        )
-        .map((line) => ({ value: `line:${line.id}`, label: `${t('desk.transfer.line')}: ${line.name}` })),
-      ...agents
-        .filter((agent) =>
-          canConversation(conversation, actor, { type: 'conversation.transferred', to: { kind: 'agent', agentId: agent.id } }),
-        )
-        .map((agent) => ({ value: `agent:${agent.id}`, label: `${t('desk.transfer.agent')}: ${agent.name}` })),
-    ],
-    [lines, agents, conversation, actor, t],
-  );
+  const options = useMemo(() => {
+    const targets = transferTargets(conversation, actor, lines, agents);
+    return [
+      ...targets.lines.map((line) => ({ value: `line:${line.id}`, label: `${t('desk.transfer.line')}: ${line.name}` })),
+      ...targets.agents.map((agent) => ({ value: `agent:${agent.id}`, label: `${t('desk.transfer.agent')}: ${agent.name}` })),
+    ];
+  }, [lines, agents, conversation, actor, t]);
   const [kind, id] = target.split(':');
   return (
     <Dialog header={t('desk.transfer.title')} visible={open} onHide={onHide} style={{ width: '28rem' }} data-testid="transfer-dialog">

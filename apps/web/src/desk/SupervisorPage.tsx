@@ -384,11 +384,15 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                 <ChatInput
                   testIdPrefix="whisper"
                   disabled={watched.status === 'Closed'}
-                  onSend={(text) =>
-                    run(async () => {
+                  onSend={async (text) => {
+                    try {
                       live.acceptNote(await api.addNote(watched.id, text));
-                    })
-                  }
+                    } catch (error) {
+                      // Shown in the user's language, then rethrown so ChatInput keeps the text.
+                      toast.error(t('desk.errors.noteFailed'), describeError(error, t));
+                      throw error;
+                    }
+                  }}
                 />
               </div>
               <TransferDialog

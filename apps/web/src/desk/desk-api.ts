@@ -11,6 +11,7 @@ import type {
   QueuePositionView,
   StartChatResult,
   TransferTargets,
+  WebchatLineView,
 } from '@centralita/contracts';
 import { createApiClient, type ApiClient } from '../api/http-client';
 import type { TokenSource } from '../api/http-client';
@@ -52,7 +53,8 @@ export function createDeskApi(client: ApiClient) {
     clock: () => client.get<ClockReading>('/api/clock', { query: { clientTime: Date.now() } }),
     pauseReasons: () => client.get<PauseReason[]>('/api/agent/pause-reasons'),
     presence: () => client.get<AgentView>('/api/agent/presence'),
-    login: () => client.post<AgentView>('/api/agent/presence/login', {}),
+    login: (campaignId?: string) => client.post<AgentView>('/api/agent/presence/login', campaignId ? { campaignId } : {}),
+    campaigns: () => client.get<{ id: string; name: string }[]>('/api/agent/campaigns'),
     available: () => client.post<AgentView>('/api/agent/presence/available', {}),
     pause: (reasonId: string) => client.post<AgentView>('/api/agent/presence/pause', { reasonId }),
     logout: () => client.post<AgentView>('/api/agent/presence/logout', {}),
@@ -72,6 +74,7 @@ export function createDeskApi(client: ApiClient) {
     notes: (conversationId: string) => client.get<NoteView[]>(`/api/conversations/${id(conversationId)}/notes`),
     addNote: (conversationId: string, text: string) => client.post<NoteView>(`/api/conversations/${id(conversationId)}/notes`, { text }),
     predefinedMessages: () => client.get<PredefinedMessageSummary[]>('/api/predefined-messages/usable'),
+    emoticons: () => client.get<string[]>('/api/agent/emoticons'),
     transferTargets: () => client.get<TransferTargets>('/api/agent/transfer-targets'),
     // Supervision
     board: () => client.get<Board>('/api/supervisor/board'),
@@ -109,6 +112,8 @@ export function createVisitorApi(getToken: () => string | null) {
       client.post<MessageView>('/api/webchat/conversation/messages', { text, clientMessageId }, opts),
     typing: (typing: boolean) => client.post<{ typing: boolean }>('/api/webchat/conversation/typing', { typing }, opts),
     read: (upToSequence: number) => client.post<{ read: number }>('/api/webchat/conversation/read', { upToSequence }, opts),
+    line: (attentionLineId: string) =>
+      client.get<WebchatLineView>(`/api/webchat/lines/${encodeURIComponent(attentionLineId)}`, { auth: false }),
     surveyQuestions: () => client.get<SurveyView>('/api/webchat/conversation/survey', opts),
     survey: (questionId: string, answer: string, last: boolean) =>
       client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),

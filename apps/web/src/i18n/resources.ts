@@ -10,6 +10,7 @@ import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
 import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
 import { REPORTS_DICTIONARIES } from '../locales/reports';
+import { SOFTPHONE_DICTIONARIES } from '../locales/softphone';
 import { TELEPHONY_DICTIONARIES } from '../locales/telephony';
 
 /**
@@ -22,6 +23,7 @@ export const AREA_DICTIONARIES = {
   reports: REPORTS_DICTIONARIES,
   dashboards: DASHBOARDS_DICTIONARIES,
   outbound: OUTBOUND_DICTIONARIES,
+  softphone: SOFTPHONE_DICTIONARIES,
 } as const;
 type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };
 

@@ -15,6 +15,7 @@ import {
   type QueuePositionView,
   type SurveyQuestionView,
   type SurveyView,
+  type WebchatLineView,
 } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { isApiError } from '../api/api-error';
@@ -28,13 +29,16 @@ import { applyReadMark, mergeMessages } from '../desk/logic/version-store';
 import { connectVisitor } from '../desk/realtime/socket-client';
 import {
   pickLanguage,
+  prechatScreen,
   QUERY_TYPES,
   readVisitor,
   submenusOf,
   surveyAnswers,
   toggleChoice,
+  typingIndicator,
   validatePrechat,
   visitorStorageKey,
+  widgetTitle,
   type PrechatErrors,
 } from './widget-logic';
 import '../desk/desk.css';
@@ -83,6 +87,25 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
   const [restoring, setRestoring] = useState(Boolean(stored));
   const [error, setError] = useState<string | null>(null);
   const [online, setOnline] = useState(true);
+  const [lineInfo, setLineInfo] = useState<WebchatLineView | null>(null);
+  const [lineProblem, setLineProblem] = useState<string | null>(null);
+
+  // The line's welcome/off-hours messages, the widget title and whether it is open now.
+  const loadLine = useCallback(() => {
+    if (!line) return;
+    api
+      .line(line)
+      .then((info) => {
+        setLineInfo(info);
+        setLineProblem(null);
+      })
+      .catch((failure: unknown) => {
+        // An unknown or deleted line: say so (in the customer's language) instead of a form that cannot work.
+        if (isApiError(failure) && failure.status === 404) setLineProblem(t('catalogue.noAttentionLine'));
+        else setLineInfo({ attentionLineId: line, open: true, welcomeMessage: '', offHoursMessage: '', widgetTitle: '', timeZone: 'UTC' });
+      });
+  }, [api, line, t]);
+  useEffect(loadLine, [loadLine]);
 
   useEffect(() => {
     if (!tenant) return;
@@ -125,22 +148,27 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
       onStatus: (status) => setOnline(status !== 'offline'),
     });
     const { socket } = connection;
+    // A lost "stopped typing" must not leave the indicator on for ever (8 s, as in the agent desk).
+    const agentTyping = typingIndicator(setTyping);
     socket.on('conversation.updated', accept);
     socket.on('message.created', (message) => {
       setMessages((held) => mergeMessages(held, [message]));
       if (message.senderKind !== 'customer') {
-        setTyping(false);
+        agentTyping.set(false);
         if (document.visibilityState === 'visible') void api.read(message.sequence).catch(() => undefined);
       }
     });
     socket.on('queue.position', setQueue);
     socket.on('typing', (view) => {
-      if (view.senderKind === 'agent') setTyping(view.typing);
+      if (view.senderKind === 'agent') agentTyping.set(view.typing);
     });
     socket.on('message.read', (view) => {
       if (view.readerKind === 'agent') setMessages((held) => applyReadMark(held, 'agent', view.upToSequence, new Date().toISOString()));
     });
-    return () => connection.close();
+    return () => {
+      agentTyping.dispose();
+      connection.close();
+    };
   }, [stored, api, accept, restore]);
 
   // Messages already on screen when the page is opened or restored are read now.
@@ -173,8 +201,42 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
         {t('common.loading')}
       </p>
     );
-  else if (!stored || !conversation) body = <PrechatForm line={line} api={api} onStarted={started} onError={setError} />;
-  else if (status === 'Transitory') body = <MenuForm api={api} onDone={accept} onError={setError} />;
+  else if ((!stored || !conversation) && lineProblem)
+    body = (
+      <p className="desk-empty" role="alert" data-testid="webchat-unknown-line">
+        {lineProblem}
+      </p>
+    );
+  else if (!stored || !conversation) {
+    const screen = prechatScreen(lineInfo);
+    if (screen.kind === 'loading')
+      body = (
+        <p className="muted desk-empty" role="status" data-testid="webchat-line-loading">
+          {t('common.loading')}
+        </p>
+      );
+    else if (screen.kind === 'closed')
+      body = (
+        <div className="webchat-end" data-testid="webchat-off-hours">
+          <i className="pi pi-clock" aria-hidden="true" />
+          <p>{screen.message ?? t('desk.widget.offHours')}</p>
+        </div>
+      );
+    else
+      body = (
+        <PrechatForm
+          line={line}
+          api={api}
+          welcome={screen.welcome}
+          onStarted={started}
+          onError={setError}
+          onClosed={() => {
+            setError(t('desk.widget.closedError'));
+            loadLine();
+          }}
+        />
+      );
+  } else if (status === 'Transitory') body = <MenuForm api={api} onDone={accept} onError={setError} />;
   else if (status === 'Inquest') body = <SurveyForm api={api} onDone={accept} onError={setError} />;
   else if (status === 'Closed') {
     body = (
@@ -251,7 +313,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
           <i className="pi pi-comments" aria-hidden="true" />
         )}
         <div>
-          <strong>{t('desk.widget.title')}</strong>
+          <strong data-testid="webchat-title">{widgetTitle(lineInfo, t('desk.widget.title'))}</strong>
           <div className="webchat__sub">
             {status === 'Active' ? t('desk.widget.withAgent') : t('desk.widget.subtitle')}
             {!online ? (
@@ -281,13 +343,19 @@ type VisitorApi = ReturnType<typeof createVisitorApi>;
 function PrechatForm({
   line,
   api,
+  welcome,
   onStarted,
   onError,
+  onClosed,
 }: {
   line: string;
   api: VisitorApi;
+  /** The tenant's welcome message; null shows the widget's own introduction. */
+  welcome: string | null;
   onStarted: (token: string, view: ConversationView) => void;
   onError: (message: string | null) => void;
+  /** The server refused because the line closed meanwhile. */
+  onClosed: () => void;
 }) {
   const { t } = useTranslation();
   const [name, setName] = useState('');
@@ -305,13 +373,19 @@ function PrechatForm({
       const result = await api.start(line, name.trim(), email.trim() || undefined);
       onStarted(result.visitorToken, result.conversation);
     } catch (failure) {
-      onError(describeError(failure, t));
+      if (isApiError(failure) && failure.status === 409) onClosed();
+      else onError(describeError(failure, t));
     } finally {
       setBusy(false);
     }
   };
   return (
     <form className="webchat-form" onSubmit={(event) => void submit(event)} noValidate data-testid="webchat-prechat">
+      {welcome ? (
+        <p className="webchat-welcome" data-testid="webchat-welcome">
+          {welcome}
+        </p>
+      ) : null}
       <p className="muted">{t('desk.widget.intro')}</p>
       <label className="desk-field">
         <span>{t('desk.widget.name')}</span>

@@ -1,7 +1,19 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { WIDGET_WIDTH_PX } from '@centralita/contracts';
 import { LAUNCHER } from './launcher-config';
-import { pickLanguage, readVisitor, submenusOf, surveyAnswers, toggleChoice, validatePrechat, visitorStorageKey } from './widget-logic';
+import {
+  pickLanguage,
+  prechatScreen,
+  readVisitor,
+  submenusOf,
+  surveyAnswers,
+  toggleChoice,
+  TYPING_SAFETY_MS,
+  typingIndicator,
+  validatePrechat,
+  visitorStorageKey,
+  widgetTitle,
+} from './widget-logic';
 
 describe('web-chat widget logic', () => {
   it('takes the language from ?lang= first', () => {
@@ -66,5 +78,49 @@ describe('web-chat widget logic', () => {
 
   it('opens a panel as wide as the spec says', () => {
     expect(LAUNCHER.panelWidth).toBe(WIDGET_WIDTH_PX);
+  });
+
+  it("shows the line's welcome, or the off-hours notice and no form when the line is closed", () => {
+    expect(prechatScreen(null)).toEqual({ kind: 'loading' });
+    expect(prechatScreen({ open: true, welcomeMessage: ' Hi! ', offHoursMessage: 'Closed' })).toEqual({ kind: 'open', welcome: 'Hi!' });
+    expect(prechatScreen({ open: true, welcomeMessage: '', offHoursMessage: '' })).toEqual({ kind: 'open', welcome: null });
+    expect(prechatScreen({ open: false, welcomeMessage: 'Hi!', offHoursMessage: 'Back at 9' })).toEqual({
+      kind: 'closed',
+      message: 'Back at 9',
+    });
+    expect(prechatScreen({ open: false, welcomeMessage: 'Hi!', offHoursMessage: '  ' })).toEqual({ kind: 'closed', message: null });
+  });
+
+  it('titles the widget from the channel card, else the translated default', () => {
+    expect(widgetTitle({ widgetTitle: 'Acme help' }, 'Customer chat')).toBe('Acme help');
+    expect(widgetTitle({ widgetTitle: ' ' }, 'Customer chat')).toBe('Customer chat');
+    expect(widgetTitle(null, 'Customer chat')).toBe('Customer chat');
+  });
+
+  it('turns a lost typing indicator off after the desk’s 8 seconds', () => {
+    jest.useFakeTimers();
+    try {
+      const seen: boolean[] = [];
+      const indicator = typingIndicator((typing) => seen.push(typing));
+      indicator.set(true);
+      jest.advanceTimersByTime(TYPING_SAFETY_MS - 1);
+      expect(seen).toEqual([true]);
+      // A new "typing" restarts the wait.
+      indicator.set(true);
+      jest.advanceTimersByTime(TYPING_SAFETY_MS - 1);
+      expect(seen).toEqual([true, true]);
+      jest.advanceTimersByTime(1);
+      expect(seen).toEqual([true, true, false]);
+      // A real "stopped" cancels the safety timer; dispose leaves nothing pending.
+      indicator.set(true);
+      indicator.set(false);
+      indicator.set(true);
+      indicator.dispose();
+      jest.advanceTimersByTime(TYPING_SAFETY_MS * 2);
+      expect(seen).toEqual([true, true, false, true, false, true]);
+      expect(TYPING_SAFETY_MS).toBe(8000);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -90,3 +90,47 @@ export function toggleChoice(current: string, option: string): string {
   const next = chosen.includes(option) ? chosen.filter((item) => item !== option) : [...chosen, option];
   return next.join(SURVEY_MULTIPLE_SEPARATOR);
 }
+
+/** Like the agent desk: a lost "stopped typing" turns the indicator off after this long. */
+export const TYPING_SAFETY_MS = 8000;
+
+/**
+ * The agent's typing indicator: on with "typing: true", off with "typing: false" or, when that is
+ * lost, by itself after `safetyMs`. `dispose` stops the pending timer.
+ */
+export function typingIndicator(
+  onChange: (typing: boolean) => void,
+  safetyMs = TYPING_SAFETY_MS,
+  timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout'> = globalThis,
+): { set: (typing: boolean) => void; dispose: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const dispose = () => {
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
+  };
+  return {
+    set: (typing) => {
+      dispose();
+      onChange(typing);
+      if (typing) timer = timers.setTimeout(() => onChange(false), safetyMs);
+    },
+    dispose,
+  };
+}
+
+/**
+ * What the customer sees instead of a conversation, from the line's answer: its welcome (or the
+ * widget's own translated intro when the tenant saved none), or the off-hours notice and no form.
+ */
+export function prechatScreen(
+  info: { open: boolean; welcomeMessage: string; offHoursMessage: string } | null,
+): { kind: 'loading' } | { kind: 'open'; welcome: string | null } | { kind: 'closed'; message: string | null } {
+  if (!info) return { kind: 'loading' };
+  if (!info.open) return { kind: 'closed', message: info.offHoursMessage.trim() || null };
+  return { kind: 'open', welcome: info.welcomeMessage.trim() || null };
+}
+
+/** The header's title: the WebChat channel card's widget title, else the translated default. */
+export function widgetTitle(info: { widgetTitle: string } | null, fallback: string): string {
+  return info?.widgetTitle.trim() || fallback;
+}

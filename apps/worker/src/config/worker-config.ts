@@ -1,3 +1,6 @@
+import os from 'node:os';
+import path from 'node:path';
+
 /** What the worker reads from the environment, validated once at start-up. */
 export interface WorkerConfig {
   nodeEnv: 'development' | 'production' | 'test';
@@ -10,6 +13,10 @@ export interface WorkerConfig {
   mailConcurrency: number;
   /** PostgreSQL of the phone-list import processor. */
   databaseUrl: string;
+  /** Report export files (REPORT_EXPORT_DIR); the API reads the same directory for downloads. */
+  reportExportDir: string;
+  /** Export files are deleted this many hours after they were written (REPORT_EXPORT_RETENTION_HOURS). */
+  reportRetentionHours: number;
 }
 
 export class WorkerConfigError extends Error {
@@ -54,6 +61,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
   if (!Number.isInteger(mailConcurrency) || mailConcurrency < 1 || mailConcurrency > 100)
     problems.push('MAIL_CONCURRENCY must be an integer between 1 and 100');
 
+  const retentionRaw = read('REPORT_EXPORT_RETENTION_HOURS');
+  const reportRetentionHours = retentionRaw === undefined ? 24 : Number(retentionRaw);
+  if (!Number.isFinite(reportRetentionHours) || reportRetentionHours <= 0 || reportRetentionHours > 24 * 365)
+    problems.push('REPORT_EXPORT_RETENTION_HOURS must be a number of hours between 0 and 8760');
+
   if (problems.length) throw new WorkerConfigError(problems);
   return {
     nodeEnv,
@@ -63,6 +75,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     mailFrom: read('MAIL_FROM') ?? 'Centralita <no-reply@centralita.local>',
     mailConcurrency,
     databaseUrl: databaseUrl!,
+    reportExportDir: read('REPORT_EXPORT_DIR') ?? path.join(os.tmpdir(), 'centralita-exports'),
+    reportRetentionHours,
     ...overrides,
   };
 }

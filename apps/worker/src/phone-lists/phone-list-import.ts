@@ -1,4 +1,4 @@
-import { PHONE_IMPORT_LIMITS } from '@centralita/contracts';
+import { PHONE_IMPORT_LIMITS, type PhoneImportFailureCode } from '@centralita/contracts';
 import type { DataSource } from 'typeorm';
 import { checkRows } from './phone-list-rows';
 import { readSpreadsheet, SpreadsheetRefused, type Limits } from './spreadsheet-reader';
@@ -16,11 +16,12 @@ export async function runPhoneListImport(db: DataSource, importId: string, limit
   const job = found[0];
   if (!job || job.status === 'done' || job.status === 'failed') return;
   const progress = (value: number) => db.query(`UPDATE phone_list_imports SET progress = $2 WHERE id = $1`, [importId, value]);
-  const fail = (failure: string, extra: { total?: number; errors?: unknown[] } = {}) =>
+  // `failure` stays English (logs, errors CSV); `failure_code` is what the console translates.
+  const fail = (code: PhoneImportFailureCode, failure: string, extra: { total?: number; errors?: unknown[] } = {}) =>
     db.query(
-      `UPDATE phone_list_imports SET status = 'failed', progress = 100, failure = $2, total_rows = $3, error_rows = $4, errors = $5::jsonb,
-              file = NULL, finished_at = now() WHERE id = $1`,
-      [importId, failure.slice(0, 300), extra.total ?? 0, extra.errors?.length ?? 0, JSON.stringify(extra.errors ?? [])],
+      `UPDATE phone_list_imports SET status = 'failed', progress = 100, failure = $2, failure_code = $6, total_rows = $3, error_rows = $4,
+              errors = $5::jsonb, file = NULL, finished_at = now() WHERE id = $1`,
+      [importId, failure.slice(0, 300), extra.total ?? 0, extra.errors?.length ?? 0, JSON.stringify(extra.errors ?? []), code],
     );
 
   await db.query(`UPDATE phone_list_imports SET status = 'running', progress = 5 WHERE id = $1`, [importId]);
@@ -28,14 +29,15 @@ export async function runPhoneListImport(db: DataSource, importId: string, limit
   try {
     rows = readSpreadsheet(job.file ?? Buffer.alloc(0), limits);
   } catch (error) {
-    if (error instanceof SpreadsheetRefused) return void (await fail(error.reason));
+    if (error instanceof SpreadsheetRefused) return void (await fail(error.code, error.reason));
     throw error;
   }
   await progress(30);
   const { valid, errors } = checkRows(rows, job.default_country);
   const total = valid.length + errors.length;
-  if (errors.length) return void (await fail(`${errors.length} rows have problems; nothing was imported`, { total, errors }));
-  if (valid.length === 0) return void (await fail('the file has no phone numbers', { total }));
+  if (errors.length)
+    return void (await fail('rows_invalid', `${errors.length} rows have problems; nothing was imported`, { total, errors }));
+  if (valid.length === 0) return void (await fail('no_phones', 'the file has no phone numbers', { total }));
   await progress(50);
 
   await db.transaction(async (manager) => {

@@ -45,6 +45,26 @@ describe(readSpreadsheet.name, () => {
     expect(() => readSpreadsheet(Buffer.from([1, 0, 2, 3]))).toThrow(/neither/);
   });
 
+  it('gives every refusal a stable code the console translates', () => {
+    const codeOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error instanceof SpreadsheetRefused ? error.code : 'not refused';
+      }
+      return 'accepted';
+    };
+    expect(codeOf(() => readSpreadsheet(xlsx([['phone'], ['=1+1']])))).toBe('formulas');
+    expect(codeOf(() => readSpreadsheet(zip([{ name: 'xl/worksheets/sheet1.xml', data: Buffer.alloc(10 * 1024 * 1024, 0x20) }])))).toBe(
+      'zip_bomb',
+    );
+    expect(codeOf(() => readSpreadsheet(Buffer.alloc(100), { ...PHONE_IMPORT_LIMITS, maxFileBytes: 10 }))).toBe('too_large');
+    expect(codeOf(() => readSpreadsheet(Buffer.from([1, 0, 2, 3])))).toBe('not_spreadsheet');
+    expect(codeOf(() => readSpreadsheet(zip([{ name: 'docProps/app.xml', data: Buffer.from('<x/>') }])))).toBe('no_worksheet');
+    const rows = Array.from({ length: 12 }, (_, i) => [`+5068888${String(i).padStart(4, '0')}`]);
+    expect(codeOf(() => readSpreadsheet(xlsx(rows), { ...PHONE_IMPORT_LIMITS, maxRows: 10 }))).toBe('too_many_rows');
+  });
+
   it('refuses more rows than allowed', () => {
     const rows = Array.from({ length: 12 }, (_, i) => [`+5068888${String(i).padStart(4, '0')}`]);
     expect(() => readSpreadsheet(xlsx(rows), { ...PHONE_IMPORT_LIMITS, maxRows: 10 })).toThrow(/more than 10 rows/);

@@ -1,9 +1,13 @@
 import { inflateRawSync } from 'node:zlib';
-import { PHONE_IMPORT_LIMITS } from '@centralita/contracts';
+import { PHONE_IMPORT_LIMITS, type PhoneImportFailureCode } from '@centralita/contracts';
 
 /** A file refused as a whole (too big, a zip bomb, formulas…): nothing of it is imported. */
 export class SpreadsheetRefused extends Error {
-  constructor(readonly reason: string) {
+  /** `reason` is English (logs, errors CSV); `code` is what the console translates. */
+  constructor(
+    readonly code: PhoneImportFailureCode,
+    readonly reason: string,
+  ) {
     super(reason);
     this.name = 'SpreadsheetRefused';
   }
@@ -31,16 +35,16 @@ function readZipDirectory(buf: Buffer, limits: Limits): ZipEntry[] {
       break;
     }
   }
-  if (eocd < 0) throw new SpreadsheetRefused('not a valid xlsx file (no zip directory)');
+  if (eocd < 0) throw new SpreadsheetRefused('invalid_xlsx', 'not a valid xlsx file (no zip directory)');
   const count = buf.readUInt16LE(eocd + 10);
   const dirOffset = buf.readUInt32LE(eocd + 16);
-  if (count > limits.maxZipEntries) throw new SpreadsheetRefused(`the file has too many parts (${count})`);
+  if (count > limits.maxZipEntries) throw new SpreadsheetRefused('too_many_parts', `the file has too many parts (${count})`);
   const entries: ZipEntry[] = [];
   let p = dirOffset;
   let declared = 0;
   for (let i = 0; i < count; i++) {
     if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50)
-      throw new SpreadsheetRefused('not a valid xlsx file (broken zip directory)');
+      throw new SpreadsheetRefused('invalid_xlsx', 'not a valid xlsx file (broken zip directory)');
     const method = buf.readUInt16LE(p + 10);
     const compressedSize = buf.readUInt32LE(p + 20);
     const size = buf.readUInt32LE(p + 24);
@@ -50,9 +54,10 @@ function readZipDirectory(buf: Buffer, limits: Limits): ZipEntry[] {
     const offset = buf.readUInt32LE(p + 42);
     const name = buf.toString('utf8', p + 46, p + 46 + nameLength);
     declared += size;
-    if (declared > limits.maxInflatedBytes) throw new SpreadsheetRefused('the file inflates beyond the allowed size (zip bomb?)');
+    if (declared > limits.maxInflatedBytes)
+      throw new SpreadsheetRefused('zip_bomb', 'the file inflates beyond the allowed size (zip bomb?)');
     if (compressedSize > 0 && size / compressedSize > limits.maxCompressionRatio) {
-      throw new SpreadsheetRefused('the file is compressed suspiciously well (zip bomb?)');
+      throw new SpreadsheetRefused('zip_bomb', 'the file is compressed suspiciously well (zip bomb?)');
     }
     entries.push({ name, method, compressedSize, size, offset });
     p += 46 + nameLength + extraLength + commentLength;
@@ -62,16 +67,17 @@ function readZipDirectory(buf: Buffer, limits: Limits): ZipEntry[] {
 
 function inflateEntry(buf: Buffer, entry: ZipEntry, limits: Limits): string {
   const p = entry.offset;
-  if (p + 30 > buf.length || buf.readUInt32LE(p) !== 0x04034b50) throw new SpreadsheetRefused('not a valid xlsx file (broken entry)');
+  if (p + 30 > buf.length || buf.readUInt32LE(p) !== 0x04034b50)
+    throw new SpreadsheetRefused('invalid_xlsx', 'not a valid xlsx file (broken entry)');
   const start = p + 30 + buf.readUInt16LE(p + 26) + buf.readUInt16LE(p + 28);
   const data = buf.subarray(start, start + entry.compressedSize);
   if (entry.method === 0) return data.toString('utf8');
-  if (entry.method !== 8) throw new SpreadsheetRefused('unsupported compression in the xlsx file');
+  if (entry.method !== 8) throw new SpreadsheetRefused('unsupported_compression', 'unsupported compression in the xlsx file');
   try {
     // Never trust the declared size: cap the actual output too.
     return inflateRawSync(data, { maxOutputLength: Math.min(entry.size, limits.maxInflatedBytes) + 1 }).toString('utf8');
   } catch {
-    throw new SpreadsheetRefused('the file inflates beyond the allowed size (zip bomb?)');
+    throw new SpreadsheetRefused('zip_bomb', 'the file inflates beyond the allowed size (zip bomb?)');
   }
 }
 
@@ -96,7 +102,7 @@ export function readXlsx(buf: Buffer, limits: Limits = PHONE_IMPORT_LIMITS): str
   const entries = readZipDirectory(buf, limits);
   const byName = new Map(entries.map((e) => [e.name, e]));
   const sheetEntry = byName.get('xl/worksheets/sheet1.xml') ?? entries.find((e) => /^xl\/worksheets\/[^/]+\.xml$/.test(e.name));
-  if (!sheetEntry) throw new SpreadsheetRefused('the xlsx file has no worksheet');
+  if (!sheetEntry) throw new SpreadsheetRefused('no_worksheet', 'the xlsx file has no worksheet');
   const shared: string[] = [];
   const sharedEntry = byName.get('xl/sharedStrings.xml');
   if (sharedEntry) {
@@ -105,10 +111,10 @@ export function readXlsx(buf: Buffer, limits: Limits = PHONE_IMPORT_LIMITS): str
     }
   }
   const xml = inflateEntry(buf, sheetEntry, limits);
-  if (/<f[\s>]/.test(xml)) throw new SpreadsheetRefused('the file contains formulas; export plain values and try again');
+  if (/<f[\s>]/.test(xml)) throw new SpreadsheetRefused('formulas', 'the file contains formulas; export plain values and try again');
   const rows: string[][] = [];
   for (const row of xml.matchAll(/<row\b[^>]*?(?:\/>|>([\s\S]*?)<\/row>)/g)) {
-    if (rows.length >= limits.maxRows + 1) throw new SpreadsheetRefused(`the file has more than ${limits.maxRows} rows`);
+    if (rows.length >= limits.maxRows + 1) throw new SpreadsheetRefused('too_many_rows', `the file has more than ${limits.maxRows} rows`);
     const cells: string[] = [];
     for (const cell of (row[1] ?? '').matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
       const attrs = cell[1];
@@ -153,7 +159,7 @@ export function readCsv(buf: Buffer, limits: Limits = PHONE_IMPORT_LIMITS): stri
       if (ch === '\r' && text[i + 1] === '\n') i++;
       row.push(cell);
       rows.push(row);
-      if (rows.length > limits.maxRows + 1) throw new SpreadsheetRefused(`the file has more than ${limits.maxRows} rows`);
+      if (rows.length > limits.maxRows + 1) throw new SpreadsheetRefused('too_many_rows', `the file has more than ${limits.maxRows} rows`);
       row = [];
       cell = '';
     } else cell += ch;
@@ -167,8 +173,8 @@ export function readCsv(buf: Buffer, limits: Limits = PHONE_IMPORT_LIMITS): stri
 
 /** Decides by content (zip magic number), never by the file name. */
 export function readSpreadsheet(buf: Buffer, limits: Limits = PHONE_IMPORT_LIMITS): string[][] {
-  if (buf.length > limits.maxFileBytes) throw new SpreadsheetRefused(`the file is larger than ${limits.maxFileBytes} bytes`);
+  if (buf.length > limits.maxFileBytes) throw new SpreadsheetRefused('too_large', `the file is larger than ${limits.maxFileBytes} bytes`);
   if (buf.length >= 4 && buf.readUInt32LE(0) === 0x04034b50) return readXlsx(buf, limits);
-  if (buf.subarray(0, 8192).includes(0)) throw new SpreadsheetRefused('the file is neither xlsx nor csv text');
+  if (buf.subarray(0, 8192).includes(0)) throw new SpreadsheetRefused('not_spreadsheet', 'the file is neither xlsx nor csv text');
   return readCsv(buf, limits);
 }

@@ -8,7 +8,6 @@ import {
   JoinColumn,
   ManyToOne,
   PrimaryGeneratedColumn,
-  Unique,
   UpdateDateColumn,
 } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
@@ -16,7 +15,8 @@ import { Client } from '../tenancy/client.entity';
 
 /** A service (attention) line customers reach. Deleting one is soft: conversations refer to it. */
 @Entity({ name: 'attention_lines' })
-@Unique('uq_attention_lines_client_name', ['clientId', 'name'])
+// Unique among live rows only: a deleted line's name can be used again.
+@Index('uq_attention_lines_client_name', ['clientId', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 export class AttentionLine {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_attention_lines' })
   id!: string;

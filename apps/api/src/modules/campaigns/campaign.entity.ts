@@ -7,7 +7,6 @@ import {
   JoinColumn,
   ManyToOne,
   PrimaryGeneratedColumn,
-  Unique,
   DeleteDateColumn,
   UpdateDateColumn,
 } from 'typeorm';
@@ -15,7 +14,8 @@ import { Client } from '../tenancy/client.entity';
 
 /** A campaign agents log into. Deleting one is soft: conversations and users refer to it. */
 @Entity({ name: 'campaigns' })
-@Unique('uq_campaigns_client_identifier', ['clientId', 'identifier'])
+// Unique among live rows only: a deleted campaign's identifier can be used again.
+@Index('uq_campaigns_client_identifier', ['clientId', 'identifier'], { unique: true, where: '"deleted_at" IS NULL' })
 @Check('ck_campaigns_allowed_chats', '"allowed_chats_per_agent" BETWEEN 1 AND 5')
 @Check('ck_campaigns_dates', '"to_date" >= "from_date"')
 @Check('ck_campaigns_identifier_length', 'char_length("identifier") <= 20')

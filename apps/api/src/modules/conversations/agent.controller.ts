@@ -29,6 +29,15 @@ export class AgentController {
     return this.desk.pauseReasons(principal.clientId, principal.userId);
   }
 
+  @Get('campaigns')
+  @RequirePermission(PERMISSIONS.conversationsHandle)
+  @ApiOperation({
+    summary: 'The campaigns the agent may start a shift in (the ones they serve, or all when none were chosen), oldest first',
+  })
+  campaigns(@CurrentPrincipal() principal: Principal): Promise<{ id: string; name: string }[]> {
+    return this.desk.loginCampaigns(principal);
+  }
+
   @Get('transfer-targets')
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @ApiOperation({ summary: "The tenant's attention lines and the colleagues logged in, for transfers" })
@@ -46,7 +55,10 @@ export class AgentController {
   @Post('presence/login')
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: "Log into a campaign (default: the tenant's first); capacity = its allowed chats per agent" })
+  @ApiOperation({
+    summary:
+      'Start a shift in a campaign the agent serves (default: the first, GET /api/agent/campaigns); capacity = its allowed chats per agent',
+  })
   @ApiErrors(400, 401, 403, 404, 409)
   login(@CurrentPrincipal() principal: Principal, @Body() body: AgentLoginDto): Promise<AgentView> {
     return this.desk.login(principal, body.campaignId);

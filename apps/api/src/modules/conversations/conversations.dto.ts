@@ -150,10 +150,11 @@ export class CloseDto {
   reason?: string;
 }
 
+/** Same limit as the console's input (LIMITS.maxMessageLength), so what the console accepts the server keeps. */
 export class NoteDto {
-  @ApiProperty({ maxLength: 2000 })
+  @ApiProperty({ maxLength: LIMITS.maxMessageLength })
   @Trim()
-  @MaxLength(2000, { message: 'text must be at most 2000 characters' })
+  @MaxLength(LIMITS.maxMessageLength, { message: `text must be at most ${LIMITS.maxMessageLength} characters` })
   @IsNotEmpty({ message: 'text must not be empty' })
   @IsString()
   text!: string;

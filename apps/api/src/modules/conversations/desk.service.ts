@@ -66,6 +66,17 @@ export class DeskService {
    * serves campaigns (user form), one of them; by default the first campaign they serve, or the
    * tenant's first when they serve none.
    */
+  async loginCampaigns(principal: Principal): Promise<{ id: string; name: string }[]> {
+    return (await this.dataSource.query(
+      `SELECT c.id, c.name FROM campaigns c
+       WHERE c.client_id = $1 AND c.deleted_at IS NULL
+         AND (NOT EXISTS (SELECT 1 FROM agent_campaigns a WHERE a.user_id = $2)
+              OR EXISTS (SELECT 1 FROM agent_campaigns a WHERE a.user_id = $2 AND a.campaign_id = c.id))
+       ORDER BY c.created_at, c.id`,
+      [principal.clientId, principal.userId],
+    )) as { id: string; name: string }[];
+  }
+
   private async loginCampaign(principal: Principal, campaignId: string | undefined) {
     const [campaign] = (await this.dataSource.query(
       `SELECT c.id, c.allowed_chats_per_agent FROM campaigns c

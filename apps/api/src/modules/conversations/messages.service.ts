@@ -6,6 +6,7 @@ import { AppException } from '../../common/app.exception';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
+import { SentimentProducer } from '../dashboards/sentiment-producer.service';
 import { messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
 
 export interface NewMessage {
@@ -27,10 +28,11 @@ export class MessagesService {
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
     private readonly realtime: RealtimeService,
+    private readonly sentiment: SentimentProducer,
   ) {}
 
   async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
-    return this.host.transaction(async (manager, outbox) => {
+    const stored = await this.host.transaction(async (manager, outbox) => {
       const conversation = await this.host.lockConversation(manager, input.conversationId, input.tenantId);
       if (input.clientMessageId) {
         const [existing] = (await manager.query(`SELECT * FROM messages WHERE conversation_id = $1 AND client_message_id = $2`, [
@@ -58,6 +60,10 @@ export class MessagesService {
       outbox.push(...(await this.pushMessage(manager, conversation, view)));
       return view;
     });
+    // After commit: the worker scores customer messages (dashboards' sentiment); its sweep covers a lost request.
+    if (input.sender.kind === 'customer')
+      this.sentiment.request({ messageId: stored.id, tenantId: input.tenantId, conversationId: input.conversationId });
+    return stored;
   }
 
   private pushMessage(manager: EntityManager, conversation: ConversationRow, view: MessageView): Promise<string[]> {

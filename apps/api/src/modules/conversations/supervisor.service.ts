@@ -45,9 +45,10 @@ export class SupervisorService {
   }
 
   async queues(tenantId: string): Promise<LineQueueView[]> {
-    const lines: { id: string }[] = await this.dataSource.query(`SELECT id FROM attention_lines WHERE client_id = $1 ORDER BY name`, [
-      tenantId,
-    ]);
+    const lines: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`,
+      [tenantId],
+    );
     const views = await Promise.all(lines.map((line) => this.routing.lineQueue(line.id)));
     return views.map(({ tenantId: _tenant, campaignId: _campaign, ...view }) => view);
   }

@@ -1,5 +1,5 @@
-import type { ConversationView, MessageView, StartChatResult, SurveyView } from '@centralita/contracts';
-import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Post, Query, Req } from '@nestjs/common';
+import type { ConversationView, MessageView, StartChatResult, SurveyView, WebchatLineView } from '@centralita/contracts';
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiErrors } from '../../common/api-envelope.decorator';
@@ -30,10 +30,22 @@ export class WebchatController {
   @Post('conversations')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Start a conversation on a line; answers the visitor token' })
-  @ApiErrors(400, 404, 429)
+  @ApiOperation({
+    summary: 'Start a conversation on a line; answers the visitor token. 404 for an unknown or deleted line, 409 when it is closed',
+  })
+  @ApiErrors(400, 404, 409, 429)
   start(@Body() body: StartChatDto, @Req() request: Request): Promise<StartChatResult> {
     return this.webchat.start(body, clientIp(request));
+  }
+
+  @Get('lines/:lineId')
+  @Public()
+  @ApiOperation({
+    summary: "Before starting: the tenant's welcome and off-hours messages, the widget title and whether the line is open now",
+  })
+  @ApiErrors(404)
+  line(@Param('lineId') lineId: string): Promise<WebchatLineView> {
+    return this.webchat.lineInfo(lineId);
   }
 
   @Get('conversation')

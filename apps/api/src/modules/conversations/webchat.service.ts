@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CATALOGUE_MESSAGES,
+  DEFAULT_BUSINESS_TIME_ZONE,
+  isKnownTimeZone,
+  isLineOpenAt,
   surveyAnswerProblem,
+  type BusinessHoursWindow,
+  type WebchatLineView,
   type ConversationView,
   type MessageView,
   type QueuePositionView,
@@ -18,6 +24,10 @@ import { VisitorTokenService, type VisitorIdentity } from '../realtime/visitor-t
 import { RoutingService } from '../routing/routing.service';
 import type { MenuChoiceDto, SendMessageDto, StartChatDto, SurveyAnswerDto } from './conversations.dto';
 import { MessagesService } from './messages.service';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Answered (409) when a customer tries to start outside the line's business hours. */
+export const LINE_CLOSED_MESSAGE = 'This attention line is closed right now';
 
 export interface VisitorConversation {
   conversation: ConversationView;
@@ -40,14 +50,11 @@ export class WebchatService {
 
   async start(input: StartChatDto, ip: string): Promise<StartChatResult> {
     await this.limiter.consume('webchat-start', ip, { limit: this.config.webchatStartsPerIpPerMinute, windowSeconds: 60 });
-    const [line] = (await this.dataSource.query(`SELECT id, client_id, channel FROM attention_lines WHERE id = $1`, [
-      input.attentionLineId,
-    ])) as {
-      id: string;
-      client_id: string;
-      channel: string;
-    }[];
-    if (!line) throw new AppException('not_found', { message: 'No attention line found' });
+    const line = await this.liveLine(input.attentionLineId);
+    // Outside the line's business hours nobody may start: the widget shows the off-hours message.
+    if (!isLineOpenAt(line.business_hours, Date.now(), (await this.lineSettings(line.client_id)).timeZone)) {
+      throw new AppException('conflict', { message: LINE_CLOSED_MESSAGE, data: { reason: 'lineClosed' } });
+    }
     const visitorId = randomUUID();
     const row = await this.host.transaction(async (manager, outbox) => {
       const created = await this.host.createConversation(
@@ -70,6 +77,53 @@ export class WebchatService {
       conversation: conversationView(row),
       visitorId,
       visitorToken: this.tokens.sign({ conversationId: row.id, tenantId: row.tenant_id, visitorId }),
+    };
+  }
+
+  /** What the widget shows before the customer starts: messages, title and whether the line is open now. */
+  async lineInfo(lineId: string): Promise<WebchatLineView> {
+    const line = await this.liveLine(lineId);
+    const settings = await this.lineSettings(line.client_id);
+    return {
+      attentionLineId: line.id,
+      open: isLineOpenAt(line.business_hours, Date.now(), settings.timeZone),
+      welcomeMessage: settings.welcomeMessage,
+      offHoursMessage: settings.offHoursMessage,
+      widgetTitle: settings.widgetTitle,
+      timeZone: settings.timeZone,
+    };
+  }
+
+  /** A line customers may use: known and not deleted (an unknown id answers the catalogue's message). */
+  private async liveLine(lineId: string): Promise<{ id: string; client_id: string; business_hours: BusinessHoursWindow[] }> {
+    const [line] = UUID.test(lineId)
+      ? ((await this.dataSource.query(`SELECT id, client_id, business_hours FROM attention_lines WHERE id = $1 AND deleted_at IS NULL`, [
+          lineId,
+        ])) as { id: string; client_id: string; business_hours: BusinessHoursWindow[] | null }[])
+      : [];
+    if (!line) throw new AppException('not_found', { message: CATALOGUE_MESSAGES.noAttentionLine });
+    return { ...line, business_hours: line.business_hours ?? [] };
+  }
+
+  /**
+   * The tenant's texts for the widget and the zone business hours are read in: the tenant's
+   * configured zone (dashboard settings), else UTC. Messages never saved answer '' so the widget
+   * shows its own text in the customer's language.
+   */
+  private async lineSettings(tenantId: string): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open'>> {
+    const [row] = (await this.dataSource.query(
+      `SELECT (SELECT settings FROM platform_settings WHERE client_id = $1) AS settings,
+         (SELECT settings->>'timeZone' FROM dashboard_settings WHERE client_id = $1) AS time_zone,
+         (SELECT settings->>'widgetTitle' FROM channel_configs WHERE client_id = $1 AND channel = 'WebChat') AS widget_title`,
+      [tenantId],
+    )) as { settings: Record<string, unknown> | null; time_zone: string | null; widget_title: string | null }[];
+    const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+    const zone = row?.time_zone;
+    return {
+      welcomeMessage: text(row?.settings?.welcomeMessage),
+      offHoursMessage: text(row?.settings?.offHoursMessage),
+      widgetTitle: text(row?.widget_title),
+      timeZone: isKnownTimeZone(zone) ? zone : DEFAULT_BUSINESS_TIME_ZONE,
     };
   }
 

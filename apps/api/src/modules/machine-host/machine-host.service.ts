@@ -15,6 +15,8 @@ import {
   type ConversationEvent,
   type IntentOf,
   type TransitionRecord,
+  type AgentLogData,
+  type ConversationLogData,
 } from '@centralita/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -51,6 +53,14 @@ const TIMER = {
   afterCallWork: 'acw',
   disconnectGrace: 'adg',
 } as const;
+
+/** What the KPIs read on each log row besides the transition (libs/domain/src/kpi/kpi-log.ts). */
+function conversationLogData(context: ConversationContext): ConversationLogData {
+  return { channel: context.channel, attentionLineId: context.attentionLineId, agentId: context.agentId };
+}
+function agentLogData(record: TransitionRecord, context: AgentPresenceContext): AgentLogData | null {
+  return record.to === 'paused' ? { pauseReasonId: context.pauseReasonId } : null;
+}
 
 function illegal(entity: EntityType, eventType: string, status: string): AppException {
   const noun = entity === 'conversation' ? 'the conversation' : 'the agent';
@@ -145,7 +155,7 @@ export class MachineHostService {
         new Date(at),
       ],
     )) as ConversationRow[];
-    await this.log(manager, 'conversation', row.id, row.tenant_id, created.record, 1);
+    await this.log(manager, 'conversation', row.id, row.tenant_id, created.record, 1, conversationLogData(created.snapshot.context));
     const outboxIds = await writeOutbox(manager, [this.conversationPush(row, null)]);
     return { row, outboxIds };
   }
@@ -208,7 +218,7 @@ export class MachineHostService {
       ],
     )) as [ConversationRow[], number];
     if (!row) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
-    await this.log(manager, 'conversation', id, row.tenant_id, result.record, row.version);
+    await this.log(manager, 'conversation', id, row.tenant_id, result.record, row.version, conversationLogData(context));
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, row, result.intents, actor, outboxIds);
     effects.push(this.conversationPush(row, current.agent_id));
@@ -245,7 +255,7 @@ export class MachineHostService {
     )) as [AgentRow[], number];
     if (!updated) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
     const row: AgentRow = { ...updated, name: current.name };
-    await this.log(manager, 'agent', userId, row.tenant_id, result.record, row.version);
+    await this.log(manager, 'agent', userId, row.tenant_id, result.record, row.version, agentLogData(result.record, context));
     const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, row, result.intents);
     if (current.status !== row.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
@@ -258,10 +268,18 @@ export class MachineHostService {
     return { row, outboxIds: await writeOutbox(manager, effects) };
   }
 
-  private async log(manager: EntityManager, entity: EntityType, id: string, tenantId: string, record: TransitionRecord, version: number) {
+  private async log(
+    manager: EntityManager,
+    entity: EntityType,
+    id: string,
+    tenantId: string,
+    record: TransitionRecord,
+    version: number,
+    data: ConversationLogData | AgentLogData | null = null,
+  ) {
     await manager.query(
-      `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version, data)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         tenantId,
         entity,
@@ -274,6 +292,7 @@ export class MachineHostService {
         new Date(record.at),
         record.at,
         version,
+        data === null ? null : JSON.stringify(data),
       ],
     );
   }
@@ -340,7 +359,14 @@ export class MachineHostService {
           const [line] = (await manager.query(`SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1`, [
             intent.params.attentionLineId,
           ])) as { queue_timeout_seconds: number }[];
-          const seconds = line?.queue_timeout_seconds ?? this.config.defaultQueueTimeoutSeconds;
+          // A line without its own routing row waits the tenant's "max queue wait" (platform settings).
+          const [tenantWait] = line
+            ? []
+            : ((await manager.query(
+                `SELECT (settings->>'maxQueueWaitSeconds')::int AS seconds FROM platform_settings WHERE client_id = $1`,
+                [after.tenant_id],
+              )) as { seconds: number | null }[]);
+          const seconds = line?.queue_timeout_seconds ?? tenantWait?.seconds ?? this.config.defaultQueueTimeoutSeconds;
           const { conversationId, armedAt } = intent.params;
           effects.push(
             this.timer(TIMER.queueTimeout, conversationId, armedAt, seconds, 'conversation', {

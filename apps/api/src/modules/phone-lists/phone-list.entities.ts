@@ -1,3 +1,4 @@
+import type { PhoneImportFailureCode } from '@centralita/contracts';
 import { Column, CreateDateColumn, DeleteDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Client } from '../tenancy/client.entity';
 
@@ -103,6 +104,10 @@ export class PhoneListImport {
 
   @Column({ type: 'varchar', length: 300, nullable: true })
   failure!: string | null;
+
+  /** The refusal as a stable code (PHONE_IMPORT_FAILURE_CODES) the console translates. */
+  @Column({ name: 'failure_code', type: 'varchar', length: 40, nullable: true })
+  failureCode!: PhoneImportFailureCode | null;
 
   @Column({ name: 'phone_list_id', type: 'uuid', nullable: true })
   phoneListId!: string | null;

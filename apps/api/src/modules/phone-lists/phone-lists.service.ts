@@ -34,6 +34,7 @@ function toImportState(row: PhoneListImport): PhoneImportState {
     importedRows: row.importedRows,
     errorRows: row.errorRows,
     failure: row.failure,
+    failureCode: row.failureCode,
     phoneListId: row.phoneListId,
     createdAt: row.createdAt.toISOString(),
   };

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentEmoticonsController } from './agent-emoticons.controller';
 import { ConfigCrypto } from './config-crypto';
 import { PlatformSettingsController } from './platform-settings.controller';
 import { ChannelConfig, PlatformSettingsRow } from './platform-settings.entities';
@@ -7,7 +8,7 @@ import { PlatformSettingsService } from './platform-settings.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PlatformSettingsRow, ChannelConfig])],
-  controllers: [PlatformSettingsController],
+  controllers: [PlatformSettingsController, AgentEmoticonsController],
   // Built once at start-up: a missing production key stops the API before it serves anything.
   providers: [{ provide: ConfigCrypto, useFactory: () => new ConfigCrypto() }, PlatformSettingsService],
   exports: [PlatformSettingsService],

@@ -35,6 +35,14 @@ export class PlatformSettingsService {
     return { ...DEFAULT_PLATFORM_SETTINGS, ...(row.settings as Partial<PlatformSettings>), emoticons: row.emoticons };
   }
 
+  /** Only what the tenant saved: [] when it configured none (the desk then offers its own list). */
+  async emoticons(clientId: string): Promise<string[]> {
+    const row = await this.dataSource
+      .getRepository(PlatformSettingsRow)
+      .findOne({ where: { clientId }, select: { clientId: true, emoticons: true } });
+    return row?.emoticons ?? [];
+  }
+
   async saveSettings(principal: Principal, body: Partial<PlatformSettings>): Promise<PlatformSettings> {
     const input: PlatformSettings = {
       welcomeMessage: (body.welcomeMessage ?? '').trim(),

@@ -1,4 +1,5 @@
 import {
+  normalizePredefinedShortcut,
   validatePredefinedMessage,
   type Page,
   type PagedQuery,
@@ -117,7 +118,8 @@ export class PredefinedMessagesService {
   private async checked(principal: Principal, body: PredefinedMessageInputDto): Promise<PredefinedMessageInput> {
     const input: PredefinedMessageInput = {
       message: body.message ?? '',
-      shortcut: body.shortcut ?? '',
+      // Stored without the leading '/' (the desk adds it): "/hello" is saved as "hello".
+      shortcut: normalizePredefinedShortcut(body.shortcut),
       scope: (body.scope ?? '') as PredefinedMessageScope,
       attentionLineId: body.scope === 'line' ? (body.attentionLineId ?? null) : null,
     };

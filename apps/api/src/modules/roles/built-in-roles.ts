@@ -19,6 +19,8 @@ export const BUILT_IN_ROLES: BuiltInRole[] = [
       P.conversationsSupervise,
       P.conversationsHandle,
       P.reportsView,
+      // Supervisors run the outbound campaigns they watch: schedule, start, pause, resume, cancel.
+      P.outboundManage,
       P.softphoneUse,
       P.crmUse,
     ],

@@ -20,6 +20,7 @@ import { PageHeader } from '../../layout/PageHeader';
 import { AdminListPage } from '../AdminListPage';
 import { FieldShell, TextInput } from '../fields';
 import { lazyPaging } from '../lazy-paging';
+import { importFailureText } from './phone-import-failure';
 
 const LIST = '/list/PhoneListsExcel';
 
@@ -162,7 +163,7 @@ export function SubmitListPage({ route }: { route: AppRoute }) {
                 {t(`admin.phoneLists.status.${state.status}`)}
               </span>{' '}
               {state.status === 'done' && t('admin.phoneLists.imported', { count: state.importedRows })}
-              {state.status === 'failed' && (state.errorRows ? t('admin.phoneLists.rejected', { count: state.errorRows }) : state.failure)}
+              {state.status === 'failed' && <span data-testid="import-failure">{importFailureText(state, t)}</span>}
             </p>
             {state.status === 'failed' && (
               <Button

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   ADMIN_LIMITS,
+  normalizePredefinedShortcut,
   PREDEFINED_MESSAGE_SCOPES,
   validatePredefinedMessage,
   type AppRoute,
@@ -32,7 +33,7 @@ export function PredefinedMessageListPage({ route }: { route: AppRoute }) {
           field: 'shortcut',
           header: t('admin.predefined.shortcut'),
           sortable: true,
-          body: (row) => <code>{row.shortcut}</code>,
+          body: (row) => <code>/{row.shortcut}</code>,
           style: { width: '10rem' },
         },
         {
@@ -71,6 +72,10 @@ export function PredefinedMessageFormPage({ route }: { route: AppRoute }) {
     useCallback((v: MessageValues) => validatePredefinedMessage(v), []),
   );
   const { values, set, blur, errorFor } = form;
+  // The generic "format not valid" hides the hint: say which characters a shortcut may have.
+  const shortcutError = errorFor('shortcut');
+  const shortcutMisformatted =
+    shortcutError !== null && validatePredefinedMessage(values).some((issue) => issue.field === 'shortcut' && issue.key === 'pattern');
 
   useEffect(() => {
     api.admin
@@ -91,7 +96,11 @@ export function PredefinedMessageFormPage({ route }: { route: AppRoute }) {
         const row = await api.admin.get<PredefinedMessageSummary>('predefined-messages', rowId);
         return { message: row.message, shortcut: row.shortcut, scope: row.scope, attentionLineId: row.attentionLineId ?? '' };
       }}
-      toBody={(v) => ({ ...v, attentionLineId: v.scope === 'line' ? v.attentionLineId || null : null })}
+      toBody={(v) => ({
+        ...v,
+        shortcut: normalizePredefinedShortcut(v.shortcut),
+        attentionLineId: v.scope === 'line' ? v.attentionLineId || null : null,
+      })}
     >
       <TextInput
         id="predefined-shortcut"
@@ -100,7 +109,7 @@ export function PredefinedMessageFormPage({ route }: { route: AppRoute }) {
         value={values.shortcut}
         onChange={set('shortcut')}
         onBlur={blur('shortcut')}
-        error={errorFor('shortcut')}
+        error={shortcutMisformatted ? t('admin.predefined.shortcutPattern') : shortcutError}
       />
       <SelectInput
         id="predefined-scope"

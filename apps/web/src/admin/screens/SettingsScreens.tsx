@@ -6,7 +6,6 @@ import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
 import {
   DEFAULT_PLATFORM_SETTINGS,
-  SECRET_MASK,
   validatePlatformSettings,
   type AppRoute,
   type ChannelConfigView,
@@ -20,6 +19,17 @@ import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { serverIssues } from '../admin-logic';
 import { FieldShell, NumberInput, TextArea } from '../fields';
+import {
+  clearSecret,
+  isStored,
+  keepSecret,
+  onSecretBlur,
+  onSecretFocus,
+  onSecretTyped,
+  secretDraft,
+  secretsBody,
+  type SecretDraft,
+} from './channel-secrets';
 import { useAdminForm } from '../useAdminForm';
 
 type SettingsValues = Omit<PlatformSettings, 'idleLogoutMinutes' | 'maxQueueWaitSeconds'> & {
@@ -165,21 +175,25 @@ export function ChannelsAdminPage({ route }: { route: AppRoute }) {
   );
 }
 
+const draftsOf = (secrets: Record<string, string>): Record<string, SecretDraft> =>
+  Object.fromEntries(Object.entries(secrets).map(([key, value]) => [key, secretDraft(value)]));
+
 function ChannelCard({ initial }: { initial: ChannelConfigView }) {
   const { t } = useTranslation();
   const api = useApi();
   const toast = useToast();
   const [view, setView] = useState(initial);
   const [settings, setSettings] = useState(initial.settings);
-  const [secrets, setSecrets] = useState(initial.secrets);
+  const [secrets, setSecrets] = useState(() => draftsOf(initial.secrets));
+  const setSecret = (key: string, draft: SecretDraft) => setSecrets((held) => ({ ...held, [key]: draft }));
   const [enabled, setEnabled] = useState(initial.enabled);
   const [saving, setSaving] = useState(false);
   const save = async () => {
     setSaving(true);
     try {
-      const next = await api.admin.saveChannel(view.channel, { enabled, settings, secrets });
+      const next = await api.admin.saveChannel(view.channel, { enabled, settings, secrets: secretsBody(secrets) });
       setView(next);
-      setSecrets(next.secrets);
+      setSecrets(draftsOf(next.secrets));
       toast.success(t('admin.form.saved'));
     } catch (e) {
       toast.error(t('admin.form.saveFailed'), describeError(e, t));
@@ -206,16 +220,46 @@ function ChannelCard({ initial }: { initial: ChannelConfigView }) {
           <span>
             <i className="pi pi-lock" aria-hidden="true" /> {t(`admin.channels.fields.${key}`)}
           </span>
-          <InputText
-            type="password"
-            autoComplete="off"
-            value={secrets[key]}
-            placeholder={t('admin.channels.notSet')}
-            onFocus={() => secrets[key] === SECRET_MASK && setSecrets({ ...secrets, [key]: '' })}
-            onBlur={() => secrets[key] === '' && view.secrets[key] === SECRET_MASK && setSecrets({ ...secrets, [key]: SECRET_MASK })}
-            onChange={(e) => setSecrets({ ...secrets, [key]: e.target.value })}
-            data-testid={`channel-${view.channel}-${key}`}
-          />
+          <span className="channel-card__secret">
+            <InputText
+              type="password"
+              autoComplete="off"
+              value={secrets[key].value}
+              placeholder={t('admin.channels.notSet')}
+              onFocus={() => setSecret(key, onSecretFocus(secrets[key]))}
+              onBlur={() => setSecret(key, onSecretBlur(secrets[key], view.secrets[key]))}
+              onChange={(e) => setSecret(key, onSecretTyped(e.target.value))}
+              data-testid={`channel-${view.channel}-${key}`}
+            />
+            {isStored(view.secrets[key]) &&
+              (secrets[key].clearing ? (
+                <Button
+                  type="button"
+                  icon="pi pi-undo"
+                  text
+                  size="small"
+                  label={t('admin.channels.keepSecret')}
+                  onClick={() => setSecret(key, keepSecret(view.secrets[key]))}
+                  data-testid={`channel-${view.channel}-${key}-keep`}
+                />
+              ) : (
+                <Button
+                  type="button"
+                  icon="pi pi-eraser"
+                  text
+                  severity="danger"
+                  size="small"
+                  label={t('admin.channels.clearSecret')}
+                  onClick={() => setSecret(key, clearSecret())}
+                  data-testid={`channel-${view.channel}-${key}-clear`}
+                />
+              ))}
+          </span>
+          {secrets[key].clearing && (
+            <small className="muted" role="status">
+              {t('admin.channels.willClear')}
+            </small>
+          )}
         </label>
       ))}
       <footer className="channel-card__foot">

@@ -1,9 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
+import { emoticonsToOffer } from '../logic/emoticons';
 import { CHAT_INPUT, characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingText, slashQuery } from '../logic/chat-input';
-
-export const EMOTICONS = ['😀', '😊', '😉', '😂', '🙂', '😍', '🤔', '😢', '😮', '👍', '👏', '🙏', '🎉', '❤️', '✅', '👋'];
 
 export interface PredefinedOption {
   id: string;
@@ -14,19 +13,23 @@ export interface PredefinedOption {
 /**
  * The chat input of spec §5: Enter without Shift sends, text trimmed, empty ignored, cleared after
  * sending, up to four rows, 500 characters with a counter. Typing "/" opens the predefined
- * messages (filtered by what follows); the smiley button inserts an emoticon.
+ * messages (filtered by what follows); the smiley button inserts an emoticon: the tenant's
+ * (platform settings) when given, else the built-in list.
  */
 export function ChatInput({
   onSend,
   onTyping,
   disabled,
   predefined,
+  emoticons,
   testIdPrefix = 'chat',
 }: {
   onSend: (text: string) => Promise<unknown> | void;
   onTyping?: (typing: boolean) => void;
   disabled?: boolean;
   predefined?: PredefinedOption[] | null;
+  /** The tenant's emoticons; null/empty offers the built-in list. */
+  emoticons?: readonly string[] | null;
   testIdPrefix?: string;
 }) {
   const { t } = useTranslation();
@@ -153,7 +156,7 @@ export function ChatInput({
       ) : null}
       {emojiOpen ? (
         <div className="desk-popover desk-emoji" data-testid="emoticon-panel">
-          {EMOTICONS.map((emoji) => (
+          {emoticonsToOffer(emoticons).map((emoji) => (
             <button type="button" key={emoji} onClick={() => insert(emoji)} aria-label={emoji} data-testid="emoticon">
               {emoji}
             </button>

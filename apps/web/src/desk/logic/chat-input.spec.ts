@@ -54,4 +54,11 @@ describe('chat input rules', () => {
     expect(slashQuery('hello /', 7)).toBe('');
     expect(slashQuery('a/b', 3)).toBeNull();
   });
+
+  it('matches every shortcut the admin rule allows, in any script', () => {
+    for (const shortcut of ['follow-up', 'saludo_2', 'привет', 'γεια']) {
+      expect(slashQuery(`Hi /${shortcut}`, shortcut.length + 4)).toBe(shortcut);
+      expect(insertAt(`/${shortcut}`, shortcut.length + 1, 'Text')).toEqual({ text: 'Text', caret: 4 });
+    }
+  });
 });

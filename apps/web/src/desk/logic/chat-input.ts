@@ -39,6 +39,9 @@ export function clampInput(raw: string): string {
   return raw.length > CHAT_INPUT.maxLength ? raw.slice(0, CHAT_INPUT.maxLength) : raw;
 }
 
+/** "/shortcut" just before the caret: the characters PREDEFINED_SHORTCUT_PATTERN allows (letters of any script, digits, _ and -). */
+const SLASH_BEFORE_CARET = /(^|\s)\/([\p{L}\p{N}_-]*)$/u;
+
 /**
  * Inserts a predefined message at the caret. A leading "/shortcut" typed just before the caret is
  * replaced by the message (the '/' shortcut of the predefined-message picker).
@@ -46,7 +49,7 @@ export function clampInput(raw: string): string {
 export function insertAt(raw: string, caret: number, insert: string): { text: string; caret: number } {
   const before = raw.slice(0, caret);
   const after = raw.slice(caret);
-  const slash = /(^|\s)\/[\w-]*$/.exec(before);
+  const slash = SLASH_BEFORE_CARET.exec(before);
   const head = slash ? before.slice(0, slash.index + slash[1].length) : before;
   const text = clampInput(head + insert + after);
   return { text, caret: Math.min(head.length + insert.length, text.length) };
@@ -54,6 +57,6 @@ export function insertAt(raw: string, caret: number, insert: string): { text: st
 
 /** The "/query" the agent is typing just before the caret, or null. */
 export function slashQuery(raw: string, caret: number): string | null {
-  const match = /(^|\s)\/([\w-]*)$/.exec(raw.slice(0, caret));
+  const match = SLASH_BEFORE_CARET.exec(raw.slice(0, caret));
   return match ? match[2] : null;
 }

@@ -6,7 +6,15 @@ import { Trim } from '../../../common/transforms';
 /** Types only; validatePredefinedMessage() (shared with the console) holds the rules. */
 export class PredefinedMessageInputDto implements Partial<PredefinedMessageInput> {
   @ApiProperty({ maxLength: ADMIN_LIMITS.predefinedMessageMax }) @IsOptional() @Trim() @IsString() message?: string;
-  @ApiProperty({ maxLength: ADMIN_LIMITS.shortcutMax, example: '/hello' }) @IsOptional() @Trim() @IsString() shortcut?: string;
+  @ApiProperty({
+    maxLength: ADMIN_LIMITS.shortcutMax,
+    example: 'hello',
+    description: "Stored without a leading '/' (one is removed): letters, digits, '_' and '-'",
+  })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  shortcut?: string;
   @ApiProperty({ enum: PREDEFINED_MESSAGE_SCOPES }) @IsOptional() @IsString() scope?: PredefinedMessageInput['scope'];
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: "Required for scope 'line'" })
   @IsOptional()

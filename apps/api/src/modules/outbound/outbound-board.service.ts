@@ -1,0 +1,119 @@
+import {
+  OUTBOUND_SOCKET_EVENTS,
+  roomName,
+  type DialerCampaignStatus,
+  type DialerMode,
+  type OutboundBoardView,
+} from '@centralita/contracts';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { RealtimeService } from '../realtime/realtime.service';
+import { callView, OutboundHostService, type CallRow } from './outbound-host.service';
+
+const LIVE = `('queued', 'dialing', 'ringing', 'answeredByHuman', 'connected')`;
+const IN_FLIGHT = `('queued', 'dialing', 'ringing')`;
+const HUMAN = `('answeredByHuman', 'connected', 'wrapUp', 'done', 'abandoned')`;
+/** Boards are recomputed at most this often per campaign while calls change. */
+const PUSH_EVERY_MS = 300;
+
+/** The supervisor's live board: computed from the machines' rows, pushed to the tenant room when a campaign's calls change. */
+@Injectable()
+export class OutboundBoardService implements OnModuleDestroy {
+  private readonly logger = new Logger(OutboundBoardService.name);
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly realtime: RealtimeService,
+    host: OutboundHostService,
+  ) {
+    host.onBoardsChanged((ids) => ids.forEach((id) => this.schedule(id)));
+  }
+
+  onModuleDestroy(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+  }
+
+  private schedule(campaignId: string): void {
+    if (this.pending.has(campaignId)) return;
+    const timer = setTimeout(() => {
+      this.pending.delete(campaignId);
+      void this.push(campaignId).catch((error: Error) => this.logger.warn(`board ${campaignId}: ${error.message}`));
+    }, PUSH_EVERY_MS);
+    timer.unref();
+    this.pending.set(campaignId, timer);
+  }
+
+  private async push(campaignId: string): Promise<void> {
+    if (!this.dataSource.isInitialized) return;
+    const [row] = (await this.dataSource.query(`SELECT tenant_id FROM dialer_campaigns WHERE id = $1`, [campaignId])) as {
+      tenant_id: string;
+    }[];
+    if (!row) return;
+    const view = await this.board(row.tenant_id, campaignId);
+    this.realtime.emit('staff', [roomName({ kind: 'tenant', id: row.tenant_id })], OUTBOUND_SOCKET_EVENTS.board, view);
+  }
+
+  async board(tenantId: string, campaignId: string): Promise<OutboundBoardView> {
+    const [campaign] = (await this.dataSource.query(
+      `SELECT id, tenant_id, status, mode, abandon_cap_percent, agent_ids FROM dialer_campaigns WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+      [campaignId, tenantId],
+    )) as {
+      id: string;
+      tenant_id: string;
+      status: DialerCampaignStatus;
+      mode: DialerMode;
+      abandon_cap_percent: string;
+      agent_ids: string[];
+    }[];
+    if (!campaign) throw AppException.notFound();
+    const [[counts], [remaining], agents, recent] = (await Promise.all([
+      this.dataSource.query(
+        `SELECT count(*) FILTER (WHERE status IN ${LIVE})::int AS in_progress, count(*) FILTER (WHERE status IN ${IN_FLIGHT})::int AS in_flight,
+                count(*)::int AS dialed, count(*) FILTER (WHERE status IN ${HUMAN})::int AS answered,
+                count(*) FILTER (WHERE status = 'abandoned')::int AS abandoned
+           FROM outbound_calls WHERE campaign_id = $1`,
+        [campaignId],
+      ),
+      this.dataSource.query(`SELECT count(*)::int AS n FROM outbound_contacts WHERE campaign_id = $1 AND finished = false`, [campaignId]),
+      this.dataSource.query(
+        `SELECT p.user_id AS "agentId", u.name, p.status FROM agent_presence p JOIN users u ON u.id = p.user_id
+          WHERE p.tenant_id = $1 AND p.status <> 'loggedOut' AND (cardinality($2::uuid[]) = 0 OR p.user_id = ANY($2::uuid[])) ORDER BY u.name`,
+        [tenantId, campaign.agent_ids ?? []],
+      ),
+      this.dataSource.query(
+        `SELECT oc.*, ct.name AS contact_name FROM outbound_calls oc JOIN outbound_contacts ct ON ct.id = oc.contact_id
+          WHERE oc.campaign_id = $1 ORDER BY oc.updated_at DESC, oc.id LIMIT 20`,
+        [campaignId],
+      ),
+    ])) as [
+      [{ in_progress: number; in_flight: number; dialed: number; answered: number; abandoned: number }],
+      [{ n: number }],
+      { agentId: string; name: string; status: string }[],
+      (CallRow & { contact_name: string | null })[],
+    ];
+    const agentsByState: Record<string, number> = {};
+    for (const agent of agents) agentsByState[agent.status] = (agentsByState[agent.status] ?? 0) + 1;
+    const waiting = agentsByState['waitingOutboundCall'] ?? 0;
+    return {
+      campaignId,
+      tenantId,
+      status: campaign.status,
+      mode: campaign.mode,
+      dialLevel: waiting === 0 ? 0 : Math.round((counts.in_flight / waiting) * 100) / 100,
+      callsInProgress: counts.in_progress,
+      dialed: counts.dialed,
+      answered: counts.answered,
+      abandoned: counts.abandoned,
+      abandonRatePercent: counts.answered === 0 ? null : Math.round((counts.abandoned / counts.answered) * 10000) / 100,
+      abandonCapPercent: Number(campaign.abandon_cap_percent),
+      remainingRecords: remaining.n,
+      agentsByState,
+      agents,
+      recentCalls: recent.map((call) => callView(call, call.contact_name)),
+      at: new Date().toISOString(),
+    };
+  }
+}

@@ -1,0 +1,463 @@
+import {
+  csvCell,
+  DEFAULT_CALLING_WINDOWS,
+  DEFAULT_RETRY_DELAYS,
+  OUTBOUND_LIMITS,
+  validateDialerCampaign,
+  type DialerCampaignInput,
+  type DialerCampaignView,
+  type DialerCampaignStatus,
+  type DoNotCallEntry,
+  type OutboundCallback,
+  type OutboundCallView,
+  type Page,
+  type PagedQuery,
+} from '@centralita/contracts';
+import { isE164, type Actor } from '@centralita/domain';
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { AuditService } from '../admin/audit.service';
+import { assertRules } from '../admin/rule-check';
+import type { Principal } from '../auth/principal';
+import { callView, OutboundHostService, type CallRow, type CampaignRow } from './outbound-host.service';
+
+const E164_SQL = '^\\+[1-9][0-9]{6,14}$';
+
+const SORTABLE: Record<string, string> = { name: 'c.name', createdAt: 'c.created_at', status: 'c.status', mode: 'c.mode' };
+
+function campaignView(row: CampaignRow & { phone_list_name?: string | null }): DialerCampaignView {
+  return {
+    id: row.id,
+    name: row.name,
+    phoneListId: row.phone_list_id,
+    phoneListName: row.phone_list_name ?? null,
+    mode: row.mode,
+    abandonCapPercent: Number(row.abandon_cap_percent),
+    abandonThresholdMs: row.abandon_threshold_ms,
+    maxAttempts: row.max_attempts,
+    retryDelays: row.retry_delays,
+    callingWindows: row.calling_windows,
+    scheduleFrom: row.schedule_from ? new Date(row.schedule_from).toISOString() : null,
+    scheduleTo: row.schedule_to ? new Date(row.schedule_to).toISOString() : null,
+    trunkId: row.trunk_id,
+    callerId: row.caller_id,
+    agentIds: row.agent_ids ?? [],
+    status: row.status as DialerCampaignStatus,
+    version: row.version,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+function normalise(input: Partial<DialerCampaignInput>): DialerCampaignInput {
+  return {
+    name: String(input.name ?? '').trim(),
+    phoneListId: String(input.phoneListId ?? ''),
+    mode: input.mode ?? 'progressive',
+    abandonCapPercent: input.abandonCapPercent ?? OUTBOUND_LIMITS.abandonCapDefault,
+    abandonThresholdMs: input.abandonThresholdMs ?? OUTBOUND_LIMITS.abandonThresholdMsDefault,
+    maxAttempts: input.maxAttempts ?? OUTBOUND_LIMITS.maxAttemptsDefault,
+    retryDelays: input.retryDelays ?? DEFAULT_RETRY_DELAYS,
+    callingWindows: input.callingWindows ?? DEFAULT_CALLING_WINDOWS,
+    scheduleFrom: input.scheduleFrom ?? null,
+    scheduleTo: input.scheduleTo ?? null,
+    trunkId: input.trunkId ?? null,
+    callerId: input.callerId ?? null,
+    agentIds: input.agentIds ?? [],
+  };
+}
+
+/** Campaign administration, do-not-call lists, callbacks, the agent's call actions and the results report. */
+@Injectable()
+export class OutboundService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: OutboundHostService,
+    private readonly audit: AuditService,
+  ) {}
+
+  supervisor(principal: Principal): Actor {
+    return { kind: 'supervisor', id: principal.userId };
+  }
+
+  // ── campaigns ──
+
+  async list(principal: Principal, query: PagedQuery): Promise<Page<DialerCampaignView>> {
+    const field = query.sortField ?? 'createdAt';
+    const column = SORTABLE[field];
+    if (!column)
+      throw new AppException('validation', {
+        message: `sortField must be one of ${Object.keys(SORTABLE).join(', ')}`,
+        data: { fields: { sortField: ['unknown sort field'] } },
+      });
+    const page = query.page ?? 1;
+    const pageSize = query.pageSize ?? 25;
+    const params: unknown[] = [principal.clientId];
+    let where = `c.tenant_id = $1 AND c.deleted_at IS NULL`;
+    if (query.q) {
+      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND c.name ILIKE $${params.length}`;
+    }
+    const order = query.sortOrder === 'asc' ? 'ASC' : query.sortOrder === 'desc' ? 'DESC' : field === 'createdAt' ? 'DESC' : 'ASC';
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM dialer_campaigns c WHERE ${where}`, params)) as {
+      total: number;
+    }[];
+    const rows = (await this.dataSource.query(
+      `SELECT c.*, l.name AS phone_list_name FROM dialer_campaigns c LEFT JOIN phone_lists l ON l.id = c.phone_list_id
+        WHERE ${where} ORDER BY ${column} ${order}, c.id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+      params,
+    )) as CampaignRow[];
+    return { items: rows.map(campaignView), total, page, pageSize } as Page<DialerCampaignView>;
+  }
+
+  async get(principal: Principal, id: string): Promise<DialerCampaignView> {
+    const [row] = (await this.dataSource.query(
+      `SELECT c.*, l.name AS phone_list_name FROM dialer_campaigns c LEFT JOIN phone_lists l ON l.id = c.phone_list_id
+        WHERE c.id = $1 AND c.tenant_id = $2 AND c.deleted_at IS NULL`,
+      [id, principal.clientId],
+    )) as CampaignRow[];
+    if (!row) throw AppException.notFound();
+    return campaignView(row);
+  }
+
+  private async checkReferences(principal: Principal, input: DialerCampaignInput): Promise<void> {
+    const [list] = (await this.dataSource.query(`SELECT id FROM phone_lists WHERE id = $1 AND client_id = $2 AND deleted_at IS NULL`, [
+      input.phoneListId,
+      principal.clientId,
+    ])) as { id: string }[];
+    if (!list) assertRules([{ field: 'phoneListId', key: 'unknown' }]);
+    if (input.agentIds.length > 0) {
+      const [{ n }] = (await this.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE id = ANY($1::uuid[]) AND client_id = $2`, [
+        input.agentIds,
+        principal.clientId,
+      ])) as { n: number }[];
+      if (n !== new Set(input.agentIds).size) assertRules([{ field: 'agentIds', key: 'unknown' }]);
+    }
+  }
+
+  async create(principal: Principal, body: Partial<DialerCampaignInput>): Promise<DialerCampaignView> {
+    assertRules(validateDialerCampaign(body));
+    const input = normalise(body);
+    await this.checkReferences(principal, input);
+    const id = randomUUID();
+    await this.host.run(async (manager) => {
+      const created = await this.host.createCampaign(manager, id, principal.clientId, input.mode, this.supervisor(principal));
+      await manager.query(
+        `INSERT INTO dialer_campaigns (id, tenant_id, name, phone_list_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, retry_delays,
+           calling_windows, schedule_from, schedule_to, trunk_id, caller_id, agent_ids, status, snapshot, version, last_event, created_by)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,1,$18,$19)`,
+        [
+          id,
+          principal.clientId,
+          input.name,
+          input.phoneListId,
+          input.mode,
+          input.abandonCapPercent,
+          input.abandonThresholdMs,
+          input.maxAttempts,
+          JSON.stringify(input.retryDelays),
+          JSON.stringify(input.callingWindows),
+          input.scheduleFrom,
+          input.scheduleTo,
+          input.trunkId,
+          input.callerId,
+          input.agentIds,
+          created.status,
+          created.snapshot,
+          created.record.event,
+          principal.userId,
+        ],
+      );
+      await this.host.logCampaignCreated(manager, id, principal.clientId, created.record);
+      // Only valid E.164 entries become contacts: a bad phone-list row never reaches the dialer.
+      await manager.query(
+        `INSERT INTO outbound_contacts (tenant_id, campaign_id, entry_id, phone, name)
+         SELECT $1, $2, e.id, e.phone, e.name FROM phone_list_entries e WHERE e.list_id = $3 AND e.client_id = $1 AND e.phone ~ $4`,
+        [principal.clientId, id, input.phoneListId, E164_SQL],
+      );
+      await this.audit.record(
+        principal,
+        { entityType: 'dialer_campaign', entityId: id, action: 'create', before: null, after: input },
+        manager,
+      );
+    });
+    return this.get(principal, id);
+  }
+
+  async update(principal: Principal, id: string, body: Partial<DialerCampaignInput>): Promise<DialerCampaignView> {
+    const before = await this.get(principal, id);
+    if (before.status === 'completed' || before.status === 'cancelled' || before.status === 'running') {
+      throw new AppException('illegal_transition', {
+        message: `A ${before.status} campaign cannot be edited${before.status === 'running' ? '; pause it first' : ''}`,
+      });
+    }
+    const merged = { ...before, ...body };
+    assertRules(validateDialerCampaign(merged));
+    const input = normalise(merged);
+    if (input.phoneListId !== before.phoneListId && before.status !== 'draft') assertRules([{ field: 'phoneListId', key: 'unknown' }]);
+    if (input.mode !== before.mode && before.status !== 'draft')
+      assertRules([{ field: 'mode', key: 'oneOf', values: { options: before.mode } }]);
+    await this.checkReferences(principal, input);
+    await this.host.run(async (manager) => {
+      await this.host.lockCampaign(manager, id, principal.clientId);
+      await manager.query(
+        `UPDATE dialer_campaigns SET name = $3, phone_list_id = $4, mode = $5, abandon_cap_percent = $6, abandon_threshold_ms = $7, max_attempts = $8,
+           retry_delays = $9, calling_windows = $10, schedule_from = $11, schedule_to = $12, trunk_id = $13, caller_id = $14, agent_ids = $15,
+           snapshot = jsonb_set(snapshot, '{context,mode}', to_jsonb($5::text)), updated_at = now()
+         WHERE id = $1 AND tenant_id = $2`,
+        [
+          id,
+          principal.clientId,
+          input.name,
+          input.phoneListId,
+          input.mode,
+          input.abandonCapPercent,
+          input.abandonThresholdMs,
+          input.maxAttempts,
+          JSON.stringify(input.retryDelays),
+          JSON.stringify(input.callingWindows),
+          input.scheduleFrom,
+          input.scheduleTo,
+          input.trunkId,
+          input.callerId,
+          input.agentIds,
+        ],
+      );
+      if (input.phoneListId !== before.phoneListId) {
+        await manager.query(`DELETE FROM outbound_contacts WHERE campaign_id = $1`, [id]);
+        await manager.query(
+          `INSERT INTO outbound_contacts (tenant_id, campaign_id, entry_id, phone, name)
+           SELECT $1, $2, e.id, e.phone, e.name FROM phone_list_entries e WHERE e.list_id = $3 AND e.client_id = $1 AND e.phone ~ $4`,
+          [principal.clientId, id, input.phoneListId, E164_SQL],
+        );
+      }
+      await this.audit.record(principal, { entityType: 'dialer_campaign', entityId: id, action: 'update', before, after: input }, manager);
+    });
+    return this.get(principal, id);
+  }
+
+  async remove(principal: Principal, id: string): Promise<void> {
+    const before = await this.get(principal, id);
+    if (before.status === 'running' || before.status === 'paused') {
+      throw new AppException('illegal_transition', { message: 'Cancel the campaign before deleting it' });
+    }
+    await this.host.run(async (manager) => {
+      await manager.query(`UPDATE dialer_campaigns SET deleted_at = now() WHERE id = $1 AND tenant_id = $2`, [id, principal.clientId]);
+      await this.audit.record(principal, { entityType: 'dialer_campaign', entityId: id, action: 'delete', before, after: null }, manager);
+    });
+  }
+
+  async act(
+    principal: Principal,
+    id: string,
+    action: 'start' | 'pause' | 'resume' | 'cancel' | 'schedule',
+    reason?: string,
+  ): Promise<DialerCampaignView> {
+    const actor = this.supervisor(principal);
+    if (action === 'schedule') {
+      const current = await this.get(principal, id);
+      if (!current.scheduleFrom) assertRules([{ field: 'scheduleFrom', key: 'required' }]);
+      const startsAt = Math.max(Date.parse(current.scheduleFrom!), Date.now());
+      await this.host.dispatchCampaign(
+        id,
+        { type: 'campaign.scheduled', startsAt, endsAt: current.scheduleTo ? Date.parse(current.scheduleTo) : null },
+        actor,
+        principal.clientId,
+      );
+    } else {
+      const event =
+        action === 'start'
+          ? ({ type: 'campaign.started' } as const)
+          : action === 'pause'
+            ? ({ type: 'campaign.paused', ...(reason ? { reason } : {}) } as const)
+            : action === 'resume'
+              ? ({ type: 'campaign.resumed' } as const)
+              : ({ type: 'campaign.cancelled', reason: reason?.trim() || 'cancelled by supervisor' } as const);
+      await this.host.dispatchCampaign(id, event, actor, principal.clientId);
+    }
+    return this.get(principal, id);
+  }
+
+  // ── do-not-call ──
+
+  async dncList(principal: Principal, query: PagedQuery & { campaignId?: string }): Promise<Page<DoNotCallEntry>> {
+    const page = query.page ?? 1;
+    const pageSize = query.pageSize ?? 25;
+    const params: unknown[] = [principal.clientId];
+    let where = 'tenant_id = $1';
+    if (query.q) {
+      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND phone ILIKE $${params.length}`;
+    }
+    if (query.campaignId) {
+      params.push(query.campaignId);
+      where += ` AND campaign_id = $${params.length}`;
+    }
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM do_not_call WHERE ${where}`, params)) as {
+      total: number;
+    }[];
+    const rows = (await this.dataSource.query(
+      `SELECT id, phone, campaign_id AS "campaignId", reason, created_at AS "createdAt" FROM do_not_call WHERE ${where}
+        ORDER BY created_at DESC, id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+      params,
+    )) as DoNotCallEntry[];
+    return { items: rows, total, page, pageSize } as Page<DoNotCallEntry>;
+  }
+
+  async dncAdd(principal: Principal, body: { phone: string; campaignId?: string | null; reason?: string | null }): Promise<DoNotCallEntry> {
+    const phone = String(body.phone ?? '').replace(/[\s().-]/g, '');
+    if (!isE164(phone)) assertRules([{ field: 'phone', key: 'pattern' }]);
+    if (body.campaignId) await this.get(principal, body.campaignId);
+    const rows = (await this.dataSource.query(
+      `INSERT INTO do_not_call (tenant_id, campaign_id, phone, reason, created_by) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING id, phone, campaign_id AS "campaignId", reason, created_at AS "createdAt"`,
+      [principal.clientId, body.campaignId ?? null, phone, body.reason ?? null, principal.userId],
+    )) as DoNotCallEntry[];
+    if (rows.length === 0) throw new AppException('conflict', { message: `${phone} is already on that do-not-call list` });
+    await this.audit.record(principal, { entityType: 'do_not_call', entityId: rows[0].id, action: 'create', before: null, after: rows[0] });
+    return rows[0];
+  }
+
+  async dncRemove(principal: Principal, id: string): Promise<void> {
+    const rows = (await this.dataSource.query(`DELETE FROM do_not_call WHERE id = $1 AND tenant_id = $2 RETURNING id, phone`, [
+      id,
+      principal.clientId,
+    ])) as [{ id: string; phone: string }[], number];
+    const deleted = rows[0];
+    if (!deleted || deleted.length === 0) throw AppException.notFound();
+    await this.audit.record(principal, { entityType: 'do_not_call', entityId: id, action: 'delete', before: deleted[0], after: null });
+  }
+
+  // ── the agent's call ──
+
+  /** The agent's current (or last unfinished) outbound call, with the contact's data for the screen pop. */
+  async currentCall(principal: Principal): Promise<(OutboundCallView & { campaignName: string }) | null> {
+    const [row] = (await this.dataSource.query(
+      `SELECT oc.*, ct.name AS contact_name, c.name AS campaign_name FROM outbound_calls oc
+         JOIN outbound_contacts ct ON ct.id = oc.contact_id JOIN dialer_campaigns c ON c.id = oc.campaign_id
+        WHERE oc.agent_id = $1 AND oc.tenant_id = $2 AND oc.status IN ('connected', 'wrapUp')
+        ORDER BY oc.connected_at DESC LIMIT 1`,
+      [principal.userId, principal.clientId],
+    )) as (CallRow & { contact_name: string | null; campaign_name: string })[];
+    if (!row) return null;
+    return { ...callView(row, row.contact_name), campaignName: row.campaign_name };
+  }
+
+  private async ownCall(principal: Principal, id: string): Promise<CallRow> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM outbound_calls WHERE id = $1 AND tenant_id = $2`, [
+      id,
+      principal.clientId,
+    ])) as CallRow[];
+    if (!row) throw AppException.notFound();
+    const supervisor = principal.permissions?.includes('outbound.manage') ?? false;
+    if (row.agent_id !== principal.userId && !supervisor) throw AppException.forbidden('This call is not yours');
+    return row;
+  }
+
+  async hangUp(principal: Principal, id: string): Promise<OutboundCallView> {
+    const row = await this.ownCall(principal, id);
+    const actor: Actor = row.agent_id === principal.userId ? { kind: 'agent', id: principal.userId } : this.supervisor(principal);
+    return callView(await this.host.dispatchCall(id, { type: 'call.hungUp' }, actor, principal.clientId));
+  }
+
+  /** UpdDISPO: stored on the call (machine event) and on the contact; 'callback' books one, 'doNotCall' lists the number. */
+  async disposition(
+    principal: Principal,
+    id: string,
+    body: { disposition: string; callbackAt?: string | null },
+  ): Promise<OutboundCallView> {
+    const row = await this.ownCall(principal, id);
+    const actor: Actor = row.agent_id === principal.userId ? { kind: 'agent', id: principal.userId } : this.supervisor(principal);
+    if (body.disposition === 'callback') {
+      const due = body.callbackAt ? Date.parse(body.callbackAt) : NaN;
+      if (Number.isNaN(due) || due <= Date.now()) assertRules([{ field: 'callbackAt', key: 'date' }]);
+    }
+    const updated = await this.host.run(async (manager, w) => {
+      await manager.query(`UPDATE outbound_contacts SET disposition = $2, updated_at = now() WHERE id = $1`, [
+        row.contact_id,
+        body.disposition,
+      ]);
+      if (body.disposition === 'doNotCall') {
+        await manager.query(
+          `INSERT INTO do_not_call (tenant_id, campaign_id, phone, reason, created_by) VALUES ($1, NULL, $2, 'disposition', $3) ON CONFLICT DO NOTHING`,
+          [row.tenant_id, row.phone, principal.userId],
+        );
+        await manager.query(`UPDATE outbound_contacts SET finished = true WHERE id = $1 AND active_call_id IS NULL`, [row.contact_id]);
+      }
+      if (body.disposition === 'callback' && body.callbackAt) {
+        await manager.query(
+          `INSERT INTO outbound_callbacks (tenant_id, campaign_id, contact_id, due_at, agent_id, created_by) VALUES ($1, $2, $3, $4, $5, $5)`,
+          [row.tenant_id, row.campaign_id, row.contact_id, new Date(body.callbackAt), principal.userId],
+        );
+      }
+      return this.host.stepCall(manager, w, id, { type: 'call.dispositioned', disposition: body.disposition }, actor, principal.clientId);
+    });
+    return callView(updated);
+  }
+
+  async callbacks(principal: Principal, campaignId?: string): Promise<OutboundCallback[]> {
+    return (await this.dataSource.query(
+      `SELECT b.id, b.campaign_id AS "campaignId", b.contact_id AS "contactId", ct.phone, b.due_at AS "dueAt", b.agent_id AS "agentId", b.status
+         FROM outbound_callbacks b JOIN outbound_contacts ct ON ct.id = b.contact_id
+        WHERE b.tenant_id = $1 AND ($2::uuid IS NULL OR b.campaign_id = $2) ORDER BY b.due_at LIMIT 500`,
+      [principal.clientId, campaignId ?? null],
+    )) as OutboundCallback[];
+  }
+
+  async cancelCallback(principal: Principal, id: string): Promise<void> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE outbound_callbacks SET status = 'cancelled' WHERE id = $1 AND tenant_id = $2 AND status = 'pending' RETURNING id`,
+      [id, principal.clientId],
+    )) as [{ id: string }[], number];
+    if (rows.length === 0) throw AppException.notFound();
+  }
+
+  // ── results ──
+
+  async results(principal: Principal, campaignId: string, query: PagedQuery): Promise<Page<OutboundCallView>> {
+    await this.get(principal, campaignId);
+    const page = query.page ?? 1;
+    const pageSize = query.pageSize ?? 25;
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM outbound_calls WHERE campaign_id = $1`, [
+      campaignId,
+    ])) as {
+      total: number;
+    }[];
+    const rows = (await this.dataSource.query(
+      `SELECT oc.*, ct.name AS contact_name FROM outbound_calls oc JOIN outbound_contacts ct ON ct.id = oc.contact_id
+        WHERE oc.campaign_id = $1 ORDER BY oc.created_at DESC, oc.id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+      [campaignId],
+    )) as (CallRow & { contact_name: string | null })[];
+    return { items: rows.map((row) => callView(row, row.contact_name)), total, page, pageSize } as Page<OutboundCallView>;
+  }
+
+  async resultsCsv(principal: Principal, campaignId: string): Promise<string> {
+    await this.get(principal, campaignId);
+    const rows = (await this.dataSource.query(
+      `SELECT oc.*, ct.name AS contact_name, u.name AS agent_name FROM outbound_calls oc JOIN outbound_contacts ct ON ct.id = oc.contact_id
+         LEFT JOIN users u ON u.id = oc.agent_id WHERE oc.campaign_id = $1 ORDER BY oc.created_at, oc.id LIMIT 100000`,
+      [campaignId],
+    )) as (CallRow & { contact_name: string | null; agent_name: string | null })[];
+    const header = ['phone', 'name', 'attempt', 'status', 'outcome', 'disposition', 'agent', 'created_at', 'answered_at', 'finished_at'];
+    const iso = (value: Date | null) => (value ? new Date(value).toISOString() : '');
+    const lines = rows.map((row) =>
+      [
+        row.phone,
+        row.contact_name,
+        row.attempt,
+        row.status,
+        row.outcome,
+        row.disposition,
+        row.agent_name,
+        iso(row.created_at),
+        iso(row.answered_at),
+        iso(row.finished_at),
+      ]
+        .map(csvCell)
+        .join(','),
+    );
+    return [header.join(','), ...lines].join('\r\n') + '\r\n';
+  }
+}

@@ -1,0 +1,257 @@
+import {
+  REPORT_EXPORT_QUEUE,
+  REPORT_MAX_RANGE_DAYS,
+  csvLine,
+  neutraliseCell,
+  type ConversationDetail,
+  type ReportExportJob,
+  type ReportExportState,
+  type ReportFilters,
+  type ReportOptions,
+  type ReportPage,
+  type ReportType,
+} from '@centralita/contracts';
+import { ReportSortError, reportPage, type SqlRunner } from '@centralita/domain';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { createReadStream, existsSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import type { Principal } from '../auth/principal';
+import { reportExportDir, reportExportPath } from './report-files';
+import type { ReportFiltersDto, ReportPageQueryDto, StartExportDto } from './reports.dto';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+function validationError(field: string, message: string): AppException {
+  return new AppException('validation', { message, data: { fields: { [field]: [message] } } });
+}
+
+/** from < to, and the window at most REPORT_MAX_RANGE_DAYS long; the filters the engine reads. */
+export function checkWindow(dto: ReportFiltersDto): ReportFilters {
+  const from = Date.parse(dto.from);
+  const to = Date.parse(dto.to);
+  if (!(from < to)) throw validationError('to', 'to must be after from');
+  if (to - from > REPORT_MAX_RANGE_DAYS * DAY_MS)
+    throw validationError('to', `to must be at most ${REPORT_MAX_RANGE_DAYS} days after from`);
+  const filters: ReportFilters = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  if (dto.attentionLineId) filters.attentionLineId = dto.attentionLineId;
+  if (dto.campaignId) filters.campaignId = dto.campaignId;
+  if (dto.agentId) filters.agentId = dto.agentId;
+  if (dto.channel) filters.channel = dto.channel;
+  return filters;
+}
+
+interface ExportRow {
+  id: string;
+  report_type: ReportType;
+  format: 'csv' | 'xlsx';
+  status: ReportExportState['status'];
+  progress: number;
+  row_count: number;
+  total_rows: number | null;
+  file_name: string;
+  failure: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+function toState(row: ExportRow): ReportExportState {
+  return {
+    id: row.id,
+    type: row.report_type,
+    format: row.format,
+    status: row.status,
+    progress: row.progress,
+    rowCount: row.row_count,
+    totalRows: row.total_rows,
+    fileName: row.file_name,
+    failure: row.failure,
+    createdAt: row.created_at.toISOString(),
+    finishedAt: row.finished_at?.toISOString() ?? null,
+  };
+}
+
+const iso = (value: Date | string | null): string | null => (value == null ? null : new Date(value).toISOString());
+
+@Injectable()
+export class ReportsService {
+  private readonly dir = reportExportDir();
+  private readonly run: SqlRunner;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @InjectQueue(REPORT_EXPORT_QUEUE) private readonly queue: Queue<ReportExportJob>,
+  ) {
+    this.run = (text, values) => this.db.query(text, values);
+  }
+
+  async page(principal: Principal, type: ReportType, query: ReportPageQueryDto): Promise<ReportPage> {
+    const filters = checkWindow(query);
+    const page = query.page ?? 1;
+    const pageSize = query.pageSize ?? 25;
+    try {
+      const result = await reportPage(
+        this.run,
+        type,
+        { tenantId: principal.clientId, filters, now: Date.now() },
+        { page, pageSize, sortField: query.sortField, sortOrder: query.sortOrder },
+      );
+      return { type, page, pageSize, ...result };
+    } catch (error) {
+      if (error instanceof ReportSortError) throw validationError('sortField', error.message);
+      throw error;
+    }
+  }
+
+  async startExport(principal: Principal, type: ReportType, body: StartExportDto): Promise<ReportExportState> {
+    const filters = checkWindow(body);
+    const fileName = `${type}-${filters.from.slice(0, 10)}-${filters.to.slice(0, 10)}.${body.format}`;
+    const [row] = (await this.db.query(
+      `INSERT INTO report_exports (tenant_id, user_id, report_type, format, filters, file_name)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING *`,
+      [principal.clientId, principal.userId, type, body.format, JSON.stringify(filters), fileName],
+    )) as ExportRow[];
+    // Job id = export id, so a re-sent job is the same job; retries start the file over.
+    await this.queue.add('export', { exportId: row!.id }, { jobId: row!.id, attempts: 3, backoff: { type: 'exponential', delay: 2000 } });
+    return toState(row!);
+  }
+
+  async exportState(tenantId: string, id: string): Promise<ReportExportState> {
+    return toState(await this.findExport(tenantId, id));
+  }
+
+  async download(tenantId: string, id: string): Promise<{ stream: Readable; fileName: string; format: 'csv' | 'xlsx' }> {
+    const row = await this.findExport(tenantId, id);
+    const file = reportExportPath(this.dir, row.id, row.format);
+    if (row.status !== 'done' || !existsSync(file))
+      throw new AppException('conflict', { message: row.status === 'expired' ? 'The export has expired' : 'The export is not ready yet' });
+    return { stream: createReadStream(file), fileName: row.file_name, format: row.format };
+  }
+
+  private async findExport(tenantId: string, id: string): Promise<ExportRow> {
+    const [row] = (await this.db.query(`SELECT * FROM report_exports WHERE id = $1 AND tenant_id = $2`, [id, tenantId])) as ExportRow[];
+    if (!row) throw AppException.notFound();
+    return row;
+  }
+
+  async conversationDetail(tenantId: string, id: string): Promise<ConversationDetail> {
+    const [c] = (await this.db.query(
+      `SELECT c.*, al.name AS line, u.name AS agent FROM conversations c
+         LEFT JOIN attention_lines al ON al.id = c.attention_line_id LEFT JOIN users u ON u.id = c.agent_id
+        WHERE c.id = $1 AND c.tenant_id = $2`,
+      [id, tenantId],
+    )) as Record<string, unknown>[];
+    if (!c) throw AppException.notFound();
+    const messages = (await this.db.query(
+      `SELECT m.created_at, m.sender_kind, m.sender_id, m.text, u.name AS user_name FROM messages m
+         LEFT JOIN users u ON m.sender_kind = 'agent' AND u.id::text = m.sender_id AND u.client_id = m.tenant_id
+        WHERE m.conversation_id = $1 AND m.tenant_id = $2 ORDER BY m.sequence`,
+      [id, tenantId],
+    )) as { created_at: Date; sender_kind: string; sender_id: string | null; text: string; user_name: string | null }[];
+    const transitions = (await this.db.query(
+      `SELECT t.at, t.from_state, t.to_state, t.event, t.actor_kind, t.actor_id, u.name AS user_name FROM transition_log t
+         LEFT JOIN users u ON t.actor_kind IN ('agent', 'supervisor') AND u.id::text = t.actor_id AND u.client_id = t.tenant_id
+        WHERE t.entity_type = 'conversation' AND t.entity_id = $1 AND t.tenant_id = $2 ORDER BY t.version`,
+      [id, tenantId],
+    )) as {
+      at: Date;
+      from_state: string | null;
+      to_state: string;
+      event: string;
+      actor_kind: string;
+      actor_id: string | null;
+      user_name: string | null;
+    }[];
+    const answers = (await this.db.query(
+      `SELECT r.created_at, p.name AS poll, q.text AS question, r.value FROM poll_responses r
+         JOIN polls p ON p.id = r.poll_id JOIN poll_questions q ON q.id = r.question_id
+        WHERE r.conversation_id = $1 AND r.client_id = $2 ORDER BY r.created_at, q.position`,
+      [id, tenantId],
+    )) as { created_at: Date; poll: string; question: string; value: string }[];
+    const customer = String(c.customer_name);
+    const agents: string[] = [];
+    const addAgent = (name: string | null) => name && !agents.includes(name) && agents.push(name);
+    for (const t of transitions) if (t.actor_kind === 'agent') addAgent(t.user_name);
+    for (const m of messages) if (m.sender_kind === 'agent') addAgent(m.user_name);
+    addAgent((c.agent as string | null) ?? null);
+    const senderName = (m: (typeof messages)[number]) =>
+      m.sender_kind === 'customer' ? customer : (m.user_name ?? (m.sender_kind === 'system' ? 'System' : (m.sender_id ?? m.sender_kind)));
+    return {
+      id,
+      channel: String(c.channel),
+      line: (c.line as string | null) ?? null,
+      customer,
+      status: String(c.status),
+      createdAt: iso(c.created_at as Date)!,
+      closedAt: iso(c.closed_at as Date | null),
+      agents,
+      messages: messages.map((m) => ({ at: iso(m.created_at)!, senderKind: m.sender_kind, sender: senderName(m), text: m.text })),
+      transitions: transitions.map((t) => ({
+        at: iso(t.at)!,
+        from: t.from_state,
+        to: t.to_state,
+        event: t.event,
+        actorKind: t.actor_kind,
+        actor: t.user_name ?? t.actor_id,
+      })),
+      surveyAnswers: answers.map((a) => ({ at: iso(a.created_at)!, poll: a.poll, question: a.question, value: a.value })),
+    };
+  }
+
+  /** The detail as a plain-text transcript or a CSV of its events (cells neutralised). */
+  async conversationDetailFile(tenantId: string, id: string, format: 'txt' | 'csv'): Promise<{ body: string; fileName: string }> {
+    const d = await this.conversationDetail(tenantId, id);
+    const fileName = `conversation-${id}.${format}`;
+    if (format === 'csv') {
+      const rows: string[][] = [['time', 'kind', 'who', 'text']];
+      const events = [
+        ...d.messages.map((m) => [m.at, 'message', m.sender, m.text]),
+        ...d.transitions.map((t) => [t.at, 'status', t.actor ?? t.actorKind, `${t.from ?? ''} -> ${t.to} (${t.event})`]),
+        ...d.surveyAnswers.map((a) => [a.at, 'survey', d.customer, `${a.question}: ${a.value}`]),
+      ].sort((a, b) => a[0]!.localeCompare(b[0]!));
+      rows.push(...events);
+      return { body: rows.map((row) => csvLine(row.map(neutraliseCell))).join(''), fileName };
+    }
+    const lines = [
+      `Conversation ${d.id}`,
+      `Channel: ${d.channel}`,
+      `Line: ${d.line ?? 'N/A'}`,
+      `Customer: ${d.customer}`,
+      `Agents: ${d.agents.join(', ') || 'N/A'}`,
+      `Status: ${d.status}`,
+      `Started: ${d.createdAt}`,
+      `Closed: ${d.closedAt ?? 'N/A'}`,
+      '',
+      'Transcript',
+      ...d.messages.map((m) => `[${m.at}] ${m.sender}: ${m.text}`),
+      '',
+      'Status changes',
+      ...d.transitions.map((t) => `[${t.at}] ${t.from ?? '-'} -> ${t.to} (${t.event}${t.actor ? `, ${t.actor}` : ''})`),
+    ];
+    if (d.surveyAnswers.length) lines.push('', 'Survey', ...d.surveyAnswers.map((a) => `[${a.at}] ${a.question}: ${a.value}`));
+    return { body: `${lines.join('\n')}\n`, fileName };
+  }
+
+  async options(tenantId: string): Promise<ReportOptions> {
+    const [lines, campaigns, dialerCampaigns, agents, channels] = await Promise.all([
+      this.db.query(`SELECT id, name FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`, [tenantId]),
+      this.db.query(`SELECT id, name FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`, [tenantId]),
+      this.db.query(`SELECT id, name FROM dialer_campaigns WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY name`, [tenantId]),
+      this.db.query(`SELECT u.id, u.name FROM users u JOIN agent_presence ap ON ap.user_id = u.id WHERE u.client_id = $1 ORDER BY u.name`, [
+        tenantId,
+      ]),
+      this.db.query(`SELECT DISTINCT channel FROM conversations WHERE tenant_id = $1 ORDER BY channel`, [tenantId]),
+    ]);
+    return {
+      lines,
+      campaigns,
+      dialerCampaigns,
+      agents,
+      channels: (channels as { channel: string }[]).map((row) => row.channel),
+    };
+  }
+}

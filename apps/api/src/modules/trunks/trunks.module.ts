@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigCrypto } from '../platform-settings/config-crypto';
+import { Trunk } from './trunk.entity';
+import { TrunksController } from './trunks.controller';
+import { TrunksService } from './trunks.service';
+
+/** SIP trunks (/api/trunks); secrets encrypted with the channel-secret helper (CONFIG_ENCRYPTION_KEY). */
+@Module({
+  imports: [TypeOrmModule.forFeature([Trunk])],
+  controllers: [TrunksController],
+  // Same helper and key as the channel secrets; built at start-up so a missing production key stops the API.
+  providers: [{ provide: ConfigCrypto, useFactory: () => new ConfigCrypto() }, TrunksService],
+  exports: [TrunksService],
+})
+export class TrunksModule {}

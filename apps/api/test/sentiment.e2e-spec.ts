@@ -1,0 +1,161 @@
+import 'reflect-metadata';
+import {
+  SENTIMENT_QUEUE,
+  type SentimentAlertView,
+  type SentimentReport,
+  type StartChatResult,
+  type ConversationView,
+} from '@centralita/contracts';
+import { BullModule } from '@nestjs/bullmq';
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { eventually } from '../../../test/support/eventually';
+import { SENTIMENT_DB, SentimentProcessor } from '../../worker/src/sentiment/sentiment.processor';
+import { scoreMessage } from '../../worker/src/sentiment/sentiment-store';
+import { connectStaff, createCampaign, createLine, createStaff, createTenant, data, record, type StaffMember } from './support/realtime';
+import { bearer, startTestApp, type TestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+
+/** The worker's sentiment processor alone, on the run's Redis prefix and database. */
+@Module({
+  imports: [
+    BullModule.forRoot({
+      prefix: process.env.QUEUE_PREFIX,
+      connection: { url: process.env.REDIS_URL, maxRetriesPerRequest: null, disconnectTimeout: 500 },
+    }),
+    BullModule.registerQueue({ name: SENTIMENT_QUEUE }),
+  ],
+  providers: [
+    {
+      provide: SENTIMENT_DB,
+      useFactory: () => new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, synchronize: false, extra: { max: 2 } }),
+    },
+    SentimentProcessor,
+  ],
+})
+class SentimentWorkerModule {}
+
+describe('sentiment of customer messages (worker job, real Redis and PostgreSQL)', () => {
+  let t: TestApp;
+  let worker: INestApplicationContext;
+  let lineId: string;
+  let campaignId: string;
+  let agent: StaffMember;
+  let supervisor: StaffMember;
+  const closers: { close: () => void }[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    worker = await NestFactory.createApplicationContext(SentimentWorkerModule, { logger: ['error'] });
+    await worker.init();
+    const tenant = await createTenant(t.dataSource);
+    lineId = await createLine(t.dataSource, tenant, 'Soporte');
+    campaignId = await createCampaign(t.dataSource, tenant, 2);
+    agent = await createStaff(t, tenant, 'AGENT', [lineId]);
+    supervisor = await createStaff(t, tenant, 'SUPER');
+    await t.http().post('/api/agent/presence/login').set(bearer(agent.token)).send({ campaignId });
+  });
+
+  afterAll(async () => {
+    for (const closer of closers) closer.close();
+    await worker?.close();
+    await t?.close();
+  });
+
+  async function chat(name: string): Promise<StartChatResult> {
+    const started = data<StartChatResult>(await t.http().post('/api/webchat/conversations').send({ attentionLineId: lineId, name }));
+    data<ConversationView>(
+      await t
+        .http()
+        .post('/api/webchat/conversation/menu')
+        .set(bearer(started.visitorToken))
+        .send({ queryTypeId: 'support', submenuId: 'x' }),
+    );
+    return started;
+  }
+
+  const say = async (visitorToken: string, text: string) =>
+    data<{ id: string }>(await t.http().post('/api/webchat/conversation/messages').set(bearer(visitorToken)).send({ text }));
+
+  const stored = async (id: string) =>
+    (
+      (await t.dataSource.query(`SELECT sentiment_score, sentiment_label FROM messages WHERE id = $1`, [id])) as {
+        sentiment_score: number | null;
+        sentiment_label: string | null;
+      }[]
+    )[0]!;
+
+  it('scores Spanish and English customer messages with the expected sign, and never the agent’s', async () => {
+    const spanish = await chat('Lucía');
+    const english = await chat('John');
+    const es = await say(spanish.visitorToken, 'Muchas gracias, el servicio es excelente y estoy muy contento');
+    const en = await say(english.visitorToken, 'This is terrible, awful service, I hate it');
+    const reply = data<{ id: string }>(
+      await t
+        .http()
+        .post(`/api/agent/conversations/${spanish.conversation.id}/messages`)
+        .set(bearer(agent.token))
+        .send({ text: 'Horrible error, lo siento' }),
+    );
+    await eventually(async () => expect((await stored(es.id)).sentiment_label).toBe('positive'), { timeoutMs: 30_000 });
+    await eventually(async () => expect((await stored(en.id)).sentiment_label).toBe('negative'), { timeoutMs: 30_000 });
+    expect((await stored(es.id)).sentiment_score).toBeGreaterThan(0);
+    expect((await stored(en.id)).sentiment_score).toBeLessThan(0);
+    expect((await stored(en.id)).sentiment_score).toBeGreaterThanOrEqual(-1);
+    expect(await stored(reply.id)).toEqual({ sentiment_score: null, sentiment_label: null });
+  });
+
+  it('pushes an alert to supervisors when a conversation turns negative, once, and lists it on the dashboard', async () => {
+    const board = await connectStaff(t.url, supervisor.token);
+    closers.push(board);
+    const received = record(board);
+    const angry = await chat('Marta');
+    const first = await say(angry.visitorToken, 'Hola, tengo una pregunta');
+    await eventually(async () => expect((await stored(first.id)).sentiment_label).toBe('neutral'), { timeoutMs: 30_000 });
+    const second = await say(angry.visitorToken, 'Esto es horrible, estoy muy enfadado, el servicio es pésimo');
+    await eventually(async () => expect((await stored(second.id)).sentiment_label).toBe('negative'), { timeoutMs: 30_000 });
+    const alerts = () =>
+      received
+        .filter((entry) => entry.event === 'sentiment.alert')
+        .map((entry) => entry.data as SentimentAlertView)
+        .filter((view) => view.conversationId === angry.conversation.id);
+    await eventually(() => expect(alerts()).toHaveLength(1), { timeoutMs: 30_000 });
+    expect(alerts()[0]).toMatchObject({ customerName: 'Marta', attentionLineId: lineId });
+    expect(alerts()[0]!.rolling).toBeLessThan(-0.25);
+
+    // Still negative: no second alert; scoring the same message again changes nothing.
+    const third = await say(angry.visitorToken, 'Horrible, pésimo');
+    await eventually(async () => expect((await stored(third.id)).sentiment_label).toBe('negative'), { timeoutMs: 30_000 });
+    expect(await scoreMessage(t.dataSource, third.id)).toBe('skipped');
+
+    const now = Date.now();
+    const report = data<SentimentReport>(
+      await t
+        .http()
+        .get('/api/dashboards/sentiment')
+        .query({ from: now - 3_600_000, to: now + 60_000 })
+        .set(bearer(supervisor.token)),
+    );
+    expect(report.turningNegative.map((row) => row.conversationId)).toContain(angry.conversation.id);
+    const line = report.byLine.find((group) => group.key === lineId)!;
+    expect(line.messages).toBe(line.positive + line.neutral + line.negative);
+    expect(line.negative).toBeGreaterThanOrEqual(3);
+    expect(report.overall.messages).toBe(line.messages);
+    expect(alerts()).toHaveLength(1);
+  });
+
+  it('scores, in its sweep, a customer message whose request was lost', async () => {
+    const lost = await chat('Pablo');
+    // Stored without asking the worker (as if the API died right after the commit), two minutes ago.
+    const [row] = (await t.dataSource.query(
+      `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text, created_at)
+       SELECT id, tenant_id, 99, 'customer', 'Gracias, excelente atención', now() - interval '2 minutes' FROM conversations WHERE id = $1
+       RETURNING id`,
+      [lost.conversation.id],
+    )) as { id: string }[];
+    await worker.get(SentimentProcessor).process({ name: 'sweep', data: {} } as never);
+    expect(await stored(row!.id)).toMatchObject({ sentiment_label: 'positive' });
+  });
+});

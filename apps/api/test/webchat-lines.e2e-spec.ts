@@ -1,0 +1,192 @@
+import { CATALOGUE_MESSAGES, REALTIME_QUEUES, type LineQueueView, type StartChatResult, type WebchatLineView } from '@centralita/contracts';
+import { Queue } from 'bullmq';
+import { eventually } from '../../../test/support/eventually';
+import { LINE_CLOSED_MESSAGE } from '../src/modules/conversations/webchat.service';
+import { twoTenants, type TestTenant } from './support/factories';
+import { createLine, createStaff, data, type StaffMember } from './support/realtime';
+import { bearer, startTestApp, type TestApp } from './support/test-app';
+
+jest.setTimeout(60_000);
+
+describe('web chat lines: welcome, business hours, deleted lines; emoticons and max queue wait', () => {
+  let t: TestApp;
+  let tenantA: TestTenant;
+  let tenantB: TestTenant;
+  let adminA: string;
+  let adminB: string;
+  let agent: StaffMember;
+  let supervisor: StaffMember;
+  let timers: Queue;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    ({ tenantA, tenantB, adminA, adminB } = await twoTenants(t));
+    agent = await createStaff(t, tenantA, 'AGENT');
+    supervisor = await createStaff(t, tenantA, 'SUPER');
+    timers = new Queue(REALTIME_QUEUES.timers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
+  });
+  afterAll(async () => {
+    await timers.close();
+    await t.close();
+  });
+
+  const settings = (overrides: Record<string, unknown> = {}) => ({
+    welcomeMessage: 'Welcome to Acme!',
+    offHoursMessage: 'Acme is closed: back at 9.',
+    idleLogoutMinutes: 30,
+    maxQueueWaitSeconds: 600,
+    emoticons: ['🦄', '🍕'],
+    ...overrides,
+  });
+  const lineView = async (lineId: string) => data<WebchatLineView>(await t.http().get(`/api/webchat/lines/${lineId}`));
+  const start = (attentionLineId: string, name = 'Ada') => t.http().post('/api/webchat/conversations').send({ attentionLineId, name });
+  /** A weekday other than today's in the zone, so the window is certainly closed now. */
+  const notToday = (timeZone: string) => {
+    const today = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short' }).format(new Date());
+    return (['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(today) + 3) % 7;
+  };
+  const setHours = (lineId: string, hours: unknown[]) =>
+    t.dataSource.query(`UPDATE attention_lines SET business_hours = $2 WHERE id = $1`, [lineId, JSON.stringify(hours)]);
+
+  it('answers the line’s texts: empty until the tenant saves them, then its own, never another tenant’s', async () => {
+    const line = await createLine(t.dataSource, tenantA, 'Welcome line');
+    expect(await lineView(line)).toEqual({
+      attentionLineId: line,
+      open: true,
+      welcomeMessage: '',
+      offHoursMessage: '',
+      widgetTitle: '',
+      timeZone: 'UTC',
+    });
+    await t.http().put('/api/platform-settings').set(bearer(adminA)).send(settings()).expect(200);
+    await t
+      .http()
+      .put('/api/channels-config/WebChat')
+      .set(bearer(adminA))
+      .send({ enabled: true, settings: { widgetTitle: 'Acme help' } })
+      .expect(200);
+    await t
+      .http()
+      .put('/api/platform-settings')
+      .set(bearer(adminB))
+      .send(settings({ welcomeMessage: 'B says hi' }))
+      .expect(200);
+    expect(await lineView(line)).toMatchObject({
+      open: true,
+      welcomeMessage: 'Welcome to Acme!',
+      offHoursMessage: 'Acme is closed: back at 9.',
+      widgetTitle: 'Acme help',
+    });
+  });
+
+  it('the WebChat channel card no longer takes allowedOrigins: the client’s origins are the one place', async () => {
+    const refused = await t
+      .http()
+      .put('/api/channels-config/WebChat')
+      .set(bearer(adminA))
+      .send({ settings: { allowedOrigins: 'https://x.example', widgetTitle: 'T' } })
+      .expect(400);
+    expect(Object.keys(refused.body.data.fields)).toEqual(['settings']);
+    const list = data<{ channel: string; settings: Record<string, string> }[]>(
+      await t.http().get('/api/channels-config').set(bearer(adminA)),
+    );
+    expect(Object.keys(list.find((c) => c.channel === 'WebChat')!.settings)).toEqual(['widgetTitle']);
+  });
+
+  it('a line outside its business hours is closed: the widget is told, and starting is refused (409)', async () => {
+    const line = await createLine(t.dataSource, tenantA, 'Office hours');
+    await setHours(line, [{ day: notToday('UTC'), from: '00:00', to: '23:59' }]);
+    expect(await lineView(line)).toMatchObject({ open: false, offHoursMessage: 'Acme is closed: back at 9.' });
+    const refused = await start(line).expect(409);
+    expect(refused.body).toMatchObject({ statusCode: 409, errorCode: 'conflict', errorMessage: LINE_CLOSED_MESSAGE });
+    const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM conversations WHERE entry_line_id = $1`, [line]);
+    expect(count).toBe(0);
+    // Every day all day (00:00–24:00 is not storable; 00:00–23:59 is): open again.
+    await setHours(
+      line,
+      [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, from: '00:00', to: '23:59' })),
+    );
+    const minute = new Date().getUTCHours() * 60 + new Date().getUTCMinutes();
+    if (minute < 23 * 60 + 59) {
+      expect((await lineView(line)).open).toBe(true);
+      data<StartChatResult>(await start(line));
+    }
+  });
+
+  it('reads business hours in the tenant’s configured zone (dashboard settings), else UTC', async () => {
+    const zone = 'Pacific/Kiritimati'; // UTC+14: its weekday is often not UTC's.
+    await t.dataSource.query(
+      `INSERT INTO dashboard_settings (client_id, settings, updated_at) VALUES ($1, $2, now())
+       ON CONFLICT (client_id) DO UPDATE SET settings = EXCLUDED.settings`,
+      [tenantB.client.id, JSON.stringify({ timeZone: zone })],
+    );
+    const line = await createLine(t.dataSource, tenantB, 'Zoned');
+    const local = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(new Date())
+      .reduce<Record<string, string>>((parts, part) => ({ ...parts, [part.type]: part.value }), {});
+    if (`${local.hour}:${local.minute}` !== '23:59') {
+      await setHours(line, [{ day: (notToday(zone) + 4) % 7, from: '00:00', to: '23:59' }]); // the zone's today
+      expect(await lineView(line)).toMatchObject({ open: true, timeZone: zone });
+    }
+    await setHours(line, [{ day: notToday(zone), from: '00:00', to: '23:59' }]);
+    expect(await lineView(line)).toMatchObject({ open: false, timeZone: zone, welcomeMessage: 'B says hi' });
+    await start(line).expect(409);
+  });
+
+  it('a deleted or unknown line is refused with the catalogue message, and leaves the supervisor’s queues', async () => {
+    const line = await createLine(t.dataSource, tenantA, 'Soon deleted');
+    const before = data<LineQueueView[]>(await t.http().get('/api/supervisor/queues').set(bearer(supervisor.token)));
+    expect(before.map((q) => q.attentionLineId)).toContain(line);
+    await t.dataSource.query(`UPDATE attention_lines SET deleted_at = now() WHERE id = $1`, [line]);
+    for (const id of [line, '00000000-0000-4000-8000-000000000000']) {
+      const refused = await start(id).expect(404);
+      expect(refused.body).toMatchObject({ errorCode: 'not_found', errorMessage: CATALOGUE_MESSAGES.noAttentionLine });
+      expect((await t.http().get(`/api/webchat/lines/${id}`).expect(404)).body.errorMessage).toBe(CATALOGUE_MESSAGES.noAttentionLine);
+    }
+    expect((await t.http().get('/api/webchat/lines/not-a-uuid').expect(404)).body.errorMessage).toBe(CATALOGUE_MESSAGES.noAttentionLine);
+    const after = data<LineQueueView[]>(await t.http().get('/api/supervisor/queues').set(bearer(supervisor.token)));
+    expect(after.map((q) => q.attentionLineId)).not.toContain(line);
+  });
+
+  it('gives agents their tenant’s emoticons ([] when none are configured)', async () => {
+    expect(data<string[]>(await t.http().get('/api/agent/emoticons').set(bearer(agent.token)))).toEqual(['🦄', '🍕']);
+    const lonely = await createStaff(t, (await twoTenants(t)).tenantA, 'AGENT');
+    expect(data<string[]>(await t.http().get('/api/agent/emoticons').set(bearer(lonely.token)))).toEqual([]);
+    await t.http().get('/api/agent/emoticons').expect(401);
+  });
+
+  it('uses the tenant’s max queue wait for a line without its own queue timeout', async () => {
+    const queued = async (lineId: string) => {
+      const started = data<StartChatResult>(await start(lineId, 'Waiting'));
+      await t
+        .http()
+        .post('/api/webchat/conversation/menu')
+        .set(bearer(started.visitorToken))
+        .send({ queryTypeId: 'q', submenuId: 's' })
+        .expect(200);
+      const id = started.conversation.id;
+      const [{ snapshot }] = await t.dataSource.query(`SELECT snapshot FROM conversations WHERE id = $1`, [id]);
+      return eventually(async () => {
+        const job = await timers.getJob(`cqt.${id}.${snapshot.context.queuedAt}`);
+        expect(job).toBeDefined();
+        return job!.opts.delay;
+      });
+    };
+    // An administrator-made line has no routing row: the platform setting (600 s) applies.
+    const [bare] = await t.dataSource.query(
+      `INSERT INTO attention_lines (client_id, name, type, channel) VALUES ($1, 'No routing row', 'inbound', 'WebChat') RETURNING id`,
+      [tenantA.client.id],
+    );
+    expect(await queued(bare.id)).toBe(600_000);
+    // A line with its own value keeps it.
+    const own = await createLine(t.dataSource, tenantA, 'Own timeout');
+    await t.dataSource.query(`UPDATE attention_line_routing SET queue_timeout_seconds = 45 WHERE attention_line_id = $1`, [own]);
+    expect(await queued(own)).toBe(45_000);
+  });
+});

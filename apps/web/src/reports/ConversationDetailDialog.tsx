@@ -1,0 +1,130 @@
+import { useEffect, useState } from 'react';
+import { Button } from 'primereact/button';
+import { Dialog } from 'primereact/dialog';
+import { ProgressSpinner } from 'primereact/progressspinner';
+import { useTranslation } from 'react-i18next';
+import type { ConversationDetail } from '@centralita/contracts';
+import { describeError } from '../api/error-text';
+import { formatDateTime, formatNullable } from '../format/format';
+import type { ReportsApi } from './reports-api';
+
+/** A conversation of the report: transcript, status changes and survey answers; user text rendered as text only. */
+export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi; id: string; onHide(): void }) {
+  const { t } = useTranslation();
+  const [detail, setDetail] = useState<ConversationDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    api
+      .detail(id)
+      .then((value) => live && setDetail(value))
+      .catch((e: unknown) => live && setError(describeError(e, t)));
+    return () => {
+      live = false;
+    };
+  }, [api, id, t]);
+
+  const download = async () => {
+    try {
+      const response = await api.detailDownload(id);
+      const url = URL.createObjectURL(await response.blob());
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `conversation-${id}.txt`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) {
+      setError(describeError(e, t));
+    }
+  };
+
+  return (
+    <Dialog
+      header={t('reports.detail.title')}
+      visible
+      onHide={onHide}
+      style={{ width: 'min(52rem, 95vw)' }}
+      data-testid="conversation-detail"
+      footer={
+        <Button
+          icon="pi pi-download"
+          label={t('reports.detail.download')}
+          onClick={() => void download()}
+          disabled={!detail}
+          data-testid="detail-download"
+        />
+      }
+    >
+      {error && (
+        <div className="form-error" role="alert">
+          <i className="pi pi-times-circle" aria-hidden="true" />
+          <span>{error}</span>
+        </div>
+      )}
+      {!detail && !error && <ProgressSpinner style={{ width: '2.5rem', height: '2.5rem' }} />}
+      {detail && (
+        <>
+          <dl className="report-detail__meta">
+            <dt>{t('reports.columns.customer')}</dt>
+            <dd>{detail.customer}</dd>
+            <dt>{t('reports.columns.channel')}</dt>
+            <dd>{detail.channel}</dd>
+            <dt>{t('reports.columns.line')}</dt>
+            <dd>{formatNullable(detail.line, t)}</dd>
+            <dt>{t('reports.detail.agents')}</dt>
+            <dd>{detail.agents.length ? detail.agents.join(', ') : formatNullable(null, t)}</dd>
+            <dt>{t('reports.columns.status')}</dt>
+            <dd>{detail.status}</dd>
+            <dt>{t('reports.columns.createdAt')}</dt>
+            <dd>{formatDateTime(detail.createdAt, t)}</dd>
+            <dt>{t('reports.columns.closedAt')}</dt>
+            <dd>{formatDateTime(detail.closedAt, t)}</dd>
+          </dl>
+          <h3>{t('reports.detail.transcript')}</h3>
+          {detail.messages.length === 0 ? (
+            <p>{t('reports.detail.noMessages')}</p>
+          ) : (
+            <ol className="report-detail__transcript" data-testid="detail-transcript">
+              {detail.messages.map((message, index) => (
+                <li key={index}>
+                  <small>
+                    {formatDateTime(message.at, t)} · {message.sender}
+                  </small>
+                  {message.text}
+                </li>
+              ))}
+            </ol>
+          )}
+          <h3>{t('reports.detail.transitions')}</h3>
+          <ol className="report-detail__transcript">
+            {detail.transitions.map((row, index) => (
+              <li key={index}>
+                <small>
+                  {formatDateTime(row.at, t)}
+                  {row.actor ? ` · ${row.actor}` : ''}
+                </small>
+                {`${row.from ?? '—'} → ${row.to} (${row.event})`}
+              </li>
+            ))}
+          </ol>
+          {detail.surveyAnswers.length > 0 && (
+            <>
+              <h3>{t('reports.detail.survey')}</h3>
+              <ol className="report-detail__transcript">
+                {detail.surveyAnswers.map((answer, index) => (
+                  <li key={index}>
+                    <small>
+                      {formatDateTime(answer.at, t)} · {answer.poll}
+                    </small>
+                    {`${answer.question}: ${answer.value}`}
+                  </li>
+                ))}
+              </ol>
+            </>
+          )}
+        </>
+      )}
+    </Dialog>
+  );
+}

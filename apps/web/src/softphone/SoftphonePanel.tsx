@@ -1,0 +1,390 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from 'primereact/button';
+import { InputText } from 'primereact/inputtext';
+import { CALL_DISPOSITIONS, CALL_NOTES_MAX, type CallDisposition } from '@centralita/contracts';
+import { describeError } from '../api/error-text';
+import { formatDuration } from '../desk/logic/time';
+import { useToast } from '../toast/ToastProvider';
+import { DTMF_TONES } from './sip-adapter';
+import { useSoftphone, type SoftphoneHandle } from './useSoftphone';
+import './softphone.css';
+
+type PhoneState = 'loading' | 'unregistered' | 'registering' | 'registered' | 'ringing' | 'calling' | 'inCall' | 'ended' | 'failed';
+
+/** The softphone: status, dial pad, call controls, screen pop and the disposition form on hang-up. */
+export function SoftphonePanel({ compact = false }: { compact?: boolean }) {
+  const { t } = useTranslation();
+  const phone = useSoftphone();
+  const { settings, loadError, snapshot } = phone;
+
+  if (loadError) {
+    return (
+      <div className="softphone softphone--message" role="alert" data-testid="softphone-error">
+        {describeError(loadError, t)}
+      </div>
+    );
+  }
+  if (!settings || (settings.configured && !snapshot)) {
+    return (
+      <div className="softphone softphone--message muted" role="status" data-testid="softphone-loading">
+        {t('common.loading')}
+      </div>
+    );
+  }
+  if (!settings.configured) {
+    return (
+      <div className="softphone softphone--message" data-testid="softphone-not-configured">
+        <i className="pi pi-info-circle" aria-hidden="true" /> {t('softphone.notConfigured')}
+      </div>
+    );
+  }
+  return <PhoneBody phone={phone} compact={compact} />;
+}
+
+function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolean }) {
+  const { t } = useTranslation();
+  const { settings, snapshot, send } = phone;
+  const state = (snapshot?.value ?? 'loading') as PhoneState;
+  const context = snapshot!.context;
+  const call = context.call;
+  const [number, setNumber] = useState('');
+  const [transferTo, setTransferTo] = useState('');
+  const now = useTicker(state === 'inCall');
+
+  const dial = () => send({ type: 'phone.dial', target: number });
+  const canDial = state === 'registered' || state === 'ended';
+
+  return (
+    <div className={`softphone${compact ? ' softphone--compact' : ''}`} data-testid="softphone" data-state={state}>
+      <div className="softphone__head">
+        <span className={`softphone-status softphone-status--${state}`} data-testid="softphone-status" data-state={state}>
+          <i className="pi pi-circle-fill" aria-hidden="true" /> {t(`softphone.status.${state}`)}
+        </span>
+        <span className="muted softphone__identity" data-testid="softphone-identity">
+          {t('softphone.extension', { extension: settings!.extension })}
+        </span>
+      </div>
+
+      {state === 'failed' && (
+        <div className="softphone__alert" role="alert" data-testid="softphone-failure">
+          <span>{t(`softphone.errors.${errorKey(context.error)}`, { code: context.error })}</span>
+          <Button
+            label={t('softphone.retry')}
+            icon="pi pi-refresh"
+            size="small"
+            text
+            onClick={() => send({ type: 'phone.register' })}
+            data-testid="softphone-retry"
+          />
+        </div>
+      )}
+
+      {call && state !== 'registered' && (
+        <section className="softphone__call" aria-live="polite" data-testid="softphone-call">
+          <div className="softphone__call-title">
+            {t(
+              `softphone.callTitle.${state === 'ringing' ? 'ringing' : state === 'calling' ? 'calling' : state === 'inCall' ? 'inCall' : 'ended'}`,
+              {
+                number: call.remoteNumber,
+              },
+            )}
+          </div>
+          {state === 'inCall' && call.answeredAt ? (
+            <div className="softphone__timer" data-testid="softphone-timer">
+              {formatDuration(Math.max(0, now - call.answeredAt))}
+            </div>
+          ) : null}
+          {state === 'ended' && call.endReason ? (
+            <div className="muted" data-testid="softphone-end-reason">
+              {t(`softphone.endReason.${call.endReason}`)}
+            </div>
+          ) : null}
+          <ScreenPop phone={phone} />
+        </section>
+      )}
+
+      {state === 'ringing' && (
+        <div className="softphone__actions">
+          <Button
+            label={t('softphone.answer')}
+            icon="pi pi-phone"
+            severity="success"
+            onClick={() => send({ type: 'phone.answer' })}
+            data-testid="softphone-answer"
+          />
+          <Button
+            label={t('softphone.decline')}
+            icon="pi pi-times"
+            severity="danger"
+            outlined
+            onClick={() => send({ type: 'phone.decline' })}
+            data-testid="softphone-decline"
+          />
+        </div>
+      )}
+
+      {(state === 'calling' || state === 'inCall') && (
+        <div className="softphone__actions">
+          {state === 'inCall' && (
+            <>
+              <Button
+                label={context.muted ? t('softphone.unmute') : t('softphone.mute')}
+                icon={context.muted ? 'pi pi-volume-off' : 'pi pi-volume-up'}
+                outlined={!context.muted}
+                aria-pressed={context.muted}
+                onClick={() => send({ type: 'phone.mute.toggle' })}
+                data-testid="softphone-mute"
+              />
+              <Button
+                label={context.held ? t('softphone.resume') : t('softphone.hold')}
+                icon={context.held ? 'pi pi-play' : 'pi pi-pause'}
+                outlined={!context.held}
+                aria-pressed={context.held}
+                onClick={() => send({ type: 'phone.hold.toggle' })}
+                data-testid="softphone-hold"
+              />
+            </>
+          )}
+          <Button
+            label={t('softphone.hangUp')}
+            icon="pi pi-phone"
+            severity="danger"
+            onClick={() => send({ type: 'phone.hangup' })}
+            data-testid="softphone-hangup"
+          />
+        </div>
+      )}
+
+      {state === 'inCall' && (
+        <>
+          <Keypad label={t('softphone.dtmf')} onTone={(tone) => send({ type: 'phone.dtmf', tone })} testPrefix="softphone-dtmf" />
+          <dl className="softphone__tones">
+            <dt>{t('softphone.tonesSent')}</dt>
+            <dd data-testid="softphone-dtmf-sent">{context.dtmfSent || '—'}</dd>
+            <dt>{t('softphone.tonesReceived')}</dt>
+            <dd data-testid="softphone-dtmf-received">{context.dtmfReceived || '—'}</dd>
+          </dl>
+          <form
+            className="softphone__row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send({ type: 'phone.transfer', target: transferTo });
+            }}
+          >
+            <InputText
+              value={transferTo}
+              onChange={(event) => setTransferTo(event.target.value)}
+              placeholder={t('softphone.transferPlaceholder')}
+              aria-label={t('softphone.transferTo')}
+              data-testid="softphone-transfer-target"
+            />
+            <Button
+              type="submit"
+              label={t('softphone.transfer')}
+              icon="pi pi-directions"
+              outlined
+              disabled={!transferTo.trim()}
+              data-testid="softphone-transfer"
+            />
+          </form>
+          {context.failedAction && (
+            <p className="softphone__alert" role="alert" data-testid="softphone-action-failed">
+              {t('softphone.errors.action', { action: t(`softphone.actions.${actionKey(context.failedAction)}`) })}
+            </p>
+          )}
+        </>
+      )}
+
+      {state === 'ended' && call && <DispositionForm phone={phone} key={`${call.callId}-${call.endedAt}`} />}
+
+      {canDial && (
+        <form
+          className="softphone__dialer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            dial();
+          }}
+        >
+          <div className="softphone__row">
+            <InputText
+              value={number}
+              onChange={(event) => setNumber(event.target.value)}
+              placeholder={t('softphone.numberPlaceholder')}
+              aria-label={t('softphone.number')}
+              inputMode="tel"
+              data-testid="softphone-number"
+            />
+            <Button
+              type="submit"
+              label={t('softphone.call')}
+              icon="pi pi-phone"
+              severity="success"
+              disabled={!number.trim()}
+              data-testid="softphone-call"
+            />
+          </div>
+          {!compact && (
+            <Keypad label={t('softphone.keypad')} onTone={(tone) => setNumber((value) => value + tone)} testPrefix="softphone-key" />
+          )}
+        </form>
+      )}
+    </div>
+  );
+}
+
+function ScreenPop({ phone }: { phone: SoftphoneHandle }) {
+  const { t } = useTranslation();
+  const call = phone.snapshot!.context.call!;
+  const caller = phone.caller;
+  return (
+    <div className="softphone__pop" data-testid="softphone-screen-pop">
+      <div className="softphone__pop-number">
+        <i className="pi pi-user" aria-hidden="true" /> <span data-testid="softphone-remote-number">{call.remoteNumber}</span>
+        {call.remoteName ? <span className="muted"> · {call.remoteName}</span> : null}
+      </div>
+      {!caller ? (
+        <span className="muted">{t('common.loading')}</span>
+      ) : caller.contacts.length === 0 ? (
+        <span className="muted" data-testid="softphone-no-contact">
+          {t('softphone.noContact')}
+        </span>
+      ) : (
+        <ul className="softphone__contacts" data-testid="softphone-contacts">
+          {caller.contacts.map((contact, index) => (
+            <li key={`${contact.phone}-${index}`}>
+              <strong>{contact.name ?? t('softphone.unnamed')}</strong> <span className="muted">{contact.phone}</span>{' '}
+              <span className="softphone__tag">{contact.listName ?? t('softphone.colleague')}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function DispositionForm({ phone }: { phone: SoftphoneHandle }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const call = phone.snapshot!.context.call!;
+  const [disposition, setDisposition] = useState<CallDisposition>(call.answeredAt ? 'resolved' : 'noAnswer');
+  const [notes, setNotes] = useState('');
+  const [saving, setSaving] = useState(false);
+  const contactName = phone.caller?.contacts[0]?.name ?? call.remoteName ?? undefined;
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      await phone.api.saveDisposition({
+        callId: call.callId ?? `local-${call.endedAt}`,
+        direction: call.direction,
+        remoteNumber: call.remoteNumber,
+        disposition,
+        notes: notes.trim() || undefined,
+        contactName: contactName || undefined,
+        durationSeconds: call.answeredAt && call.endedAt ? Math.round((call.endedAt - call.answeredAt) / 1000) : undefined,
+      });
+      toast.success(t('softphone.disposition.saved'));
+      phone.send({ type: 'phone.wrapUp.done' });
+    } catch (error) {
+      toast.error(t('softphone.disposition.failed'), describeError(error, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form
+      className="softphone__disposition"
+      data-testid="softphone-disposition"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save();
+      }}
+    >
+      <h3 className="softphone__subtitle">{t('softphone.disposition.title')}</h3>
+      <label className="softphone__field">
+        <span>{t('softphone.disposition.label')}</span>
+        <select
+          className="p-inputtext p-component"
+          value={disposition}
+          onChange={(event) => setDisposition(event.target.value as CallDisposition)}
+          data-testid="softphone-disposition-select"
+        >
+          {CALL_DISPOSITIONS.map((value) => (
+            <option key={value} value={value}>
+              {t(`softphone.dispositions.${value}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="softphone__field">
+        <span>{t('softphone.disposition.notes')}</span>
+        <textarea
+          className="p-inputtextarea p-inputtext p-component"
+          rows={2}
+          maxLength={CALL_NOTES_MAX}
+          value={notes}
+          onChange={(event) => setNotes(event.target.value)}
+          data-testid="softphone-disposition-notes"
+        />
+      </label>
+      <div className="softphone__actions">
+        <Button
+          type="submit"
+          label={t('softphone.disposition.save')}
+          icon="pi pi-check"
+          loading={saving}
+          data-testid="softphone-disposition-save"
+        />
+        <Button
+          type="button"
+          label={t('softphone.disposition.skip')}
+          text
+          disabled={saving}
+          onClick={() => phone.send({ type: 'phone.wrapUp.done' })}
+          data-testid="softphone-disposition-skip"
+        />
+      </div>
+    </form>
+  );
+}
+
+function Keypad({ label, onTone, testPrefix }: { label: string; onTone(tone: string): void; testPrefix: string }) {
+  return (
+    <div className="softphone__keypad" role="group" aria-label={label}>
+      {DTMF_TONES.map((tone) => (
+        <button
+          type="button"
+          key={tone}
+          className="softphone__key"
+          onClick={() => onTone(tone)}
+          data-testid={`${testPrefix}-${tone === '#' ? 'hash' : tone === '*' ? 'star' : tone}`}
+        >
+          {tone}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function useTicker(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+function errorKey(error: string | null): string {
+  if (error && /^\d+$/.test(error)) return 'refused';
+  return error === 'connection' || error === 'disconnected' ? error : 'unknown';
+}
+
+const KNOWN_ACTIONS = ['dial', 'answer', 'decline', 'hangup', 'hold', 'dtmf', 'transfer'];
+function actionKey(action: string): string {
+  return KNOWN_ACTIONS.includes(action) ? action : 'other';
+}

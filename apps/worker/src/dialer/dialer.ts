@@ -1,0 +1,472 @@
+import { OUTBOUND_QUEUES, type OutboundCallEventJob } from '@centralita/contracts';
+import { isWithinCallingWindow, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
+import { Queue, Worker } from 'bullmq';
+import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { CallHandle, Telephony, TelephonyEvent } from '../telephony/telephony';
+
+export interface DialerOptions {
+  dataSource: DataSource;
+  /** A plain connection for the heartbeat (any ioredis connection). */
+  redis: Redis;
+  /** BullMQ connection options (url) and prefix. */
+  redisUrl: string;
+  queuePrefix: string;
+  telephony: Telephony;
+  tickMs: number;
+  ringTimeoutSec: number;
+  maxCallsPerTick: number;
+  /** Only these tenants' campaigns (default all). */
+  tenantIds?: string[] | null;
+  /** 'bullmq' (default): one repeatable job paces; 'interval': a local timer (tests, benchmarks). */
+  driver?: 'bullmq' | 'interval';
+  /** The clock calling windows are checked against (tests). */
+  now?: () => number;
+  /** Wrap-up (seconds) after which the sweep re-sends a lost wrap-up timer; the API's WRAP_UP_SECONDS. */
+  wrapUpSeconds?: number;
+  log?: (message: string) => void;
+}
+
+interface CampaignRow {
+  id: string;
+  tenant_id: string;
+  mode: DialingMode;
+  abandon_cap_percent: string;
+  abandon_threshold_ms: number;
+  max_attempts: number;
+  calling_windows: CallingWindows;
+  caller_id: string | null;
+  agent_ids: string[];
+}
+
+interface ContactRow {
+  id: string;
+  tenant_id: string;
+  campaign_id: string;
+  phone: string;
+}
+
+const HEARTBEAT_TTL_MS = 5000;
+const LIVE = `('queued', 'dialing', 'ringing', 'answeredByHuman', 'connected')`;
+/** Where the simulator "sends" calls: the dialer needs a trunk even when no SIP trunk is configured. */
+const SIMULATOR_TRUNK = { host: 'simulator.invalid', port: 5060, transport: 'udp' as const };
+
+const DNC_CLEAR = `NOT EXISTS (SELECT 1 FROM do_not_call d WHERE d.tenant_id = ct.tenant_id AND d.phone = ct.phone
+                    AND (d.campaign_id IS NULL OR d.campaign_id = ct.campaign_id))`;
+
+/**
+ * The dialer: paces every running campaign, reserves contacts in PostgreSQL before any INVITE
+ * leaves (one live reservation per number), places calls through the telephony interface and
+ * reports what the carrier does to the API, which alone runs the outbound machines.
+ *
+ * Survives restarts: reservations, attempts and the statistics the pacer reads live in
+ * PostgreSQL; every reservation names the dialer process that holds it, and a process's heartbeat
+ * lives in Redis, so a new process fails the calls a dead one left (they never re-dial at once:
+ * the retry policy decides when). Every job carries a deterministic id.
+ */
+export class Dialer {
+  readonly owner = `dialer-${randomUUID()}`;
+  private readonly events: Queue<OutboundCallEventJob>;
+  private readonly ticks: Queue;
+  private tickWorker: Worker | null = null;
+  private interval: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly live = new Map<string, { handle: CallHandle; bridged: boolean }>();
+  /** Per-call promise chain: a call's jobs are added in the order things happened. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private stopped = false;
+  private ticking = false;
+  /** Originates placed since start (benchmarks). */
+  placed = 0;
+
+  constructor(private readonly options: DialerOptions) {
+    const connection = { url: options.redisUrl, maxRetriesPerRequest: null };
+    this.events = new Queue<OutboundCallEventJob>(OUTBOUND_QUEUES.callEvents, { connection, prefix: options.queuePrefix });
+    this.ticks = new Queue(OUTBOUND_QUEUES.dialerTicks, { connection, prefix: options.queuePrefix });
+    this.events.on('error', () => undefined);
+    this.ticks.on('error', () => undefined);
+  }
+
+  private log(message: string): void {
+    this.options.log?.(message);
+  }
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat().catch(() => undefined), Math.min(1000, HEARTBEAT_TTL_MS / 3));
+    this.heartbeat.unref();
+    if (this.options.driver === 'interval') {
+      this.interval = setInterval(
+        () => void this.tick().catch((error: Error) => this.log(`dialer tick failed: ${error.message}`)),
+        this.options.tickMs,
+      );
+      return;
+    }
+    // One repeatable job paces every campaign; whichever dialer process takes it does the tick.
+    await this.ticks.upsertJobScheduler(
+      'dialer-tick',
+      { every: this.options.tickMs },
+      { name: 'tick', opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+    this.tickWorker = new Worker(OUTBOUND_QUEUES.dialerTicks, () => this.tick(), {
+      connection: { url: this.options.redisUrl, maxRetriesPerRequest: null },
+      prefix: this.options.queuePrefix,
+      concurrency: 1,
+    });
+    this.tickWorker.on('error', (error) => this.log(`dialer tick worker: ${error.message}`));
+    this.tickWorker.on('failed', (_job, error) => this.log(`dialer tick failed: ${error.message}`));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.interval) clearInterval(this.interval);
+    while (this.ticking) await new Promise((resolve) => setTimeout(resolve, 20));
+    await this.tickWorker?.close().catch(() => undefined);
+    await Promise.allSettled([...this.chains.values()]);
+    await this.events.close().catch(() => undefined);
+    await this.ticks.close().catch(() => undefined);
+  }
+
+  private heartbeatKey(owner: string): string {
+    return `${this.options.queuePrefix}:dialer-owner:${owner}`;
+  }
+
+  private async beat(): Promise<void> {
+    await this.options.redis.set(this.heartbeatKey(this.owner), '1', 'PX', HEARTBEAT_TTL_MS);
+  }
+
+  /** One pacing round; exported for tests and benchmarks. Never two at once in one process. */
+  async tick(): Promise<void> {
+    if (this.stopped || this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.recoverOrphans();
+      await this.reconcile();
+      await this.sweepTimers();
+      const campaigns = (await this.options.dataSource.query(
+        `SELECT id, tenant_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, calling_windows, caller_id, agent_ids
+           FROM dialer_campaigns WHERE status = 'running' AND deleted_at IS NULL AND ($1::uuid[] IS NULL OR tenant_id = ANY($1::uuid[]))
+          ORDER BY created_at, id`,
+        [this.options.tenantIds ?? null],
+      )) as CampaignRow[];
+      await this.placePreviewRequests();
+      for (const campaign of campaigns) {
+        if (this.stopped) break;
+        await this.paceCampaign(campaign);
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async paceCampaign(campaign: CampaignRow): Promise<void> {
+    const db = this.options.dataSource;
+    // Callbacks that came due reopen their contact for one more attempt.
+    await db.query(
+      `WITH due AS (
+         UPDATE outbound_callbacks SET status = 'dialed' WHERE campaign_id = $1 AND status = 'pending' AND due_at <= now() RETURNING contact_id)
+       UPDATE outbound_contacts ct SET finished = false, next_attempt_at = now(), attempts = LEAST(ct.attempts, $2 - 1)
+         FROM due WHERE ct.id = due.contact_id AND ct.active_call_id IS NULL`,
+      [campaign.id, campaign.max_attempts],
+    );
+    const [stats] = (await db.query(
+      `SELECT
+         (SELECT count(*) FROM agent_presence p WHERE p.tenant_id = $2 AND p.status = 'waitingOutboundCall'
+            AND (cardinality($3::uuid[]) = 0 OR p.user_id = ANY($3::uuid[]))
+            AND NOT EXISTS (SELECT 1 FROM outbound_contacts pc WHERE pc.preview_agent_id = p.user_id))::int AS waiting,
+         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status = 'answeredByHuman')::int AS awaiting_agent,
+         (SELECT count(*) FROM outbound_contacts ct LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
+            WHERE ct.campaign_id = $1 AND ct.active_call_id IS NOT NULL AND (oc.id IS NULL OR oc.status IN ('queued', 'dialing', 'ringing')))::int AS in_flight,
+         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status NOT IN ('queued', 'dialing', 'ringing', 'cancelled'))::int AS resolved,
+         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1
+            AND status IN ('answeredByHuman', 'connected', 'wrapUp', 'done', 'abandoned'))::int AS human,
+         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status = 'abandoned')::int AS abandoned`,
+      [campaign.id, campaign.tenant_id, campaign.agent_ids ?? []],
+    )) as { waiting: number; awaiting_agent: number; in_flight: number; resolved: number; human: number; abandoned: number }[];
+    const wanted = pace(
+      {
+        agentsAvailable: Math.max(0, stats.waiting - stats.awaiting_agent),
+        agentsAboutToFree: 0,
+        callsInFlight: stats.in_flight,
+        attemptsResolved: stats.resolved,
+        answeredByHuman: stats.human,
+        abandoned: stats.abandoned,
+      },
+      { mode: campaign.mode, abandonCap: Number(campaign.abandon_cap_percent) / 100 },
+    );
+    const count = Math.min(wanted, this.options.maxCallsPerTick);
+    if (stats.in_flight === 0) await this.reportIfExhausted(campaign.id);
+    if (count <= 0) return;
+    // Candidates: due, under the attempt limit, not on a do-not-call list, number not live anywhere.
+    const candidates = (await db.query(
+      `SELECT ct.id, ct.tenant_id, ct.campaign_id, ct.phone FROM outbound_contacts ct
+        WHERE ct.campaign_id = $1 AND ct.finished = false AND ct.active_call_id IS NULL AND ct.next_attempt_at <= now()
+          AND ct.attempts < $2 AND ${DNC_CLEAR}
+          AND NOT EXISTS (SELECT 1 FROM outbound_live_numbers l WHERE l.tenant_id = ct.tenant_id AND l.phone = ct.phone)
+        ORDER BY ct.next_attempt_at, ct.id LIMIT $3`,
+      [campaign.id, campaign.max_attempts, Math.max(count * 4, 20)],
+    )) as ContactRow[];
+    const now = (this.options.now ?? Date.now)();
+    let placed = 0;
+    for (const contact of candidates) {
+      if (placed >= count || this.stopped) break;
+      // Calling windows are in the contact's local time (zone from the number); unknown zone = never.
+      if (!isWithinCallingWindow(contact.phone, now, campaign.calling_windows ?? {})) continue;
+      if (await this.dial(campaign, contact)) placed += 1;
+    }
+  }
+
+  /** Nothing left to call (no open contact, no pending callback): ask the API to complete the campaign (at most once a minute). */
+  private async reportIfExhausted(campaignId: string): Promise<void> {
+    const [{ open }] = (await this.options.dataSource.query(
+      `SELECT (SELECT count(*) FROM outbound_contacts WHERE campaign_id = $1 AND finished = false)
+            + (SELECT count(*) FROM outbound_callbacks WHERE campaign_id = $1 AND status = 'pending') AS open`,
+      [campaignId],
+    )) as { open: string }[];
+    if (Number(open) > 0) return;
+    const minute = Math.floor(Date.now() / 60_000);
+    await this.events
+      .add(
+        'campaignExhausted',
+        { kind: 'campaignExhausted', campaignId },
+        { jobId: `exh.${campaignId}.${minute}`, removeOnComplete: { age: 3600 } },
+      )
+      .catch((error: Error) => this.log(`campaign ${campaignId} exhausted: ${error.message}`));
+  }
+
+  /** Reserve (one transaction, DNC re-checked), report the call, then place it. */
+  private async dial(campaign: CampaignRow, contact: ContactRow): Promise<boolean> {
+    const callId = randomUUID();
+    const attempt = await this.options.dataSource.transaction(async (manager) => {
+      const taken = (await manager.query(
+        `INSERT INTO outbound_live_numbers (tenant_id, phone, call_id, contact_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING call_id`,
+        [contact.tenant_id, contact.phone, callId, contact.id],
+      )) as unknown[];
+      if (taken.length === 0) return null;
+      const [rows] = (await manager.query(
+        `UPDATE outbound_contacts ct SET active_call_id = $2, dialer_owner = $3, reserved_at = now(), attempts = attempts + 1, updated_at = now()
+          WHERE ct.id = $1 AND ct.active_call_id IS NULL AND ct.finished = false AND ct.attempts < $4 AND ${DNC_CLEAR}
+          RETURNING attempts`,
+        [contact.id, callId, this.owner, campaign.max_attempts],
+      )) as [{ attempts: number }[], number];
+      if (rows.length === 0) {
+        await manager.query(`DELETE FROM outbound_live_numbers WHERE call_id = $1`, [callId]);
+        return null;
+      }
+      return rows[0].attempts;
+    });
+    if (attempt === null) return false;
+    await this.place(campaign, contact, callId, attempt);
+    return true;
+  }
+
+  /** Preview records an agent asked to dial (reserved by the API for that agent): claim them and place them. */
+  private async placePreviewRequests(): Promise<void> {
+    const requests = (await this.options.dataSource.query(
+      `SELECT ct.id, ct.tenant_id, ct.campaign_id, ct.phone, ct.active_call_id, ct.attempts,
+              c.id AS c_id, c.abandon_threshold_ms, c.caller_id
+         FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
+        WHERE ct.dialer_owner = 'preview' AND ct.preview_dial_at IS NOT NULL AND ct.active_call_id IS NOT NULL AND c.status = 'running'
+          AND ($1::uuid[] IS NULL OR ct.tenant_id = ANY($1::uuid[]))
+        LIMIT 100`,
+      [this.options.tenantIds ?? null],
+    )) as (ContactRow & { active_call_id: string; attempts: number; abandon_threshold_ms: number; caller_id: string | null })[];
+    for (const request of requests) {
+      const [claimed] = (await this.options.dataSource.query(
+        `UPDATE outbound_contacts SET dialer_owner = $2 WHERE id = $1 AND dialer_owner = 'preview' AND active_call_id = $3 RETURNING id`,
+        [request.id, this.owner, request.active_call_id],
+      )) as [unknown[], number];
+      if (claimed.length === 0) continue;
+      await this.place(
+        { id: request.campaign_id, abandon_threshold_ms: request.abandon_threshold_ms, caller_id: request.caller_id },
+        request,
+        request.active_call_id,
+        request.attempts,
+      );
+    }
+  }
+
+  /** Reports the reserved call to the API, then sends the INVITE. */
+  private async place(
+    campaign: Pick<CampaignRow, 'id' | 'abandon_threshold_ms' | 'caller_id'>,
+    contact: ContactRow,
+    callId: string,
+    attempt: number,
+  ): Promise<void> {
+    const at = Date.now();
+    this.report(callId, '0', {
+      kind: 'create',
+      callId,
+      tenantId: contact.tenant_id,
+      campaignId: campaign.id,
+      contactId: contact.id,
+      phone: contact.phone,
+      attempt,
+      abandonThresholdMs: campaign.abandon_threshold_ms,
+      at,
+    });
+    this.placed += 1;
+    try {
+      const handle = await this.options.telephony.originate({
+        callId,
+        tenantId: contact.tenant_id,
+        from: campaign.caller_id ?? '+10000000000',
+        to: contact.phone,
+        trunk: SIMULATOR_TRUNK,
+        ringTimeoutSec: this.options.ringTimeoutSec,
+        amd: true,
+      });
+      this.live.set(callId, { handle, bridged: false });
+      let seq = 0;
+      handle.onEvent((event) => {
+        seq += 1;
+        this.forward(callId, String(seq), event);
+      });
+      void handle.done.then(() => this.live.delete(callId));
+    } catch (error) {
+      this.report(callId, 'x', { kind: 'failed', callId, reason: `originate: ${(error as Error).message}`.slice(0, 120), at: Date.now() });
+    }
+  }
+
+  private forward(callId: string, seq: string, event: TelephonyEvent): void {
+    switch (event.type) {
+      case 'ringing':
+        return this.report(callId, seq, { kind: 'ringing', callId, at: event.at });
+      case 'answered':
+        return this.report(callId, seq, { kind: 'answered', callId, by: event.by, at: event.at });
+      case 'busy':
+        return this.report(callId, seq, { kind: 'busy', callId, at: event.at });
+      case 'noAnswer':
+        return this.report(callId, seq, { kind: 'noAnswer', callId, at: event.at });
+      case 'failed':
+        return this.report(callId, seq, { kind: 'failed', callId, reason: event.reason, at: event.at });
+      case 'hungUp':
+        return this.report(callId, seq, { kind: 'hungUp', callId, at: event.at });
+    }
+  }
+
+  /** Adds a job for the API, in order per call; the id makes a re-sent report a no-op. */
+  private report(callId: string, seq: string, job: OutboundCallEventJob): void {
+    const previous = this.chains.get(callId) ?? Promise.resolve();
+    const next = previous
+      .then(() =>
+        this.events.add(job.kind, job, {
+          jobId: `${callId}.${seq}`,
+          removeOnComplete: { age: 3600 },
+          removeOnFail: { age: 86400 },
+          attempts: 5,
+          backoff: { type: 'exponential', delay: 200 },
+        }),
+      )
+      .catch((error: Error) => this.log(`report ${callId}.${seq}: ${error.message}`));
+    this.chains.set(callId, next);
+    void next.then(() => {
+      if (this.chains.get(callId) === next && !this.live.has(callId)) this.chains.delete(callId);
+    });
+  }
+
+  /** Calls whose machine has left the live states lose their carrier leg; connected calls are bridged. */
+  private async reconcile(): Promise<void> {
+    if (this.live.size === 0) return;
+    const rows = (await this.options.dataSource.query(`SELECT id, status, agent_id FROM outbound_calls WHERE id = ANY($1::uuid[])`, [
+      [...this.live.keys()],
+    ])) as { id: string; status: string; agent_id: string | null }[];
+    for (const row of rows) {
+      const call = this.live.get(row.id);
+      if (!call || call.handle.ended) continue;
+      if (!['queued', 'dialing', 'ringing', 'answeredByHuman', 'connected'].includes(row.status)) {
+        await this.options.telephony.hangUp(row.id).catch(() => undefined);
+      } else if (row.status === 'connected' && !call.bridged && row.agent_id) {
+        call.bridged = true;
+        await this.options.telephony.bridge(row.id, `sip:${row.agent_id}@agents.invalid`).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Reservations held by dialer processes whose heartbeat is gone: end their calls (never re-dial them now). */
+  private async recoverOrphans(): Promise<void> {
+    const db = this.options.dataSource;
+    const owners = (await db.query(
+      `SELECT DISTINCT dialer_owner FROM outbound_contacts WHERE active_call_id IS NOT NULL AND dialer_owner IS NOT NULL AND dialer_owner <> $1
+         AND dialer_owner <> 'preview'
+         AND ($2::uuid[] IS NULL OR tenant_id = ANY($2::uuid[]))`,
+      [this.owner, this.options.tenantIds ?? null],
+    )) as { dialer_owner: string }[];
+    for (const { dialer_owner: owner } of owners) {
+      if ((await this.options.redis.exists(this.heartbeatKey(owner))) === 1) continue;
+      const orphans = (await db.query(
+        `SELECT ct.id AS contact_id, ct.active_call_id AS call_id, ct.tenant_id, ct.campaign_id, ct.phone, ct.attempts,
+                c.abandon_threshold_ms, oc.status
+           FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
+          WHERE ct.dialer_owner = $1 AND ct.active_call_id IS NOT NULL AND ($2::uuid[] IS NULL OR ct.tenant_id = ANY($2::uuid[]))`,
+        [owner, this.options.tenantIds ?? null],
+      )) as {
+        contact_id: string;
+        call_id: string;
+        tenant_id: string;
+        campaign_id: string;
+        phone: string;
+        attempts: number;
+        abandon_threshold_ms: number;
+        status: string | null;
+      }[];
+      for (const orphan of orphans) {
+        const at = Date.now();
+        if (orphan.status === null) {
+          // The API may not have seen the call yet: same id as the dead process used, so created once.
+          this.report(orphan.call_id, '0', {
+            kind: 'create',
+            callId: orphan.call_id,
+            tenantId: orphan.tenant_id,
+            campaignId: orphan.campaign_id,
+            contactId: orphan.contact_id,
+            phone: orphan.phone,
+            attempt: orphan.attempts,
+            abandonThresholdMs: orphan.abandon_threshold_ms,
+            at,
+          });
+          this.report(orphan.call_id, 'lost', { kind: 'failed', callId: orphan.call_id, reason: 'dialer_restart', at });
+        } else if (['queued', 'dialing', 'ringing'].includes(orphan.status)) {
+          this.report(orphan.call_id, 'lost', { kind: 'failed', callId: orphan.call_id, reason: 'dialer_restart', at });
+        } else if (['answeredByHuman', 'connected'].includes(orphan.status)) {
+          this.report(orphan.call_id, 'lost', { kind: 'hungUp', callId: orphan.call_id, at });
+        }
+      }
+      // Adopt what is left (wrap-up, or reports in flight) so the next tick does not resend them.
+      await db.query(
+        `UPDATE outbound_contacts SET dialer_owner = $2 WHERE dialer_owner = $1 AND active_call_id IS NOT NULL AND ($3::uuid[] IS NULL OR tenant_id = ANY($3::uuid[]))`,
+        [owner, this.owner, this.options.tenantIds ?? null],
+      );
+      this.log(`recovered ${orphans.length} call(s) of dialer ${owner}`);
+    }
+  }
+
+  /** The API arms abandon and wrap-up timers after commit; a crash there loses one, so re-send overdue ones. */
+  private async sweepTimers(): Promise<void> {
+    const wrapUp = this.options.wrapUpSeconds ?? 120;
+    const rows = (await this.options.dataSource.query(
+      `SELECT oc.id, oc.status, (extract(epoch FROM oc.answered_at) * 1000)::bigint AS answered_ms, (extract(epoch FROM oc.hung_up_at) * 1000)::bigint AS hung_ms
+         FROM outbound_calls oc JOIN dialer_campaigns c ON c.id = oc.campaign_id
+        WHERE ((oc.status = 'answeredByHuman' AND oc.answered_at < now() - make_interval(secs => c.abandon_threshold_ms / 1000.0 + 3))
+           OR (oc.status = 'wrapUp' AND oc.hung_up_at < now() - make_interval(secs => $1 + 5)))
+          AND ($2::uuid[] IS NULL OR oc.tenant_id = ANY($2::uuid[]))
+        LIMIT 200`,
+      [wrapUp, this.options.tenantIds ?? null],
+    )) as { id: string; status: string; answered_ms: string | null; hung_ms: string | null }[];
+    for (const row of rows) {
+      if (row.status === 'answeredByHuman' && row.answered_ms)
+        this.report(row.id, `abd-${row.answered_ms}`, { kind: 'abandonTimer', callId: row.id, armedAt: Number(row.answered_ms) });
+      if (row.status === 'wrapUp' && row.hung_ms)
+        this.report(row.id, `wrp-${row.hung_ms}`, { kind: 'wrapUpTimer', callId: row.id, armedAt: Number(row.hung_ms) });
+    }
+  }
+
+  /** Calls this process holds on the carrier right now (benchmarks, tests). */
+  get liveCalls(): number {
+    return this.live.size;
+  }
+}
+
+export { LIVE as LIVE_CALL_STATUSES };

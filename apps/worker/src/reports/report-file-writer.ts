@@ -1,0 +1,60 @@
+import { csvLine, neutraliseCell, reportCellText, type ReportCell, type ReportColumn } from '@centralita/contracts';
+import ExcelJS from 'exceljs';
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+/** A file that takes rows one at a time and writes them out as they come (nothing accumulates). */
+export interface ReportFileWriter {
+  write(cells: readonly ReportCell[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Strings are neutralised (no spreadsheet runs `=…`); numbers stay numbers. */
+export function exportCell(value: ReportCell): string | number | null {
+  if (typeof value === 'number') return value;
+  return value == null ? null : neutraliseCell(value);
+}
+
+class CsvWriter implements ReportFileWriter {
+  private readonly out: WriteStream;
+  constructor(file: string, columns: readonly ReportColumn[]) {
+    this.out = createWriteStream(file, { encoding: 'utf8' });
+    // BOM: spreadsheet programs then read the file as UTF-8.
+    this.out.write(`\uFEFF${csvLine(columns.map((column) => column.label))}`);
+  }
+  async write(cells: readonly ReportCell[]): Promise<void> {
+    const line = csvLine(cells.map((cell) => reportCellText(exportCell(cell))));
+    if (!this.out.write(line)) await once(this.out, 'drain');
+  }
+  async close(): Promise<void> {
+    this.out.end();
+    await once(this.out, 'finish');
+  }
+}
+
+class XlsxWriter implements ReportFileWriter {
+  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
+  private readonly sheet: ExcelJS.Worksheet;
+  constructor(file: string, columns: readonly ReportColumn[], sheetName: string) {
+    // Streaming writer: each committed row is serialised to the zip stream and released.
+    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: false, useSharedStrings: false });
+    this.sheet = this.workbook.addWorksheet(sheetName.slice(0, 31));
+    this.sheet.addRow(columns.map((column) => column.label)).commit();
+  }
+  async write(cells: readonly ReportCell[]): Promise<void> {
+    this.sheet.addRow(cells.map(exportCell)).commit();
+  }
+  async close(): Promise<void> {
+    this.sheet.commit();
+    await this.workbook.commit();
+  }
+}
+
+export function openReportFile(
+  format: 'csv' | 'xlsx',
+  file: string,
+  columns: readonly ReportColumn[],
+  sheetName: string,
+): ReportFileWriter {
+  return format === 'csv' ? new CsvWriter(file, columns) : new XlsxWriter(file, columns, sheetName);
+}

@@ -1,0 +1,246 @@
+/**
+ * Outbound dialing (/OutboundCampaign/*, the agent desk's outbound panel): campaign input and rules,
+ * the views the API answers and pushes, and the queues between the dialer worker and the API.
+ */
+import type { RuleIssue } from './admin';
+
+export const DIALER_MODES = ['preview', 'progressive', 'predictive'] as const;
+export type DialerMode = (typeof DIALER_MODES)[number];
+
+export const DIALER_CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
+export type DialerCampaignStatus = (typeof DIALER_CAMPAIGN_STATUSES)[number];
+
+export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type CallingDay = (typeof CALLING_DAYS)[number];
+export type CallingWindowsInput = Partial<Record<CallingDay, { from: string; to: string }[]>>;
+
+/** Outcomes a retry delay can be set for (done and cancelled are never retried). */
+export const RETRY_OUTCOMES = ['busy', 'noAnswer', 'answeringMachine', 'failed', 'abandoned'] as const;
+export type RetryOutcome = (typeof RETRY_OUTCOMES)[number];
+
+/** Dispositions an agent picks after an outbound call (UpdDISPO). */
+export const OUTBOUND_DISPOSITIONS = ['sale', 'interested', 'callback', 'notInterested', 'wrongNumber', 'doNotCall'] as const;
+export type OutboundDisposition = (typeof OUTBOUND_DISPOSITIONS)[number];
+
+export const OUTBOUND_LIMITS = {
+  nameMax: 120,
+  /** Abandonment cap in percent of human-answered calls. */
+  abandonCapMin: 0.1,
+  abandonCapMax: 10,
+  abandonCapDefault: 3,
+  abandonThresholdMsMin: 500,
+  abandonThresholdMsMax: 10_000,
+  abandonThresholdMsDefault: 2000,
+  maxAttemptsMin: 1,
+  maxAttemptsMax: 10,
+  maxAttemptsDefault: 3,
+  retryDelaySecMax: 7 * 24 * 3600,
+} as const;
+
+export const DEFAULT_RETRY_DELAYS: Record<RetryOutcome, number> = {
+  busy: 300,
+  noAnswer: 3600,
+  answeringMachine: 4 * 3600,
+  failed: 900,
+  abandoned: 72 * 3600,
+};
+
+/** Monday to Friday 09:00–21:00, Saturday 10:00–14:00 (contact's local time). */
+export const DEFAULT_CALLING_WINDOWS: CallingWindowsInput = {
+  mon: [{ from: '09:00', to: '21:00' }],
+  tue: [{ from: '09:00', to: '21:00' }],
+  wed: [{ from: '09:00', to: '21:00' }],
+  thu: [{ from: '09:00', to: '21:00' }],
+  fri: [{ from: '09:00', to: '21:00' }],
+  sat: [{ from: '10:00', to: '14:00' }],
+};
+
+export interface DialerCampaignInput {
+  name: string;
+  phoneListId: string;
+  mode: DialerMode;
+  abandonCapPercent: number;
+  abandonThresholdMs: number;
+  maxAttempts: number;
+  retryDelays: Partial<Record<RetryOutcome, number>>;
+  callingWindows: CallingWindowsInput;
+  scheduleFrom: string | null;
+  scheduleTo: string | null;
+  trunkId: string | null;
+  callerId: string | null;
+  agentIds: string[];
+}
+
+export interface DialerCampaignView extends DialerCampaignInput {
+  id: string;
+  status: DialerCampaignStatus;
+  version: number;
+  phoneListName: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The supervisor's live board for one campaign. */
+export interface OutboundBoardView {
+  campaignId: string;
+  tenantId: string;
+  status: DialerCampaignStatus;
+  mode: DialerMode;
+  /** Calls in flight per waiting agent (predictive look-ahead); 0 when no agent waits. */
+  dialLevel: number;
+  callsInProgress: number;
+  dialed: number;
+  answered: number;
+  abandoned: number;
+  /** Abandoned ÷ answered by a human, in percent; null before anyone answered. */
+  abandonRatePercent: number | null;
+  abandonCapPercent: number;
+  remainingRecords: number;
+  agentsByState: Record<string, number>;
+  agents: { agentId: string; name: string; status: string }[];
+  recentCalls: OutboundCallView[];
+  at: string;
+}
+
+export interface OutboundCallView {
+  id: string;
+  tenantId: string;
+  campaignId: string;
+  campaignName?: string;
+  contactId: string;
+  phone: string;
+  contactName: string | null;
+  attempt: number;
+  status: string;
+  outcome: string | null;
+  disposition: string | null;
+  agentId: string | null;
+  version: number;
+  createdAt: string;
+  answeredAt: string | null;
+  connectedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface DoNotCallEntry {
+  id: string;
+  phone: string;
+  campaignId: string | null;
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface OutboundCallback {
+  id: string;
+  campaignId: string;
+  contactId: string;
+  phone: string;
+  dueAt: string;
+  agentId: string | null;
+  status: 'pending' | 'dialed' | 'cancelled';
+}
+
+/** Server → client socket events on `/staff` (tenant room for the board, agent room for the screen pop). */
+export const OUTBOUND_SOCKET_EVENTS = {
+  board: 'outbound.board',
+  call: 'outbound.call',
+} as const;
+
+/** Queues between the dialer worker (telephony) and the API (which alone runs the machines). */
+export const OUTBOUND_QUEUES = {
+  /** Worker → API: call created / carrier events; processed one at a time so a call's events keep their order. */
+  callEvents: 'outbound-call-events',
+  /** Worker scheduler: one repeatable tick that paces every running campaign. */
+  dialerTicks: 'dialer-ticks',
+} as const;
+
+export type OutboundCallEventJob =
+  | {
+      kind: 'create';
+      callId: string;
+      tenantId: string;
+      campaignId: string;
+      contactId: string;
+      phone: string;
+      attempt: number;
+      abandonThresholdMs: number;
+      at: number;
+    }
+  | { kind: 'ringing'; callId: string; at: number }
+  | { kind: 'answered'; callId: string; by: 'human' | 'machine'; at: number }
+  | { kind: 'busy'; callId: string; at: number }
+  | { kind: 'noAnswer'; callId: string; at: number }
+  | { kind: 'failed'; callId: string; reason: string; at: number }
+  | { kind: 'hungUp'; callId: string; at: number }
+  | { kind: 'abandonTimer'; callId: string; armedAt: number }
+  | { kind: 'wrapUpTimer'; callId: string; armedAt: number }
+  | { kind: 'campaignStartTimer'; campaignId: string; armedAt: number }
+  | { kind: 'campaignEndTimer'; campaignId: string; armedAt: number }
+  /** The dialer found nothing left to dial: the API completes the campaign if that is still true. */
+  | { kind: 'campaignExhausted'; campaignId: string };
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Shared by the API and the console (same messages, same fields). */
+export function validateDialerCampaign(input: Partial<Record<keyof DialerCampaignInput, unknown>>): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (!name) issues.push({ field: 'name', key: 'required' });
+  else if (name.length > OUTBOUND_LIMITS.nameMax)
+    issues.push({ field: 'name', key: 'maxLength', values: { max: OUTBOUND_LIMITS.nameMax } });
+  if (typeof input.phoneListId !== 'string' || !input.phoneListId) issues.push({ field: 'phoneListId', key: 'required' });
+  if (!DIALER_MODES.includes(input.mode as DialerMode))
+    issues.push({ field: 'mode', key: 'oneOf', values: { options: DIALER_MODES.join(', ') } });
+  const between = (field: keyof DialerCampaignInput, min: number, max: number, integer: boolean) => {
+    const value = input[field];
+    if (value === undefined || value === null) return;
+    if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
+      issues.push({ field, key: 'range', values: { min, max } });
+    }
+  };
+  between('abandonCapPercent', OUTBOUND_LIMITS.abandonCapMin, OUTBOUND_LIMITS.abandonCapMax, false);
+  between('abandonThresholdMs', OUTBOUND_LIMITS.abandonThresholdMsMin, OUTBOUND_LIMITS.abandonThresholdMsMax, true);
+  between('maxAttempts', OUTBOUND_LIMITS.maxAttemptsMin, OUTBOUND_LIMITS.maxAttemptsMax, true);
+  if (input.retryDelays !== undefined && input.retryDelays !== null) {
+    const delays = input.retryDelays as Record<string, unknown>;
+    for (const [outcome, value] of Object.entries(delays)) {
+      if (!RETRY_OUTCOMES.includes(outcome as RetryOutcome)) issues.push({ field: 'retryDelays', key: 'unknown' });
+      else if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > OUTBOUND_LIMITS.retryDelaySecMax)
+        issues.push({ field: 'retryDelays', key: 'range', values: { min: 0, max: OUTBOUND_LIMITS.retryDelaySecMax } });
+    }
+  }
+  if (input.callingWindows !== undefined && input.callingWindows !== null) {
+    const windows = input.callingWindows as Record<string, unknown>;
+    for (const [day, ranges] of Object.entries(windows)) {
+      const ok =
+        CALLING_DAYS.includes(day as CallingDay) &&
+        Array.isArray(ranges) &&
+        ranges.every(
+          (range: { from?: unknown; to?: unknown }) =>
+            typeof range?.from === 'string' &&
+            typeof range?.to === 'string' &&
+            TIME.test(range.from) &&
+            TIME.test(range.to) &&
+            range.from < range.to,
+        );
+      if (!ok) {
+        issues.push({ field: 'callingWindows', key: 'pattern' });
+        break;
+      }
+    }
+  }
+  const from = typeof input.scheduleFrom === 'string' ? Date.parse(input.scheduleFrom) : null;
+  const to = typeof input.scheduleTo === 'string' ? Date.parse(input.scheduleTo) : null;
+  if (from !== null && Number.isNaN(from)) issues.push({ field: 'scheduleFrom', key: 'date' });
+  if (to !== null && Number.isNaN(to)) issues.push({ field: 'scheduleTo', key: 'date' });
+  if (from !== null && to !== null && !Number.isNaN(from) && !Number.isNaN(to) && to <= from)
+    issues.push({ field: 'scheduleTo', key: 'dateOrder' });
+  return issues;
+}
+
+/** Spreadsheet-safe CSV cell: formulas neutralised, quotes doubled. */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\n\r;]/.test(text) || text.startsWith("'") ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,261 @@
+import type { RuleIssue } from './admin';
+
+/**
+ * IVRs and SIP trunks (spec §2 /settings/ivrMain, /settings/ivrs, /settings/submitivr,
+ * /settings/troncals). The IVR tree rules live in @centralita/domain (validateIvrTree); the field
+ * rules of the forms are here so the console and the API run the same functions.
+ */
+
+/** Keys a caller may press at an IVR prompt. */
+export const IVR_DIGITS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '*', '#'] as const;
+export type IvrDigit = (typeof IVR_DIGITS)[number];
+
+/** Where an option (or a node's fallback) sends the call. */
+export const IVR_DESTINATION_TYPES = ['line', 'agent', 'ivr', 'node', 'hangup'] as const;
+export type IvrDestinationType = (typeof IVR_DESTINATION_TYPES)[number];
+
+export interface IvrDestination {
+  type: IvrDestinationType;
+  /** Attention line id (line), user id (agent), IVR id (ivr) or node id of the same tree (node); null for hangup. */
+  targetId: string | null;
+}
+
+export interface IvrOption {
+  digit: string;
+  label: string | null;
+  destination: IvrDestination;
+}
+
+export interface IvrNode {
+  /** Stable key inside the tree (client-chosen, e.g. "n1"); options of type node point at it. */
+  id: string;
+  name: string;
+  promptText: string | null;
+  promptAudioUrl: string | null;
+  /** Seconds to wait for a key after the prompt. */
+  timeoutSeconds: number;
+  /** Times the prompt is replayed after a timeout or an invalid key before the fallback. */
+  maxRetries: number;
+  /** Where the call goes once the retries are spent. */
+  fallback: IvrDestination;
+  options: IvrOption[];
+}
+
+export interface IvrTree {
+  rootNodeId: string;
+  nodes: IvrNode[];
+}
+
+export const IVR_LIMITS = {
+  nameMax: 160,
+  descriptionMax: 500,
+  nodesMax: 50,
+  nodeIdMax: 40,
+  promptTextMax: 1000,
+  urlMax: 500,
+  labelMax: 80,
+  timeoutMin: 1,
+  timeoutMax: 60,
+  retriesMax: 5,
+} as const;
+
+export interface IvrInput {
+  name: string;
+  description: string | null;
+  active: boolean;
+}
+
+export interface IvrSummary extends IvrInput {
+  id: string;
+  /** 0 until the first apply. */
+  publishedVersion: number;
+  publishedAt: string | null;
+  /** The draft differs from the published tree (or nothing is published yet). */
+  hasUnpublishedChanges: boolean;
+  nodeCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IvrDetail extends IvrSummary {
+  draftTree: IvrTree;
+  publishedTree: IvrTree | null;
+}
+
+/** Everything the tree editor's destination pickers offer (GET /api/ivrs/destination-options). */
+export interface IvrDestinationOptions {
+  attentionLines: { id: string; name: string }[];
+  agents: { id: string; name: string }[];
+  ivrs: { id: string; name: string }[];
+}
+
+/** The issue keys of the tree rules (console: `telephony.issues.<key>`). */
+export type IvrIssueKey =
+  | 'required'
+  | 'maxLength'
+  | 'range'
+  | 'oneOf'
+  | 'pattern'
+  | 'duplicate'
+  | 'noOptions'
+  | 'promptRequired'
+  | 'unknownNode'
+  | 'notFound'
+  | 'selfIvr'
+  | 'unreachable'
+  | 'trap'
+  | 'cycle';
+
+export interface IvrIssue {
+  field: string;
+  key: IvrIssueKey;
+  values?: Record<string, string | number>;
+}
+
+/** English sentence of a tree issue, naming the field (server messages). */
+export function describeIvrIssue(issue: IvrIssue): string {
+  const v = issue.values ?? {};
+  switch (issue.key) {
+    case 'required':
+      return `${issue.field} is required`;
+    case 'maxLength':
+      return `${issue.field} must be at most ${v.count} characters`;
+    case 'range':
+      return `${issue.field} must be between ${v.min} and ${v.max}`;
+    case 'oneOf':
+      return `${issue.field} must be one of ${v.options}`;
+    case 'pattern':
+      return `${issue.field} is not in the expected format`;
+    case 'duplicate':
+      return `${issue.field} repeats key ${v.value} in this node`;
+    case 'noOptions':
+      return `${issue.field} needs at least one option`;
+    case 'promptRequired':
+      return `${issue.field} needs a prompt text or an audio URL`;
+    case 'unknownNode':
+      return `${issue.field} points at a node that does not exist in this tree`;
+    case 'notFound':
+      return `${issue.field} points at a ${v.type} that does not exist in this tenant`;
+    case 'selfIvr':
+      return `${issue.field} sends the call back to this same IVR (use a sub-node instead)`;
+    case 'unreachable':
+      return `${issue.field} cannot be reached from the first node`;
+    case 'trap':
+      return `${issue.field} loops between menus with no way to end the call`;
+    case 'cycle':
+      return `${issue.field} makes a loop between IVRs: ${v.path}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trunks
+// ---------------------------------------------------------------------------------------------
+
+export const TRUNK_TRANSPORTS = ['udp', 'tcp', 'tls', 'ws', 'wss'] as const;
+export type TrunkTransport = (typeof TRUNK_TRANSPORTS)[number];
+
+export const TRUNK_LIMITS = {
+  nameMax: 160,
+  hostMax: 253,
+  usernameMax: 128,
+  passwordMax: 256,
+  defaultPort: 5060,
+  maxConcurrentCalls: 1000,
+} as const;
+
+export interface TrunkInput {
+  name: string;
+  host: string;
+  port: number;
+  transport: TrunkTransport;
+  username: string | null;
+  /** Write-only: never answered. Empty on edit keeps the stored secret. */
+  password: string;
+  callerId: string | null;
+  maxConcurrentCalls: number;
+  active: boolean;
+}
+
+export interface TrunkSummary extends Omit<TrunkInput, 'password'> {
+  id: string;
+  hasPassword: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Server-side only (worker/dialer): the trunk with its decrypted secret. Never sent to a browser. */
+export interface TrunkDialingConfig {
+  id: string;
+  name: string;
+  host: string;
+  port: number;
+  transport: TrunkTransport;
+  username: string | null;
+  password: string | null;
+  callerId: string | null;
+  maxConcurrentCalls: number;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^(?=.*:)[0-9a-fA-F:.]{2,45}$/;
+/** E.164 (+ and up to 15 digits) or plain digits. */
+export const CALLER_ID_PATTERN = /^\+?[0-9]{3,15}$/;
+
+/** A hostname, an IPv4 address, or an IPv6 address (optionally in brackets). */
+export function isTrunkHost(value: string): boolean {
+  const host = value.trim();
+  if (IPV4.test(host)) return true;
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (bare.includes(':')) return IPV6.test(bare);
+  // All-numeric dotted names that are not valid IPv4 (999.1.1.1) are refused.
+  if (/^[0-9.]+$/.test(host)) return false;
+  return HOSTNAME.test(host);
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : value == null ? '' : String(value));
+
+function intIssue(field: string, raw: unknown, min: number, max: number, required: boolean): RuleIssue | null {
+  if (raw === undefined || raw === null || raw === '') return required ? { field, key: 'required' } : null;
+  const value = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(value)) return { field, key: 'integer' };
+  if (value < min || value > max) return { field, key: 'range', values: { min, max } };
+  return null;
+}
+
+/** IVR main fields: name required (≤ 160), description ≤ 500. */
+export function validateIvr(input: Partial<Record<keyof IvrInput, unknown>>): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const name = str(input.name);
+  if (!name) issues.push({ field: 'name', key: 'required' });
+  else if (name.length > IVR_LIMITS.nameMax) issues.push({ field: 'name', key: 'maxLength', values: { count: IVR_LIMITS.nameMax } });
+  if (str(input.description).length > IVR_LIMITS.descriptionMax)
+    issues.push({ field: 'description', key: 'maxLength', values: { count: IVR_LIMITS.descriptionMax } });
+  return issues;
+}
+
+/** Trunk fields: host a hostname or IP, port 1..65535, transport udp/tcp/tls/ws/wss, caller id E.164 or digits, calls 1..1000. */
+export function validateTrunk(input: Partial<Record<keyof TrunkInput, unknown>>): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const push = (issue: RuleIssue | null) => issue && issues.push(issue);
+  const name = str(input.name);
+  if (!name) push({ field: 'name', key: 'required' });
+  else if (name.length > TRUNK_LIMITS.nameMax) push({ field: 'name', key: 'maxLength', values: { count: TRUNK_LIMITS.nameMax } });
+  const host = str(input.host);
+  if (!host) push({ field: 'host', key: 'required' });
+  else if (host.length > TRUNK_LIMITS.hostMax) push({ field: 'host', key: 'maxLength', values: { count: TRUNK_LIMITS.hostMax } });
+  else if (!isTrunkHost(host)) push({ field: 'host', key: 'pattern' });
+  push(intIssue('port', input.port, 1, 65535, true));
+  const transport = str(input.transport);
+  if (!transport) push({ field: 'transport', key: 'required' });
+  else if (!(TRUNK_TRANSPORTS as readonly string[]).includes(transport))
+    push({ field: 'transport', key: 'oneOf', values: { options: TRUNK_TRANSPORTS.join(', ') } });
+  if (str(input.username).length > TRUNK_LIMITS.usernameMax)
+    push({ field: 'username', key: 'maxLength', values: { count: TRUNK_LIMITS.usernameMax } });
+  if (typeof input.password === 'string' && input.password.length > TRUNK_LIMITS.passwordMax)
+    push({ field: 'password', key: 'maxLength', values: { count: TRUNK_LIMITS.passwordMax } });
+  const callerId = str(input.callerId);
+  if (callerId && !CALLER_ID_PATTERN.test(callerId)) push({ field: 'callerId', key: 'pattern' });
+  push(intIssue('maxConcurrentCalls', input.maxConcurrentCalls, 1, TRUNK_LIMITS.maxConcurrentCalls, true));
+  return issues;
+}

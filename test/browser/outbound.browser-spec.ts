@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+
+/**
+ * Outbound dialing end to end: the built worker runs the dialer with the carrier simulator (every
+ * call answered by a person who stays on the line); an agent sets 'waiting for outbound call' in the
+ * desk, sees the screen pop, hangs up and picks a disposition; the administrator's live board
+ * (/OutboundCampaign/CampaignList) shows the call and the agent's states as they change.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const DEMO_LIST_ID = '00000000-0000-4000-8000-00000000d1a1';
+const ALWAYS_OPEN = Object.fromEntries(
+  ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((day) => [day, [{ from: '00:00', to: '23:59' }]]),
+);
+
+jest.setTimeout(90_000);
+
+async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl()}${route}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const envelope = (await response.json()) as { data: T; errorMessage?: string };
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
+  return envelope.data;
+}
+
+describe('Outbound dialing: agent desk and live campaign board', () => {
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let agent: Page;
+  let supervisor: Page;
+  let worker: ChildProcess | null = null;
+  let campaignId: string;
+  let agentId: string;
+  const agentEmail = `outbound-${randomBytes(4).toString('hex')}@demo.centralita.io`;
+  const agentName = `Outbound Agent ${randomBytes(2).toString('hex')}`;
+
+  beforeAll(async () => {
+    const session = await api<{ accessToken: string; user: { clientId: string } }>('POST', '/api/auth/login', null, {
+      email: DEMO.admin,
+      password: DEMO_PASSWORD,
+    });
+    const token = session.accessToken;
+    // An agent of our own, serving no line, so no other suite's chats or presence interfere.
+    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', token);
+    const role = options.roles.find((item) => /agent/i.test(item.name));
+    if (!role) throw new Error('no agent role in the demo tenant');
+    const user = await api<{ id: string }>('POST', '/api/users', token, {
+      name: agentName,
+      email: agentEmail,
+      roleId: role.id,
+      password: DEMO_PASSWORD,
+      active: true,
+      attentionLineIds: [],
+      campaignIds: [],
+      pauseReasonCodes: [],
+    });
+    agentId = user.id;
+    const campaign = await api<{ id: string }>('POST', '/api/outbound/campaigns', token, {
+      name: `Browser progressive ${randomBytes(2).toString('hex')}`,
+      phoneListId: DEMO_LIST_ID,
+      mode: 'progressive',
+      callingWindows: ALWAYS_OPEN,
+      agentIds: [agentId],
+    });
+    campaignId = campaign.id;
+    await api('POST', `/api/outbound/campaigns/${campaignId}/start`, token, {});
+
+    const databaseUrl = new URL(process.env.DATABASE_URL!);
+    databaseUrl.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
+    worker = spawn(process.execPath, [path.join(ROOT, 'apps/worker/dist/main.js')], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: databaseUrl.toString(),
+        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-browser`,
+        DIALER_ENABLED: 'true',
+        DIALER_DRIVER: 'interval',
+        DIALER_TENANTS: session.user.clientId,
+        SIMULATOR_PROFILE: JSON.stringify({
+          answerRate: 1,
+          machineRate: 0,
+          busyRate: 0,
+          failedRate: 0,
+          ringSec: { min: 0.5, max: 1 },
+          talkSec: { mean: 3600, sd: 1 },
+        }),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+
+    browser = await launchBrowser();
+    for (let i = 0; i < 2; i++) {
+      const { context, page } = await newPage(browser, { language: 'en' });
+      contexts.push(context);
+      if (i === 0) agent = page;
+      else supervisor = page;
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    if (worker && worker.exitCode === null) {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => worker!.once('exit', resolve));
+    }
+    for (const context of contexts) await context.close();
+    await browser?.close();
+  });
+
+  const boardAgent = () => supervisor.getByTestId(`board-agent-${agentId}`);
+
+  it('shows the live board of the running campaign to the supervisor', async () => {
+    await signIn(supervisor, DEMO.supervisor);
+    await supervisor.waitForURL('**/dashboard/**');
+    await supervisor.goto('/OutboundCampaign/CampaignList');
+    await supervisor.getByTestId('outbound-campaigns').waitFor();
+    await supervisor.getByTestId(`campaign-status-${campaignId}`).click();
+    await supervisor.getByTestId('outbound-board').waitFor();
+    await supervisor.locator('[data-testid=board-remaining]', { hasText: '12' }).waitFor();
+  });
+
+  it('lets the agent wait for an outbound call and pops the answered contact', async () => {
+    await signIn(agent, agentEmail);
+    await agent.waitForURL('**/dashboard/**');
+    await agent.goto('/conversations/agentConversations');
+    await agent.getByTestId('presence-available').click();
+    await agent.locator('[data-testid=outbound-wait]:not([disabled])').click();
+    // The board sees the agent waiting (or already on the call: the simulator answers within a second).
+    await supervisor
+      .locator(
+        `[data-testid=board-agent-${agentId}][data-status=waitingOutboundCall], [data-testid=board-agent-${agentId}][data-status=outboundCall]`,
+      )
+      .waitFor();
+    const pop = agent.getByTestId('outbound-screen-pop');
+    await pop.waitFor({ timeout: 30_000 });
+    expect(await agent.getByTestId('pop-phone').textContent()).toMatch(/^\+34600100\d{3}$/);
+    expect((await agent.getByTestId('pop-contact').textContent())?.length).toBeGreaterThan(2);
+    await supervisor.locator(`[data-testid=board-agent-${agentId}][data-status=outboundCall]`).waitFor();
+    await supervisor.locator('[data-testid=board-in-progress]', { hasText: '1' }).waitFor();
+  });
+
+  it('hangs up, takes the disposition, and the board shows the finished call', async () => {
+    await agent.getByTestId('outbound-hangup').click();
+    await agent.getByTestId('outbound-disposition-form').waitFor();
+    await supervisor.locator(`[data-testid=board-agent-${agentId}][data-status=afterCallWork]`).waitFor();
+    await agent.getByTestId('outbound-disposition').selectOption('sale');
+    await agent.getByTestId('outbound-save-disposition').click();
+    await agent.getByTestId('outbound-done').waitFor();
+    const calls = supervisor.getByTestId('board-calls');
+    await calls.getByText('Done').first().waitFor();
+    await calls.getByText('Sale').first().waitFor();
+    await supervisor.locator('[data-testid=board-answered]', { hasText: '1' }).waitFor();
+    await supervisor.locator('[data-testid=board-remaining]', { hasText: '11' }).waitFor();
+    expect(await boardAgent().count()).toBe(1);
+  });
+});

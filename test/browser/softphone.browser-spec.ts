@@ -1,0 +1,179 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually } from '../support/eventually';
+import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { startKamailio, type RunningKamailio } from '../support/kamailio';
+
+/**
+ * Softphone end to end: a real Kamailio (WebSocket transport) and two sip.js clients in headless
+ * Chromium with fake media devices. Agents 2 and 3 of the demo tenant (agent1 belongs to the desk
+ * journey, which may run at the same time) register, call, toggle mute and hold, send DTMF and hang
+ * up; presence follows the call through the API. The steps share one call, so they run in order.
+ */
+const CALLER = { email: 'agent2@demo.centralita.io', extension: '1002', name: 'Demo Agent 2' };
+const CALLEE = { email: 'agent3@demo.centralita.io', extension: '1003', name: 'Demo Agent 3' };
+
+async function api<T>(path: string, token: string | null, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const response = await fetch(`${baseUrl()}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const envelope = (await response.json()) as { data: T; errorMessage?: string };
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${envelope.errorMessage}`);
+  return envelope.data;
+}
+
+async function signInApi(email: string): Promise<{ token: string; id: string }> {
+  const session = await api<{ accessToken: string; user: { id: string } }>('/api/auth/login', null, {
+    method: 'POST',
+    body: { email, password: DEMO_PASSWORD },
+  });
+  return { token: session.accessToken, id: session.user.id };
+}
+
+jest.setTimeout(90_000);
+
+describe('Softphone over a real SIP server', () => {
+  let kamailio: RunningKamailio;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let caller: Page;
+  let callee: Page;
+  let callerToken: string;
+  let calleeToken: string;
+
+  const status = (page: Page, state: string) => page.locator(`[data-testid=softphone-status][data-state=${state}]`);
+
+  beforeAll(async () => {
+    kamailio = await startKamailio();
+    const [one, two] = [await signInApi(CALLER.email), await signInApi(CALLEE.email)];
+    callerToken = one.token;
+    calleeToken = two.token;
+    const admin = await signInApi(DEMO.admin);
+    // The caller's account is set up through the console below; the callee's through the API.
+    await api(`/api/softphone/accounts/${two.id}`, admin.token, {
+      method: 'PUT',
+      body: { extension: CALLEE.extension, password: 'sip-pass-3' },
+    });
+    // Logged into a campaign, so the SIP call moves their presence.
+    for (const token of [callerToken, calleeToken]) await api('/api/agent/presence/login', token, { method: 'POST', body: {} });
+
+    browser = await launchBrowser({ fakeMedia: true });
+    for (const language of ['en', 'en']) {
+      const { context, page } = await newPage(browser, { language });
+      contexts.push(context);
+      if (!caller) caller = page;
+      else callee = page;
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await kamailio?.stop();
+  });
+
+  it('lets the administrator set the SIP server and an extension from the softphone page', async () => {
+    const { context, page } = await newPage(browser, { language: 'en' });
+    contexts.push(context);
+    await signIn(page, DEMO.admin);
+    await page.waitForURL('**/dashboard/**');
+    await page.goto('/SoftPhoneNew/Phone');
+    await page.getByTestId('softphone-not-configured').waitFor();
+    await page.getByTestId('softphone-ws-url').fill('http://wrong');
+    await page.getByTestId('softphone-domain').fill(kamailio.domain);
+    await page.getByTestId('softphone-server-save').click();
+    await page.getByText('wsUrl must be a ws:// or wss:// URL').waitFor();
+    await page.getByTestId('softphone-ws-url').fill(kamailio.wsUrl);
+    await page.getByTestId('softphone-server-save').click();
+    await page.getByText('SIP settings saved').first().waitFor();
+
+    await page.getByTestId('softphone-account-user').selectOption({ label: `${CALLER.name} (${CALLER.email})` });
+    await page.getByTestId('softphone-account-extension').fill(CALLER.extension);
+    await page.getByTestId('softphone-account-password').fill('sip-pass-2');
+    await page.getByTestId('softphone-account-save').click();
+    await page.locator('[data-testid=softphone-account-password][value="••••••••"]').waitFor();
+    await context.close();
+  });
+
+  it('registers both agents with Kamailio from /SoftPhoneNew/Phone', async () => {
+    for (const [page, agent] of [
+      [caller, CALLER],
+      [callee, CALLEE],
+    ] as const) {
+      await signIn(page, agent.email);
+      await page.waitForURL('**/dashboard/DashboardAgente');
+      await page.goto('/SoftPhoneNew/Phone');
+      await status(page, 'registered').waitFor();
+      await page.getByTestId('softphone-identity').filter({ hasText: agent.extension }).waitFor();
+    }
+  });
+
+  it("rings the callee with the caller's number and the screen pop, and both are in call once answered", async () => {
+    await caller.getByTestId('softphone-number').fill(CALLEE.extension);
+    await caller.getByTestId('softphone-call').click();
+    await status(caller, 'calling').waitFor();
+
+    await status(callee, 'ringing').waitFor();
+    await callee.getByTestId('softphone-remote-number').filter({ hasText: CALLER.extension }).waitFor();
+    await callee.getByTestId('softphone-contacts').filter({ hasText: CALLER.name }).waitFor();
+
+    await callee.getByTestId('softphone-answer').click();
+    await status(callee, 'inCall').waitFor();
+    await status(caller, 'inCall').waitFor();
+    await caller.getByTestId('softphone-timer').waitFor();
+  });
+
+  it('moves both agents to inCall presence through the API', async () => {
+    for (const token of [callerToken, calleeToken]) {
+      await eventually(async () => expect((await api<{ status: string }>('/api/agent/presence', token)).status).toBe('inCall'));
+    }
+  });
+
+  it('toggles mute and hold, and the callee receives the DTMF tones', async () => {
+    const mute = caller.getByTestId('softphone-mute');
+    await mute.click();
+    await caller.locator('[data-testid=softphone-mute][aria-pressed=true]').waitFor();
+    await mute.click();
+    await caller.locator('[data-testid=softphone-mute][aria-pressed=false]').waitFor();
+
+    const hold = caller.getByTestId('softphone-hold');
+    await hold.click();
+    await caller.locator('[data-testid=softphone-hold][aria-pressed=true]').waitFor();
+    await hold.click();
+    await caller.locator('[data-testid=softphone-hold][aria-pressed=false]').waitFor();
+
+    await caller.getByTestId('softphone-dtmf-5').click();
+    await caller.getByTestId('softphone-dtmf-hash').click();
+    await caller.getByTestId('softphone-dtmf-sent').filter({ hasText: '5#' }).waitFor();
+    await callee.getByTestId('softphone-dtmf-received').filter({ hasText: '5#' }).waitFor();
+  });
+
+  it('ends the call on both sides when the caller hangs up, with the disposition form', async () => {
+    await caller.getByTestId('softphone-hangup').click();
+    await status(caller, 'ended').waitFor();
+    await status(callee, 'ended').waitFor();
+    await caller.getByTestId('softphone-disposition').waitFor();
+    await callee.getByTestId('softphone-disposition').waitFor();
+    for (const token of [callerToken, calleeToken]) {
+      await eventually(async () => expect((await api<{ status: string }>('/api/agent/presence', token)).status).toBe('afterCallWork'));
+    }
+  });
+
+  it('stores the disposition and gets the phone ready for the next call', async () => {
+    await callee.getByTestId('softphone-disposition-select').selectOption('callback');
+    await callee.getByTestId('softphone-disposition-notes').fill('Wants a quote on Monday');
+    await callee.getByTestId('softphone-disposition-save').click();
+    await status(callee, 'registered').waitFor();
+    const calls = await api<{ remoteNumber: string; disposition: string; notes: string; direction: string }[]>(
+      '/api/softphone/calls',
+      calleeToken,
+    );
+    expect(calls[0]).toMatchObject({
+      remoteNumber: CALLER.extension,
+      disposition: 'callback',
+      notes: 'Wants a quote on Monday',
+      direction: 'inbound',
+    });
+  });
+});

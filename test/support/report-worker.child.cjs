@@ -1,0 +1,26 @@
+// The worker's report-export processor alone, from the build, for the browser tier (whose global
+// setup starts only the API): the reports spec starts it and stops it by pid.
+const path = require('node:path');
+const { Worker } = require('bullmq');
+const { DataSource } = require('typeorm');
+const { REPORT_EXPORT_QUEUE } = require('@centralita/contracts');
+
+const dist = path.join(__dirname, '../../apps/worker/dist');
+const { ReportExportProcessor } = require(path.join(dist, 'reports/report-export.processor.js'));
+const { loadWorkerConfig } = require(path.join(dist, 'config/worker-config.js'));
+
+const config = loadWorkerConfig(process.env);
+const db = new DataSource({ type: 'postgres', url: config.databaseUrl, extra: { max: 2 } });
+const processor = new ReportExportProcessor(db, config);
+const worker = new Worker(REPORT_EXPORT_QUEUE, (job) => processor.process(job), {
+  connection: { url: config.redisUrl, maxRetriesPerRequest: null },
+  prefix: config.queuePrefix,
+});
+worker.waitUntilReady().then(() => process.stdout.write('ready\n'));
+const stop = () =>
+  worker
+    .close()
+    .then(() => db.isInitialized && db.destroy())
+    .finally(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
