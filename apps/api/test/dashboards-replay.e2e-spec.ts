@@ -88,7 +88,9 @@ describe('dashboards replay of a scripted day', () => {
         'clearTimeout',
       ],
     });
-    t = await startTestApp({ jwt: { accessTtlSeconds: 3600 } });
+    // Its own queues: other suites' API processes run on the real clock and would take this one's
+    // timer jobs (stamped with the scripted day, long overdue for them) and fire them at once.
+    t = await startTestApp({ jwt: { accessTtlSeconds: 3600 }, queuePrefix: `${process.env.QUEUE_PREFIX}-replay` });
     tenant = await createTenant(t.dataSource);
     lineA = await createLine(t.dataSource, tenant, 'Sales');
     lineB = await createLine(t.dataSource, tenant, 'Billing');

@@ -79,6 +79,19 @@ const colored = (color: string) => ({ itemStyle: { color }, lineStyle: { color }
 const legend = { top: 0, type: 'scroll' } as const;
 const grid = { left: 48, right: 24, top: 40, bottom: 40, containLabel: true } as const;
 
+/** The frame every bar/line chart shares: axis tooltip, scrolling legend, grid and one category x axis. */
+function categoryChart({
+  categories,
+  yAxis,
+  series,
+}: {
+  categories: string[];
+  yAxis: unknown;
+  series: ChartOption['series'];
+}): ChartOption {
+  return { tooltip: axisTooltip, legend, grid, xAxis: { type: 'category', data: categories }, yAxis, series };
+}
+
 /** Number of data points over every series: the browser test reads it from the chart's container. */
 export function seriesPoints(option: ChartOption): number {
   return option.series.reduce((total, series) => total + series.data.filter((value) => value !== null && value !== undefined).length, 0);
@@ -92,11 +105,8 @@ export function bucketLabel(key: string): string {
 }
 
 export function trendOption(points: readonly TrendPoint[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: points.map((point) => bucketLabel(point.key)) },
+  return categoryChart({
+    categories: points.map((point) => bucketLabel(point.key)),
     yAxis: [
       { type: 'value', name: t('dashboards.chart.contacts'), minInterval: 1 },
       { type: 'value', name: '%', max: 100, min: 0 },
@@ -114,7 +124,7 @@ export function trendOption(points: readonly TrendPoint[], t: Translate): ChartO
         data: points.map((point) => pct(point.serviceLevel)),
       },
     ],
-  };
+  });
 }
 
 export function percentagesOption(summary: DashboardSummary, t: Translate): ChartOption {
@@ -139,11 +149,8 @@ export function percentagesOption(summary: DashboardSummary, t: Translate): Char
 }
 
 export function queueOption(rows: readonly QueueStatusRow[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: rows.map((row) => row.name) },
+  return categoryChart({
+    categories: rows.map((row) => row.name),
     yAxis: { type: 'value', minInterval: 1 },
     series: [
       { name: t('dashboards.kpi.answered'), type: 'bar', stack: 'q', ...colored(COLORS.good), data: rows.map((row) => row.answered) },
@@ -151,15 +158,12 @@ export function queueOption(rows: readonly QueueStatusRow[], t: Translate): Char
       { name: t('dashboards.kpi.timedOut'), type: 'bar', stack: 'q', ...colored(COLORS.neutral), data: rows.map((row) => row.timedOut) },
       { name: t('dashboards.kpi.waitingNow'), type: 'bar', ...colored(COLORS.info), data: rows.map((row) => row.waitingNow) },
     ],
-  };
+  });
 }
 
 export function agentOption(rows: readonly AgentServiceRow[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: rows.map((row) => row.name) },
+  return categoryChart({
+    categories: rows.map((row) => row.name),
     yAxis: [
       { type: 'value', name: t('dashboards.chart.contacts'), minInterval: 1 },
       { type: 'value', name: '%', min: 0, max: 100 },
@@ -168,17 +172,14 @@ export function agentOption(rows: readonly AgentServiceRow[], t: Translate): Cha
       { name: t('dashboards.kpi.handled'), type: 'bar', data: rows.map((row) => row.handled) },
       { name: t('dashboards.kpi.occupancy'), type: 'line', yAxisIndex: 1, data: rows.map((row) => pct(row.occupancy)) },
     ],
-  };
+  });
 }
 
 export function pauseOption(rows: readonly PauseDetailRow[], reasonLabel: (reasonId: string) => string, t: Translate): ChartOption {
   const agents = [...new Map(rows.map((row) => [row.agentId, row.name])).entries()];
   const reasons = [...new Set(rows.map((row) => row.reasonId))];
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: agents.map(([, name]) => name) },
+  return categoryChart({
+    categories: agents.map(([, name]) => name),
     yAxis: { type: 'value', name: t('dashboards.chart.minutes') },
     series: reasons.map((reason) => ({
       name: reasonLabel(reason),
@@ -189,15 +190,12 @@ export function pauseOption(rows: readonly PauseDetailRow[], reasonLabel: (reaso
         return row ? minutes(row.ms) : 0;
       }),
     })),
-  };
+  });
 }
 
 export function complianceOption(rows: readonly ComplianceRow[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: rows.map((row) => row.name) },
+  return categoryChart({
+    categories: rows.map((row) => row.name),
     yAxis: { type: 'value', name: '%', min: 0, max: 100 },
     series: [
       { name: t('dashboards.kpi.compliance'), type: 'bar', data: rows.map((row) => pct(row.compliance)) },
@@ -207,15 +205,12 @@ export function complianceOption(rows: readonly ComplianceRow[], t: Translate): 
         data: rows.map((row) => (row.scheduledMs > 0 ? pct(row.staffedWhileScheduledMs / row.scheduledMs) : null)),
       },
     ],
-  };
+  });
 }
 
 export function staffingOption(rows: readonly StaffingRow[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: rows.map((row) => row.name) },
+  return categoryChart({
+    categories: rows.map((row) => row.name),
     yAxis: { type: 'value', name: t('dashboards.chart.agents') },
     series: [
       { name: t('dashboards.kpi.recommendedAgents'), type: 'bar', data: rows.map((row) => row.recommendedAgents) },
@@ -225,29 +220,23 @@ export function staffingOption(rows: readonly StaffingRow[], t: Translate): Char
         data: rows.map((row) => (row.actualAgents === null ? null : Math.round(row.actualAgents * 100) / 100)),
       },
     ],
-  };
+  });
 }
 
 export function activeOption(rows: readonly ActiveByAgentRow[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: rows.map((row) => row.name) },
+  return categoryChart({
+    categories: rows.map((row) => row.name),
     yAxis: { type: 'value', minInterval: 1 },
     series: [
       { name: t('dashboards.kpi.active'), type: 'bar', data: rows.map((row) => row.active) },
       { name: t('dashboards.kpi.capacity'), type: 'bar', data: rows.map((row) => row.capacity) },
     ],
-  };
+  });
 }
 
 export function sentimentBarOption(groups: readonly SentimentGroup[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: groups.map((group) => group.name) },
+  return categoryChart({
+    categories: groups.map((group) => group.name),
     yAxis: { type: 'value', minInterval: 1 },
     series: (['positive', 'neutral', 'negative'] as const).map((label) => ({
       name: t(`dashboards.sentiment.${label}`),
@@ -256,15 +245,12 @@ export function sentimentBarOption(groups: readonly SentimentGroup[], t: Transla
       ...colored({ positive: COLORS.good, neutral: COLORS.neutral, negative: COLORS.bad }[label]),
       data: groups.map((group) => group[label]),
     })),
-  };
+  });
 }
 
 export function sentimentTimeOption(groups: readonly SentimentGroup[], t: Translate): ChartOption {
-  return {
-    tooltip: axisTooltip,
-    legend,
-    grid,
-    xAxis: { type: 'category', data: groups.map((group) => bucketLabel(group.key)) },
+  return categoryChart({
+    categories: groups.map((group) => bucketLabel(group.key)),
     yAxis: { type: 'value', min: -1, max: 1 },
     series: [
       {
@@ -276,5 +262,5 @@ export function sentimentTimeOption(groups: readonly SentimentGroup[], t: Transl
         data: groups.map((group) => (group.average === null ? null : Math.round(group.average * 100) / 100)),
       },
     ],
-  };
+  });
 }

@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
-import { InputText } from 'primereact/inputtext';
+import { InputText, type InputTextProps } from 'primereact/inputtext';
 import { ADMIN_MAX_PAGE_SIZE, PERMISSIONS, SECRET_MASK, type Page, type UserSummary } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { useAuth, useServices } from '../app/ServicesContext';
@@ -37,7 +37,6 @@ function ServerForm() {
   const [domain, setDomain] = useState('');
   const [ice, setIce] = useState('');
   const [loaded, setLoaded] = useState(false);
-  const [saving, setSaving] = useState(false);
 
   useEffect(() => {
     api
@@ -51,73 +50,42 @@ function ServerForm() {
       .finally(() => setLoaded(true));
   }, [api, t, toast]);
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      const iceServers = ice
-        .split(/[\s,]+/)
-        .map((url) => url.trim())
-        .filter(Boolean);
-      await api.saveConfig({ wsUrl: wsUrl.trim(), domain: domain.trim(), iceServers });
-      toast.success(t('softphone.admin.saved'));
-    } catch (error) {
-      toast.error(t('softphone.admin.saveFailed'), describeError(error, t));
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, save } = useSave(async () => {
+    const iceServers = ice
+      .split(/[\s,]+/)
+      .map((url) => url.trim())
+      .filter(Boolean);
+    await api.saveConfig({ wsUrl: wsUrl.trim(), domain: domain.trim(), iceServers });
+  });
 
   return (
-    <form
-      className="softphone-admin__form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
-      data-testid="softphone-server-form"
-    >
-      <h3 className="softphone-admin__heading">{t('softphone.admin.server')}</h3>
-      <label className="softphone__field">
-        <span>{t('softphone.admin.wsUrl')}</span>
-        <InputText
-          value={wsUrl}
-          onChange={(e) => setWsUrl(e.target.value)}
-          placeholder="wss://sip.example.com:8443"
-          disabled={!loaded}
-          data-testid="softphone-ws-url"
-        />
-      </label>
-      <label className="softphone__field">
-        <span>{t('softphone.admin.domain')}</span>
-        <InputText
-          value={domain}
-          onChange={(e) => setDomain(e.target.value)}
-          placeholder="sip.example.com"
-          disabled={!loaded}
-          data-testid="softphone-domain"
-        />
-      </label>
-      <label className="softphone__field">
-        <span>{t('softphone.admin.iceServers')}</span>
-        <InputText
-          value={ice}
-          onChange={(e) => setIce(e.target.value)}
-          placeholder="stun:stun.example.com:3478"
-          disabled={!loaded}
-          data-testid="softphone-ice"
-        />
-      </label>
-      <div className="softphone__actions">
-        <Button
-          type="submit"
-          label={t('softphone.admin.save')}
-          icon="pi pi-save"
-          loading={saving}
-          disabled={!loaded}
-          data-testid="softphone-server-save"
-        />
-      </div>
-    </form>
+    <AdminForm heading={t('softphone.admin.server')} onSave={save} testId="softphone-server-form">
+      <TextField
+        label={t('softphone.admin.wsUrl')}
+        value={wsUrl}
+        onValue={setWsUrl}
+        placeholder="wss://sip.example.com:8443"
+        disabled={!loaded}
+        data-testid="softphone-ws-url"
+      />
+      <TextField
+        label={t('softphone.admin.domain')}
+        value={domain}
+        onValue={setDomain}
+        placeholder="sip.example.com"
+        disabled={!loaded}
+        data-testid="softphone-domain"
+      />
+      <TextField
+        label={t('softphone.admin.iceServers')}
+        value={ice}
+        onValue={setIce}
+        placeholder="stun:stun.example.com:3478"
+        disabled={!loaded}
+        data-testid="softphone-ice"
+      />
+      <SaveButton saving={saving} disabled={!loaded} testId="softphone-server-save" />
+    </AdminForm>
   );
 }
 
@@ -131,7 +99,6 @@ function AccountForm() {
   const [extension, setExtension] = useState('');
   const [authUser, setAuthUser] = useState('');
   const [password, setPassword] = useState('');
-  const [saving, setSaving] = useState(false);
 
   useEffect(() => {
     client
@@ -163,31 +130,14 @@ function AccountForm() {
     };
   }, [api, userId, t, toast]);
 
-  const save = async () => {
-    setSaving(true);
-    try {
-      const saved = await api.saveAccount(userId, { extension: extension.trim(), authUser: authUser.trim() || undefined, password });
-      setPassword(saved.password);
-      toast.success(t('softphone.admin.saved'));
-    } catch (error) {
-      toast.error(t('softphone.admin.saveFailed'), describeError(error, t));
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, save } = useSave(async () => {
+    const saved = await api.saveAccount(userId, { extension: extension.trim(), authUser: authUser.trim() || undefined, password });
+    setPassword(saved.password);
+  });
 
   return (
-    <form
-      className="softphone-admin__form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
-      data-testid="softphone-account-form"
-    >
-      <h3 className="softphone-admin__heading">{t('softphone.admin.accounts')}</h3>
-      <label className="softphone__field">
-        <span>{t('softphone.admin.user')}</span>
+    <AdminForm heading={t('softphone.admin.accounts')} onSave={save} testId="softphone-account-form">
+      <Field label={t('softphone.admin.user')}>
         <select
           className="p-inputtext p-component"
           value={userId}
@@ -202,50 +152,107 @@ function AccountForm() {
             </option>
           ))}
         </select>
-      </label>
+      </Field>
       {userId && (
         <>
-          <label className="softphone__field">
-            <span>{t('softphone.admin.extension')}</span>
-            <InputText
-              value={extension}
-              onChange={(e) => setExtension(e.target.value)}
-              placeholder="1001"
-              data-testid="softphone-account-extension"
-            />
-          </label>
-          <label className="softphone__field">
-            <span>{t('softphone.admin.authUser')}</span>
-            <InputText
-              value={authUser}
-              onChange={(e) => setAuthUser(e.target.value)}
-              placeholder={extension || '1001'}
-              data-testid="softphone-account-auth-user"
-            />
-          </label>
-          <label className="softphone__field">
-            <span>{t('softphone.admin.password')}</span>
-            <InputText
-              type="password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              onFocus={() => password === SECRET_MASK && setPassword('')}
-              autoComplete="new-password"
-              data-testid="softphone-account-password"
-            />
-          </label>
-          <div className="softphone__actions">
-            <Button
-              type="submit"
-              label={t('softphone.admin.save')}
-              icon="pi pi-save"
-              loading={saving}
-              disabled={!extension.trim()}
-              data-testid="softphone-account-save"
-            />
-          </div>
+          <TextField
+            label={t('softphone.admin.extension')}
+            value={extension}
+            onValue={setExtension}
+            placeholder="1001"
+            data-testid="softphone-account-extension"
+          />
+          <TextField
+            label={t('softphone.admin.authUser')}
+            value={authUser}
+            onValue={setAuthUser}
+            placeholder={extension || '1001'}
+            data-testid="softphone-account-auth-user"
+          />
+          <TextField
+            label={t('softphone.admin.password')}
+            type="password"
+            value={password}
+            onValue={setPassword}
+            onFocus={() => password === SECRET_MASK && setPassword('')}
+            autoComplete="new-password"
+            data-testid="softphone-account-password"
+          />
+          <SaveButton saving={saving} disabled={!extension.trim()} testId="softphone-account-save" />
         </>
       )}
+    </AdminForm>
+  );
+}
+
+/** Runs a form's save with the button spinning, then shows the shared "saved" or "save failed" toast. */
+function useSave(persist: () => Promise<void>) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    setSaving(true);
+    try {
+      await persist();
+      toast.success(t('softphone.admin.saved'));
+    } catch (error) {
+      toast.error(t('softphone.admin.saveFailed'), describeError(error, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return { saving, save };
+}
+
+function AdminForm({
+  heading,
+  onSave,
+  testId,
+  children,
+}: {
+  heading: string;
+  onSave: () => Promise<void>;
+  testId: string;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="softphone-admin__form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void onSave();
+      }}
+      data-testid={testId}
+    >
+      <h3 className="softphone-admin__heading">{heading}</h3>
+      {children}
     </form>
+  );
+}
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <label className="softphone__field">
+      <span>{label}</span>
+      {children}
+    </label>
+  );
+}
+
+/** A labelled text input; the remaining props (placeholder, test id, …) go to the input as given. */
+function TextField({ label, onValue, ...input }: { label: string; onValue: (value: string) => void } & Omit<InputTextProps, 'onChange'>) {
+  return (
+    <Field label={label}>
+      <InputText {...input} onChange={(e) => onValue(e.target.value)} />
+    </Field>
+  );
+}
+
+function SaveButton({ saving, disabled, testId }: { saving: boolean; disabled: boolean; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <div className="softphone__actions">
+      <Button type="submit" label={t('softphone.admin.save')} icon="pi pi-save" loading={saving} disabled={disabled} data-testid={testId} />
+    </div>
   );
 }

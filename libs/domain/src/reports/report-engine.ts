@@ -188,6 +188,27 @@ function agentWhere(p: Params, { tenantId, filters }: ReportScope): string[] {
   return where;
 }
 
+/** The tenant's rows created inside the report window [from, to). */
+function tenantWindow(
+  p: Params,
+  { tenantId, filters }: Pick<ReportScope, 'tenantId' | 'filters'>,
+  tenantColumn: string,
+  createdColumn: string,
+): string[] {
+  return [`${tenantColumn} = ${p.add(tenantId)}`, `${createdColumn} >= ${p.add(filters.from)}`, `${createdColumn} < ${p.add(filters.to)}`];
+}
+
+/** The optional filters on the conversation a row belongs to (joined as `c`): line, channel, agent, agent's campaign. */
+function conversationFilters(p: Params, filters: ReportFilters): string[] {
+  const where: string[] = [];
+  if (filters.attentionLineId) where.push(`c.attention_line_id = ${p.add(filters.attentionLineId)}`);
+  if (filters.channel) where.push(`c.channel = ${p.add(filters.channel)}`);
+  if (filters.agentId) where.push(`c.agent_id = ${p.add(filters.agentId)}`);
+  if (filters.campaignId)
+    where.push(`EXISTS (SELECT 1 FROM agent_campaigns x WHERE x.user_id = c.agent_id AND x.campaign_id = ${p.add(filters.campaignId)})`);
+  return where;
+}
+
 const AGENT_BASE = {
   select: `u.id, u.name AS agent, u.email`,
   from: `users u JOIN agent_presence ap ON ap.user_id = u.id`,
@@ -203,16 +224,8 @@ const DEFINITIONS: Record<ReportType, Definition> = {
     select: `c.id, c.created_at, c.channel, al.name AS line, u.name AS agent, c.customer_name, c.status, c.closed_at,
              (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id)::int AS messages`,
     from: `conversations c LEFT JOIN attention_lines al ON al.id = c.attention_line_id LEFT JOIN users u ON u.id = c.agent_id`,
-    where(p, { tenantId, filters }) {
-      const where = [`c.tenant_id = ${p.add(tenantId)}`, `c.created_at >= ${p.add(filters.from)}`, `c.created_at < ${p.add(filters.to)}`];
-      if (filters.attentionLineId) where.push(`c.attention_line_id = ${p.add(filters.attentionLineId)}`);
-      if (filters.channel) where.push(`c.channel = ${p.add(filters.channel)}`);
-      if (filters.agentId) where.push(`c.agent_id = ${p.add(filters.agentId)}`);
-      if (filters.campaignId)
-        where.push(
-          `EXISTS (SELECT 1 FROM agent_campaigns x WHERE x.user_id = c.agent_id AND x.campaign_id = ${p.add(filters.campaignId)})`,
-        );
-      return where;
+    where(p, scope) {
+      return [...tenantWindow(p, scope, 'c.tenant_id', 'c.created_at'), ...conversationFilters(p, scope.filters)];
     },
     sort: {
       createdAt: 'c.created_at',
@@ -351,16 +364,8 @@ const DEFINITIONS: Record<ReportType, Definition> = {
     from: `poll_responses r JOIN polls p ON p.id = r.poll_id JOIN poll_questions q ON q.id = r.question_id
            LEFT JOIN conversations c ON c.id = r.conversation_id AND c.tenant_id = r.client_id
            LEFT JOIN users u ON u.id = c.agent_id LEFT JOIN attention_lines al ON al.id = c.attention_line_id`,
-    where(p, { tenantId, filters }) {
-      const where = [`r.client_id = ${p.add(tenantId)}`, `r.created_at >= ${p.add(filters.from)}`, `r.created_at < ${p.add(filters.to)}`];
-      if (filters.attentionLineId) where.push(`c.attention_line_id = ${p.add(filters.attentionLineId)}`);
-      if (filters.channel) where.push(`c.channel = ${p.add(filters.channel)}`);
-      if (filters.agentId) where.push(`c.agent_id = ${p.add(filters.agentId)}`);
-      if (filters.campaignId)
-        where.push(
-          `EXISTS (SELECT 1 FROM agent_campaigns x WHERE x.user_id = c.agent_id AND x.campaign_id = ${p.add(filters.campaignId)})`,
-        );
-      return where;
+    where(p, scope) {
+      return [...tenantWindow(p, scope, 'r.client_id', 'r.created_at'), ...conversationFilters(p, scope.filters)];
     },
     sort: {
       answeredAt: 'r.created_at',
@@ -392,11 +397,7 @@ const DEFINITIONS: Record<ReportType, Definition> = {
              EXTRACT(EPOCH FROM (oc.hung_up_at - oc.connected_at))::float8 AS talk_seconds`,
     from: `outbound_calls oc JOIN dialer_campaigns dc ON dc.id = oc.campaign_id LEFT JOIN users u ON u.id = oc.agent_id`,
     where(p, { tenantId, filters }) {
-      const where = [
-        `oc.tenant_id = ${p.add(tenantId)}`,
-        `oc.created_at >= ${p.add(filters.from)}`,
-        `oc.created_at < ${p.add(filters.to)}`,
-      ];
+      const where = tenantWindow(p, { tenantId, filters }, 'oc.tenant_id', 'oc.created_at');
       // The dialer's own campaigns: the campaign filter names a dialer campaign here.
       if (filters.campaignId) where.push(`oc.campaign_id = ${p.add(filters.campaignId)}`);
       if (filters.agentId) where.push(`oc.agent_id = ${p.add(filters.agentId)}`);

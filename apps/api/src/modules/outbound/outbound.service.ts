@@ -16,7 +16,7 @@ import {
 import { isE164, type Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
 import { assertRules } from '../admin/rule-check';
@@ -67,6 +67,39 @@ function normalise(input: Partial<DialerCampaignInput>): DialerCampaignInput {
     callerId: input.callerId ?? null,
     agentIds: input.agentIds ?? [],
   };
+}
+
+/** $1..$15 of the campaign INSERT and UPDATE: id, tenant, then the editable columns in table order. */
+function campaignParams(id: string, tenantId: string, input: DialerCampaignInput): unknown[] {
+  return [
+    id,
+    tenantId,
+    input.name,
+    input.phoneListId,
+    input.mode,
+    input.abandonCapPercent,
+    input.abandonThresholdMs,
+    input.maxAttempts,
+    JSON.stringify(input.retryDelays),
+    JSON.stringify(input.callingWindows),
+    input.scheduleFrom,
+    input.scheduleTo,
+    input.trunkId,
+    input.callerId,
+    input.agentIds,
+  ];
+}
+
+/**
+ * Copies the phone list's entries into the campaign's contacts. Only valid E.164 entries become
+ * contacts: a bad phone-list row never reaches the dialer.
+ */
+async function addContacts(manager: EntityManager, tenantId: string, campaignId: string, phoneListId: string): Promise<void> {
+  await manager.query(
+    `INSERT INTO outbound_contacts (tenant_id, campaign_id, entry_id, phone, name)
+     SELECT $1, $2, e.id, e.phone, e.name FROM phone_list_entries e WHERE e.list_id = $3 AND e.client_id = $1 AND e.phone ~ $4`,
+    [tenantId, campaignId, phoneListId, E164_SQL],
+  );
 }
 
 /** Campaign administration, do-not-call lists, callbacks, the agent's call actions and the results report. */
@@ -148,35 +181,10 @@ export class OutboundService {
         `INSERT INTO dialer_campaigns (id, tenant_id, name, phone_list_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, retry_delays,
            calling_windows, schedule_from, schedule_to, trunk_id, caller_id, agent_ids, status, snapshot, version, last_event, created_by)
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,1,$18,$19)`,
-        [
-          id,
-          principal.clientId,
-          input.name,
-          input.phoneListId,
-          input.mode,
-          input.abandonCapPercent,
-          input.abandonThresholdMs,
-          input.maxAttempts,
-          JSON.stringify(input.retryDelays),
-          JSON.stringify(input.callingWindows),
-          input.scheduleFrom,
-          input.scheduleTo,
-          input.trunkId,
-          input.callerId,
-          input.agentIds,
-          created.status,
-          created.snapshot,
-          created.record.event,
-          principal.userId,
-        ],
+        [...campaignParams(id, principal.clientId, input), created.status, created.snapshot, created.record.event, principal.userId],
       );
       await this.host.logCampaignCreated(manager, id, principal.clientId, created.record);
-      // Only valid E.164 entries become contacts: a bad phone-list row never reaches the dialer.
-      await manager.query(
-        `INSERT INTO outbound_contacts (tenant_id, campaign_id, entry_id, phone, name)
-         SELECT $1, $2, e.id, e.phone, e.name FROM phone_list_entries e WHERE e.list_id = $3 AND e.client_id = $1 AND e.phone ~ $4`,
-        [principal.clientId, id, input.phoneListId, E164_SQL],
-      );
+      await addContacts(manager, principal.clientId, id, input.phoneListId);
       await this.audit.record(
         principal,
         { entityType: 'dialer_campaign', entityId: id, action: 'create', before: null, after: input },
@@ -207,31 +215,11 @@ export class OutboundService {
            retry_delays = $9, calling_windows = $10, schedule_from = $11, schedule_to = $12, trunk_id = $13, caller_id = $14, agent_ids = $15,
            snapshot = jsonb_set(snapshot, '{context,mode}', to_jsonb($5::text)), updated_at = now()
          WHERE id = $1 AND tenant_id = $2`,
-        [
-          id,
-          principal.clientId,
-          input.name,
-          input.phoneListId,
-          input.mode,
-          input.abandonCapPercent,
-          input.abandonThresholdMs,
-          input.maxAttempts,
-          JSON.stringify(input.retryDelays),
-          JSON.stringify(input.callingWindows),
-          input.scheduleFrom,
-          input.scheduleTo,
-          input.trunkId,
-          input.callerId,
-          input.agentIds,
-        ],
+        campaignParams(id, principal.clientId, input),
       );
       if (input.phoneListId !== before.phoneListId) {
         await manager.query(`DELETE FROM outbound_contacts WHERE campaign_id = $1`, [id]);
-        await manager.query(
-          `INSERT INTO outbound_contacts (tenant_id, campaign_id, entry_id, phone, name)
-           SELECT $1, $2, e.id, e.phone, e.name FROM phone_list_entries e WHERE e.list_id = $3 AND e.client_id = $1 AND e.phone ~ $4`,
-          [principal.clientId, id, input.phoneListId, E164_SQL],
-        );
+        await addContacts(manager, principal.clientId, id, input.phoneListId);
       }
       await this.audit.record(principal, { entityType: 'dialer_campaign', entityId: id, action: 'update', before, after: input }, manager);
     });
