@@ -108,7 +108,11 @@ describe('Console shell', () => {
     // The agent desk loads its data on arrival: tamper with the tokens only once it has, or its own
     // 401 ends the session before the reload this test is about.
     await page.getByTestId('agent-desk').waitFor();
-    await page.waitForLoadState('networkidle');
+    // Loaded: the presence came back and the desk's socket is online (networkidle never settles
+    // for long while several sockets connect on a busy machine).
+    await page.locator('[data-testid=presence-panel] [data-testid=agent-status]').waitFor();
+    await page.locator('[data-testid=connection-status][data-status=online]').waitFor();
+    await page.getByTestId('pause-reason').locator('option').first().waitFor({ state: 'attached' });
     await page.evaluate((token) => {
       window.localStorage.setItem('accessToken', token);
       window.localStorage.setItem('refreshToken', 'revoked-or-unknown');
@@ -117,7 +121,7 @@ describe('Console shell', () => {
     await page.waitForURL('**/session/signin**');
     await expect(page.getByTestId('disconnected-notice').textContent()).resolves.toContain('disconnected');
     await context.close();
-  });
+  }, 60_000);
 
   it('redirects an unauthenticated visitor of a protected route to sign-in', async () => {
     const { context, page } = await newPage(browser);

@@ -530,8 +530,26 @@ export class OutboundHostService {
     w.outbox.push(...(await writeOutbox(manager, [effect])));
   }
 
-  /** Applies one job from the dialer (or one of this host's timers); refused events are expected (races with the agent) and dropped. */
+  /**
+   * Applies one job from the dialer (or one of this host's timers). A transient failure (deadlock,
+   * serialization, a version that moved) is retried here, before the next job: the queue is
+   * consumed one job at a time so each call's events apply in order, and a BullMQ retry would put
+   * this event behind the ones that follow it (a late 'answered' after its 'hungUp' leaves the call
+   * connected forever).
+   */
   async apply(job: OutboundCallEventJob): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyOnce(job);
+      } catch (error) {
+        if (attempt >= TRANSIENT_ATTEMPTS || !isTransient(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+      }
+    }
+  }
+
+  /** One try of `apply`; refused events are expected (races with the agent) and dropped. */
+  private async applyOnce(job: OutboundCallEventJob): Promise<void> {
     try {
       switch (job.kind) {
         case 'create':
@@ -588,6 +606,16 @@ export class OutboundHostService {
       throw error;
     }
   }
+}
+
+const TRANSIENT_ATTEMPTS = 8;
+
+/** Failures that succeed when tried again: PostgreSQL deadlocks and serialization failures, a moved version. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof AppException) return error.code === 'conflict';
+  const e = error as { code?: string; driverError?: { code?: string } };
+  const code = e?.driverError?.code ?? e?.code;
+  return code === '40P01' || code === '40001';
 }
 
 /** Events the dialer reports from the carrier, in order after the call's 'create'. */
