@@ -221,62 +221,38 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
         <div className="desk-card" data-testid="conversation-monitor">
           <h2 className="desk-card__title">{t('desk.supervision.conversations')}</h2>
           <div className="desk-filters">
-            <select
-              className="p-inputtext p-component desk-select"
+            <FilterSelect
+              name="status"
               value={filters.status}
-              onChange={(event) => setFilter('status', event.target.value)}
-              aria-label={t('desk.supervision.state')}
-              data-testid="filter-status"
-            >
-              <option value="">{t('desk.supervision.allStatuses')}</option>
-              {CONVERSATION_STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {t(`desk.conversationStatus.${status}`)}
-                </option>
-              ))}
-            </select>
-            <select
-              className="p-inputtext p-component desk-select"
+              onChange={setFilter}
+              label={t('desk.supervision.state')}
+              all={t('desk.supervision.allStatuses')}
+              options={CONVERSATION_STATUSES.map((status) => ({ value: status, label: t(`desk.conversationStatus.${status}`) }))}
+            />
+            <FilterSelect
+              name="line"
               value={filters.line}
-              onChange={(event) => setFilter('line', event.target.value)}
-              aria-label={t('desk.customer.line')}
-              data-testid="filter-line"
-            >
-              <option value="">{t('desk.supervision.allLines')}</option>
-              {live.queues.map((queue) => (
-                <option key={queue.attentionLineId} value={queue.attentionLineId}>
-                  {queue.name}
-                </option>
-              ))}
-            </select>
-            <select
-              className="p-inputtext p-component desk-select"
+              onChange={setFilter}
+              label={t('desk.customer.line')}
+              all={t('desk.supervision.allLines')}
+              options={live.queues.map((queue) => ({ value: queue.attentionLineId, label: queue.name }))}
+            />
+            <FilterSelect
+              name="agent"
               value={filters.agent}
-              onChange={(event) => setFilter('agent', event.target.value)}
-              aria-label={t('desk.supervision.agent')}
-              data-testid="filter-agent"
-            >
-              <option value="">{t('desk.supervision.allAgents')}</option>
-              {agents.map((agent) => (
-                <option key={agent.agentId} value={agent.agentId}>
-                  {agent.name}
-                </option>
-              ))}
-            </select>
-            <select
-              className="p-inputtext p-component desk-select"
+              onChange={setFilter}
+              label={t('desk.supervision.agent')}
+              all={t('desk.supervision.allAgents')}
+              options={agents.map((agent) => ({ value: agent.agentId, label: agent.name }))}
+            />
+            <FilterSelect
+              name="channel"
               value={filters.channel}
-              onChange={(event) => setFilter('channel', event.target.value)}
-              aria-label={t('desk.customer.channel')}
-              data-testid="filter-channel"
-            >
-              <option value="">{t('desk.supervision.allChannels')}</option>
-              {CHANNELS.map((channel) => (
-                <option key={channel.key} value={channel.key}>
-                  {channel.label}
-                </option>
-              ))}
-            </select>
+              onChange={setFilter}
+              label={t('desk.customer.channel')}
+              all={t('desk.supervision.allChannels')}
+              options={CHANNELS.map((channel) => ({ value: channel.key, label: channel.label }))}
+            />
             <label className="desk-check">
               <input
                 type="checkbox"
@@ -421,5 +397,39 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
         </div>
       </div>
     </section>
+  );
+}
+
+/** One filter of the conversation monitor: "all" first, then the options (test id `filter-<name>`). */
+function FilterSelect<K extends string>({
+  name,
+  value,
+  onChange,
+  label,
+  all,
+  options,
+}: {
+  name: K;
+  value: string;
+  onChange: (name: K, value: string) => void;
+  label: string;
+  all: string;
+  options: { value: string; label: string }[];
+}) {
+  return (
+    <select
+      className="p-inputtext p-component desk-select"
+      value={value}
+      onChange={(event) => onChange(name, event.target.value)}
+      aria-label={label}
+      data-testid={`filter-${name}`}
+    >
+      <option value="">{all}</option>
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
   );
 }
