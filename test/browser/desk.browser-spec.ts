@@ -116,6 +116,12 @@ describe('Agent desk, web chat and live supervision', () => {
     await row().and(supervisor.locator('[data-status=LiningUp]')).waitFor();
     expect(await row().getByTestId('monitor-open').textContent()).toBe(NAME);
     // The seeded line belongs to the demo campaign: its live queue counts the customer too.
+    // The monitor's filters narrow the list: a status it is not in hides it, its own shows it.
+    await supervisor.selectOption('[data-testid=filter-status]', 'Closed');
+    await row().waitFor({ state: 'detached' });
+    await supervisor.selectOption('[data-testid=filter-status]', 'LiningUp');
+    await row().waitFor();
+    await supervisor.selectOption('[data-testid=filter-status]', '');
     const campaignQueue = supervisor.getByTestId('campaign-queue-card').filter({ hasText: 'Welcome campaign' });
     await campaignQueue
       .getByTestId('campaign-queue-waiting')
