@@ -94,7 +94,14 @@ describe('Administration and supervision review fixes (browser)', () => {
     await secret.focus();
     await secret.blur();
     expect(await secret.inputValue()).toBe('');
+    // Wait for the save itself: the card may redraw before the PUT has answered.
+    const saved = page.waitForResponse(
+      (response) => response.url().endsWith('/api/channels-config/Telegram') && response.request().method() === 'PUT',
+    );
     await card.getByRole('button', { name: 'Guardar' }).click();
+    const response = await saved;
+    expect(response.status()).toBe(200);
+    expect((JSON.parse(response.request().postData() ?? '{}') as { secrets?: Record<string, string> }).secrets?.botToken).toBe('');
     await card.getByTestId('channel-Telegram-botToken-clear').waitFor({ state: 'detached' });
 
     const channels = await api<{ channel: string; secrets: Record<string, string> }[]>('/api/channels-config', { token });
