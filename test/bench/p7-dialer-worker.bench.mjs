@@ -7,7 +7,8 @@ import { createUsers, here, pool, runChild } from './realtime-fixtures.mjs';
 export default {
   id: 'P7-dialer',
   title: 'Dialer worker: originates/s until every waiting agent holds a call (simulator) vs the bare simulator',
-  goal: { ratio: 0.001, direction: 'min' },
+  // Issue 7 asks for the originate rate and the calls one worker holds; QUALITY.md sets no goal for them.
+  goal: null,
   async run({ env, quick, databaseUrl }) {
     const db = pool(databaseUrl, 2);
     const agents = await createUsers(db, { count: quick ? 100 : 400, role: 'AGENT', tag: 'p7d' });
