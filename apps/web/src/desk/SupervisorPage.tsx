@@ -96,20 +96,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
             {live.queues.map((queue) => (
               <div key={queue.attentionLineId} className="desk-queue" data-testid="queue-card" data-line-id={queue.attentionLineId}>
                 <strong className="desk-queue__name">{queue.name}</strong>
-                <div className="desk-queue__stats">
-                  <span>
-                    <b data-testid="queue-waiting">{queue.waiting}</b> {t('desk.supervision.waiting')}
-                  </span>
-                  <span>
-                    <b data-testid="queue-longest">
-                      {formatDuration(queue.longestWaitMs + (queue.waiting > 0 ? Math.max(0, now - queue.receivedAt) : 0))}
-                    </b>{' '}
-                    {t('desk.supervision.longestWait')}
-                  </span>
-                  <span>
-                    <b data-testid="queue-available">{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
-                  </span>
-                </div>
+                <QueueStats queue={queue} now={now} testIdPrefix="queue" />
               </div>
             ))}
           </div>
@@ -122,18 +109,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                 <div key={queue.campaignId} className="desk-queue" data-testid="campaign-queue-card" data-campaign-id={queue.campaignId}>
                   <strong className="desk-queue__name">{queue.name}</strong>
                   <span className="muted">{t('desk.supervision.campaignLines', { count: queue.lines })}</span>
-                  <div className="desk-queue__stats">
-                    <span>
-                      <b data-testid="campaign-queue-waiting">{queue.waiting}</b> {t('desk.supervision.waiting')}
-                    </span>
-                    <span>
-                      <b>{formatDuration(queue.longestWaitMs + (queue.waiting > 0 ? Math.max(0, now - queue.receivedAt) : 0))}</b>{' '}
-                      {t('desk.supervision.longestWait')}
-                    </span>
-                    <span>
-                      <b data-testid="campaign-queue-available">{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
-                    </span>
-                  </div>
+                  <QueueStats queue={queue} now={now} testIdPrefix="campaign-queue" />
                 </div>
               ))}
             </div>
@@ -431,5 +407,37 @@ function FilterSelect<K extends string>({
         </option>
       ))}
     </select>
+  );
+}
+
+/**
+ * Waiting, longest wait (advanced locally since the last push while anyone waits) and agents
+ * available, for a line's queue and a campaign's alike.
+ */
+function QueueStats({
+  queue,
+  now,
+  testIdPrefix,
+}: {
+  queue: { waiting: number; longestWaitMs: number; agentsAvailable: number; receivedAt: number };
+  now: number;
+  testIdPrefix: 'queue' | 'campaign-queue';
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="desk-queue__stats">
+      <span>
+        <b data-testid={`${testIdPrefix}-waiting`}>{queue.waiting}</b> {t('desk.supervision.waiting')}
+      </span>
+      <span>
+        <b data-testid={`${testIdPrefix}-longest`}>
+          {formatDuration(queue.longestWaitMs + (queue.waiting > 0 ? Math.max(0, now - queue.receivedAt) : 0))}
+        </b>{' '}
+        {t('desk.supervision.longestWait')}
+      </span>
+      <span>
+        <b data-testid={`${testIdPrefix}-available`}>{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
+      </span>
+    </div>
   );
 }
