@@ -69,6 +69,9 @@ describe('dashboards replay of a scripted day', () => {
     // Nothing times out during the script; the queue and inactivity timers would otherwise fire at scripted instants.
     process.env.QUEUE_TIMEOUT_SECONDS = '864000';
     process.env.INACTIVITY_TIMEOUT_SECONDS = '864000';
+    // Its own queue prefix means its own socket stream: its outbox poller must not deliver other
+    // suites' stale rows there (their sockets would never see them).
+    process.env.OUTBOX_POLL_MS = '3600000';
     jest.useFakeTimers({
       now: at(-60),
       doNotFake: [
