@@ -12,9 +12,9 @@ jest.setTimeout(120_000);
  * twice (one attempt per contact here, and never two live calls for one number), the campaign
  * completes, and abandonment stays within the cap.
  */
-// Its own queues: a call's carrier events must be applied by one consumer, in order, and the API
-// processes of other suites running at the same time would otherwise consume them too (several
-// API processes in production have the same limit: see the note on issue 7).
+// Its own queues: the API processes of other suites running at the same time would otherwise apply
+// this suite's carrier events (correctly, in order: see outbound-event-order) but push the results
+// to their own sockets and time the abandon and wrap-up timers by their own clocks.
 const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-dialer-crash`;
 
 describe('dialer worker SIGKILLed mid-campaign', () => {

@@ -14,9 +14,9 @@ const eventually = <T>(assertion: () => T | Promise<T>, options: { timeoutMs?: n
  * The dialer (apps/worker) against the real API host, PostgreSQL, Redis and the carrier simulator:
  * the API applies every event the dialer reports, exactly as in production.
  */
-// Its own queues: a call's carrier events must be applied by one consumer, in order, and the API
-// processes of other suites running at the same time would otherwise consume them too (several
-// API processes in production have the same limit: see the note on issue 7).
+// Its own queues: the API processes of other suites running at the same time would otherwise apply
+// this suite's carrier events (correctly, in order: see outbound-event-order) but push the results
+// to their own sockets and time the abandon and wrap-up timers by their own clocks.
 const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-dialer`;
 
 describe('outbound dialer with the carrier simulator (e2e)', () => {

@@ -20,6 +20,8 @@ export interface AppConfig {
   redisUrl: string;
   /** Prefix of every Redis key the platform writes, BullMQ queues included. */
   queuePrefix: string;
+  /** Outbound carrier events applied at once per API process (each call's own events stay in order). */
+  outboundEventsConcurrency: number;
   publicUrl: string;
   smtpUrl: string | null;
   webDist: string;
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     databaseUrl,
     redisUrl,
     queuePrefix,
+    outboundEventsConcurrency: int('OUTBOUND_EVENTS_CONCURRENCY', 8, 1, 64),
     publicUrl,
     smtpUrl,
     // Relative to this file so it resolves the same from src (tests) and dist (npm start).

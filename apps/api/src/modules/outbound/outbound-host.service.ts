@@ -78,6 +78,8 @@ export interface CallRow {
   connected_at: Date | null;
   hung_up_at: Date | null;
   finished_at: Date | null;
+  /** The last carrier event (by the dialer's numbering) applied to this call. */
+  carrier_seq?: number;
 }
 
 /** Delayed events the host asks for; enqueued after commit (the dialer's sweep re-sends lost ones). */
@@ -531,16 +533,17 @@ export class OutboundHostService {
   }
 
   /**
-   * Applies one job from the dialer (or one of this host's timers). A transient failure (deadlock,
-   * serialization, a version that moved) is retried here, before the next job: the queue is
-   * consumed one job at a time so each call's events apply in order, and a BullMQ retry would put
-   * this event behind the ones that follow it (a late 'answered' after its 'hungUp' leaves the call
-   * connected forever).
+   * Applies one job from the dialer (or one of this host's timers). Jobs are consumed concurrently
+   * and by every API process, so a call's carrier events carry their order with them: the dialer
+   * numbers them 1, 2, … per call (job id `<callId>.<seq>`) and `applyCarrierEvent` applies number n
+   * only after n-1 (a re-delivered one is dropped). Waiting for a predecessor, a call not created yet,
+   * a deadlock or a moved version are transient: retried here a few times, then by BullMQ's backoff.
    */
-  async apply(job: OutboundCallEventJob): Promise<void> {
+  async apply(job: OutboundCallEventJob, jobId?: string): Promise<void> {
+    const seq = CARRIER_EVENTS.has(job.kind) ? carrierSequence(jobId) : null;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.applyOnce(job);
+        return await this.applyOnce(job, seq);
       } catch (error) {
         if (attempt >= TRANSIENT_ATTEMPTS || !isTransient(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
@@ -548,8 +551,36 @@ export class OutboundHostService {
     }
   }
 
+  /**
+   * A numbered carrier event, in order: applied when it is the call's next one, dropped when already
+   * applied, retried when an earlier one is still on its way. A refused transition (the agent or a
+   * timer moved the call first) still counts as applied, so the events after it are not held up; its
+   * partial work is undone to a savepoint.
+   */
+  private async applyCarrierEvent(callId: string, seq: number, input: CallEventInput, at: number): Promise<void> {
+    await this.run(async (manager, w) => {
+      const call = await this.lockCall(manager, callId);
+      const applied = Number(call.carrier_seq ?? 0);
+      if (seq <= applied) return;
+      if (seq > applied + 1) throw new CarrierEventEarly(callId, seq, applied);
+      const mark = { outbox: w.outbox.length, timers: w.timers.length };
+      await manager.query('SAVEPOINT carrier_event');
+      try {
+        await this.stepCall(manager, w, callId, input, SYSTEM, undefined, at);
+      } catch (error) {
+        if (!isIllegalTransition(error)) throw error;
+        await manager.query('ROLLBACK TO SAVEPOINT carrier_event');
+        w.outbox.length = mark.outbox;
+        w.timers.length = mark.timers;
+      }
+      await manager.query('UPDATE outbound_calls SET carrier_seq = $2 WHERE id = $1', [callId, seq]);
+    });
+  }
+
   /** One try of `apply`; refused events are expected (races with the agent) and dropped. */
-  private async applyOnce(job: OutboundCallEventJob): Promise<void> {
+  private async applyOnce(job: OutboundCallEventJob, seq: number | null): Promise<void> {
+    const carrier = (callId: string, input: CallEventInput, at: number) =>
+      seq === null ? this.dispatchCall(callId, input, SYSTEM, undefined, at) : this.applyCarrierEvent(callId, seq, input, at);
     try {
       switch (job.kind) {
         case 'create':
@@ -570,22 +601,22 @@ export class OutboundHostService {
           await this.dispatchCampaign(job.campaignId, { type: 'campaign.endTimeReached', armedAt: job.armedAt }, SYSTEM);
           return;
         case 'ringing':
-          await this.dispatchCall(job.callId, { type: 'call.ringing' }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.ringing' }, job.at);
           return;
         case 'answered':
-          await this.dispatchCall(job.callId, { type: 'call.answered', by: job.by }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.answered', by: job.by }, job.at);
           return;
         case 'busy':
-          await this.dispatchCall(job.callId, { type: 'call.busy' }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.busy' }, job.at);
           return;
         case 'noAnswer':
-          await this.dispatchCall(job.callId, { type: 'call.notAnswered' }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.notAnswered' }, job.at);
           return;
         case 'failed':
-          await this.dispatchCall(job.callId, { type: 'call.failed', reason: job.reason }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.failed', reason: job.reason }, job.at);
           return;
         case 'hungUp':
-          await this.dispatchCall(job.callId, { type: 'call.hungUp' }, SYSTEM, undefined, job.at);
+          await carrier(job.callId, { type: 'call.hungUp' }, job.at);
           return;
         case 'abandonTimer':
           await this.dispatchCall(job.callId, { type: 'call.abandonTimerExpired', armedAt: job.armedAt }, SYSTEM);
@@ -597,10 +628,10 @@ export class OutboundHostService {
     } catch (error) {
       if (isIllegalTransition(error)) return;
       if (error instanceof AppException && error.code === 'not_found') {
-        // A carrier event can only precede its call when the call's 'create' job failed and waits for
-        // its retry: retry the event after it (BullMQ backoff) instead of losing it, which would
+        // A carrier event can precede its call's 'create' (another consumer holds it, or it failed
+        // and waits for its retry): retry the event after it instead of losing it, which would
         // leave the call dialling forever.
-        if (CARRIER_EVENTS.has(job.kind)) throw new Error(`call ${(job as { callId: string }).callId} is not created yet`);
+        if (CARRIER_EVENTS.has(job.kind)) throw new CallNotCreatedYet((job as { callId: string }).callId);
         return;
       }
       throw error;
@@ -612,10 +643,35 @@ const TRANSIENT_ATTEMPTS = 8;
 
 /** Failures that succeed when tried again: PostgreSQL deadlocks and serialization failures, a moved version. */
 function isTransient(error: unknown): boolean {
+  if (error instanceof CarrierEventEarly || error instanceof CallNotCreatedYet) return true;
   if (error instanceof AppException) return error.code === 'conflict';
   const e = error as { code?: string; driverError?: { code?: string } };
   const code = e?.driverError?.code ?? e?.code;
   return code === '40P01' || code === '40001';
+}
+
+/** A carrier event whose predecessor (by the dialer's numbering) is not applied yet. */
+class CarrierEventEarly extends Error {
+  constructor(callId: string, seq: number, applied: number) {
+    super(`call ${callId}: carrier event ${seq} waits for event ${applied + 1}`);
+  }
+}
+
+class CallNotCreatedYet extends Error {
+  constructor(callId: string) {
+    super(`call ${callId} is not created yet`);
+  }
+}
+
+/**
+ * The dialer's number for a carrier event, from the job id `<callId>.<seq>`; null for reports that are
+ * not numbered (an originate failure, calls the dialer lost in a restart): those apply as they come.
+ */
+export function carrierSequence(jobId: string | undefined): number | null {
+  const match = /\.(\d+)$/.exec(jobId ?? '');
+  if (!match) return null;
+  const seq = Number(match[1]);
+  return Number.isSafeInteger(seq) && seq > 0 ? seq : null;
 }
 
 /** Events the dialer reports from the carrier, in order after the call's 'create'. */

@@ -7,8 +7,9 @@ import { within } from '../machine-host/queue-registry.service';
 
 /**
  * `outbound-call-events`: the dialer worker reports carrier events here and the outbound host's own
- * timers (abandon, wrap-up, schedule) come back here. Consumed in the API with concurrency 1, so the
- * events of one call are applied in the order they were reported.
+ * timers (abandon, wrap-up, schedule) come back here. Every API process consumes it, several jobs at
+ * once (OUTBOUND_EVENTS_CONCURRENCY): the host applies a call's carrier events in the dialer's order
+ * by their sequence number (the job id is `<callId>.<seq>`), whoever picks them up.
  */
 @Injectable()
 export class OutboundQueues implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -17,7 +18,7 @@ export class OutboundQueues implements OnApplicationBootstrap, OnApplicationShut
   readonly events: Queue<OutboundCallEventJob>;
   private worker: Worker | null = null;
   private workerConnection: Redis | null = null;
-  private handler: ((job: OutboundCallEventJob) => Promise<void>) | null = null;
+  private handler: ((job: OutboundCallEventJob, jobId: string | undefined) => Promise<void>) | null = null;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.producer = new Redis(config.redisUrl, {
@@ -31,7 +32,7 @@ export class OutboundQueues implements OnApplicationBootstrap, OnApplicationShut
     this.events.on('error', () => undefined);
   }
 
-  handle(handler: (job: OutboundCallEventJob) => Promise<void>): void {
+  handle(handler: (job: OutboundCallEventJob, jobId: string | undefined) => Promise<void>): void {
     this.handler = handler;
   }
 
@@ -40,10 +41,10 @@ export class OutboundQueues implements OnApplicationBootstrap, OnApplicationShut
     if (!handler) throw new Error(`queue ${OUTBOUND_QUEUES.callEvents} has no handler`);
     this.workerConnection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, disconnectTimeout: 500 });
     this.workerConnection.on('error', () => undefined);
-    this.worker = new Worker(OUTBOUND_QUEUES.callEvents, (job: Job<OutboundCallEventJob>) => handler(job.data), {
+    this.worker = new Worker(OUTBOUND_QUEUES.callEvents, (job: Job<OutboundCallEventJob>) => handler(job.data, job.id), {
       connection: this.workerConnection,
       prefix: this.config.queuePrefix,
-      concurrency: 1,
+      concurrency: this.config.outboundEventsConcurrency,
     });
     this.worker.on('error', (error) => this.logger.warn(`outbound events worker: ${error.message}`));
     this.worker.on('failed', (job, error) => this.logger.warn(`outbound event ${job?.id} failed: ${error.message}`));

@@ -22,6 +22,6 @@ export class OutboundModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queues.handle((job) => this.host.apply(job));
+    this.queues.handle((job, jobId) => this.host.apply(job, jobId));
   }
 }
