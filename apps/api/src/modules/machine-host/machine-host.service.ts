@@ -22,7 +22,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { OutboxRelay } from './outbox-relay.service';
-import { timerJobId, writeOutbox, writtenInTransaction, type OutboxEffect, type OutboxRecord, type SocketEmit } from './outbox';
+import {
+  outboxColumns,
+  rememberWritten,
+  timerJobId,
+  writeOutbox,
+  writtenInTransaction,
+  type OutboxEffect,
+  type OutboxRecord,
+  type SocketEmit,
+} from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
 
@@ -35,6 +44,19 @@ export interface Dispatched<TRow> {
   row: TRow;
   outboxIds: string[];
 }
+
+/** An agent event stepped in memory, ready to be written (see writeAgentStep). */
+interface AgentStepPlan {
+  current: AgentRow;
+  next: AgentRow;
+  snapshotJson: string;
+  record: TransitionRecord;
+  logData: AgentLogData | null;
+  effects: OutboxEffect[];
+}
+
+/** How often an agent event alone is re-read and re-stepped when another event moved its version. */
+const AGENT_WRITE_ATTEMPTS = 8;
 
 export interface NewConversation {
   id: string;
@@ -109,14 +131,36 @@ export class MachineHostService {
     actor: Actor,
     tenantId?: string,
   ): Promise<ConversationRow | AgentRow> {
+    if (entity === 'agent') return this.dispatchAgentAlone(id, event as AgentEventInput, actor, tenantId);
     return this.transaction(async (manager, outbox) => {
-      const result =
-        entity === 'conversation'
-          ? await this.dispatchConversation(manager, id, event as ConversationEventInput, actor, tenantId)
-          : await this.dispatchAgent(manager, id, event as AgentEventInput, actor, tenantId);
+      const result = await this.dispatchConversation(manager, id, event as ConversationEventInput, actor, tenantId);
       outbox.push(...result.outboxIds);
       return result.row;
     });
+  }
+
+  /**
+   * An agent event on its own (not part of a larger transaction): no explicit transaction and no row
+   * lock. The row is read, stepped, and written by one statement whose version check makes it
+   * atomic (update, log row and outbox rows commit together or not at all); when another event
+   * moved the version in between, it is read and stepped again. Agent events are rare per agent, so
+   * retries are too; this is what keeps a presence change at two round trips to PostgreSQL.
+   */
+  private async dispatchAgentAlone(userId: string, input: AgentEventInput, actor: Actor, tenantId?: string): Promise<AgentRow> {
+    for (let attempt = 1; ; attempt++) {
+      const [current] = (await this.dataSource.query(
+        `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1`,
+        [userId],
+      )) as AgentRow[];
+      if (!current || (tenantId !== undefined && current.tenant_id !== tenantId)) throw AppException.notFound();
+      const plan = this.planAgentStep(current, input, actor);
+      const written = await this.writeAgentStep(this.dataSource.manager, plan);
+      if (written) {
+        this.relay.kick(written.outboxIds, written.records);
+        return written.row;
+      }
+      if (attempt >= AGENT_WRITE_ATTEMPTS) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
+    }
   }
 
   async lockConversation(manager: EntityManager, id: string, tenantId?: string): Promise<ConversationRow> {
@@ -234,38 +278,107 @@ export class MachineHostService {
     tenantId?: string,
   ): Promise<Dispatched<AgentRow>> {
     const current = await this.lockAgent(manager, userId, tenantId);
+    const written = await this.writeAgentStep(manager, this.planAgentStep(current, input, actor));
+    if (!written) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
+    rememberWritten(
+      manager,
+      written.outboxIds,
+      written.records.map((record) => record.topic),
+      written.records.map((record) => record.payload),
+    );
+    return { row: written.row, outboxIds: written.outboxIds };
+  }
+
+  /** Steps the agent's machine (no I/O) and works out the row, log row and effects to write. */
+  private planAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {
     const snapshot = restore(agentPresenceMachine, current.snapshot as never);
     const result = step(agentPresenceMachine, snapshot, { ...input, at: Date.now(), actor } as AgentPresenceEvent);
     if (!result.changed || !result.record) throw illegal('agent', input.type, current.status);
     const context = result.snapshot.context;
-    const [[updated]] = (await manager.query(
-      `UPDATE agent_presence SET status = $3, capacity = $4, active_count = $5, snapshot = $6, version = version + 1, last_event = $7,
-         state_since = $8, updated_at = now()
-       WHERE user_id = $1 AND version = $2 RETURNING *`,
-      [
-        userId,
-        current.version,
-        describeAgentState(result.snapshot),
-        context.capacity,
-        context.activeConversationIds.length,
-        JSON.stringify(persist(agentPresenceMachine, result.snapshot)),
-        input.type,
-        new Date(context.lastStateChangeAt),
-      ],
-    )) as [AgentRow[], number];
-    if (!updated) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
-    const row: AgentRow = { ...updated, name: current.name };
-    await this.log(manager, 'agent', userId, row.tenant_id, result.record, row.version, agentLogData(result.record, context));
-    const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, row, result.intents);
-    if (current.status !== row.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
+    const persisted = persist(agentPresenceMachine, result.snapshot) as AgentRow['snapshot'];
+    // The row as the update will leave it: the pushed view and the effects are built from it.
+    const next: AgentRow = {
+      ...current,
+      status: describeAgentState(result.snapshot),
+      capacity: context.capacity,
+      active_count: context.activeConversationIds.length,
+      snapshot: persisted,
+      version: current.version + 1,
+      last_event: input.type,
+      state_since: new Date(context.lastStateChangeAt),
+    };
+    const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, next, result.intents);
+    if (current.status !== next.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
       effects.push({
         topic: 'job',
-        payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
+        payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: next.tenant_id, agentId: next.user_id } },
       });
     }
-    effects.push(this.agentPush(row));
-    return { row, outboxIds: await writeOutbox(manager, effects) };
+    effects.push(this.agentPush(next));
+    return {
+      current,
+      next,
+      snapshotJson: JSON.stringify(persisted),
+      record: result.record,
+      logData: agentLogData(result.record, context),
+      effects,
+    };
+  }
+
+  /**
+   * Writes a planned agent step in one statement: the versioned update, its transition-log row and
+   * its outbox rows (both inserts read the update's RETURNING, so they happen only if it did).
+   * Answers null, having written nothing, when the version moved.
+   */
+  private async writeAgentStep(
+    manager: EntityManager,
+    plan: AgentStepPlan,
+  ): Promise<{ row: AgentRow; outboxIds: string[]; records: OutboxRecord[] } | null> {
+    const { current, next, record } = plan;
+    const { topics, payloads } = outboxColumns(plan.effects);
+    const [updated] = (await manager.query(
+      `WITH u AS (
+         UPDATE agent_presence SET status = $3, capacity = $4, active_count = $5, snapshot = $6, version = version + 1, last_event = $7,
+           state_since = $8, updated_at = now()
+         WHERE user_id = $1 AND version = $2 RETURNING *
+       ), logged AS (
+         INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version, data)
+         SELECT u.tenant_id, 'agent', u.user_id, $9, $10, $11, $12, $13, $14, $15, u.version, $16 FROM u
+       ), queued AS (
+         INSERT INTO outbox (topic, payload)
+         SELECT t, p::jsonb FROM u, unnest($17::text[], $18::text[]) WITH ORDINALITY AS e(t, p, n) ORDER BY n
+         RETURNING id
+       )
+       SELECT u.*, ARRAY(SELECT id::text FROM queued ORDER BY id) AS outbox_ids FROM u`,
+      [
+        current.user_id,
+        current.version,
+        next.status,
+        next.capacity,
+        next.active_count,
+        plan.snapshotJson,
+        next.last_event,
+        next.state_since,
+        record.from,
+        record.to,
+        record.event,
+        record.actor.kind,
+        record.actor.id ?? null,
+        new Date(record.at),
+        record.at,
+        plan.logData === null ? null : JSON.stringify(plan.logData),
+        topics,
+        payloads,
+      ],
+    )) as (AgentRow & { outbox_ids: string[] })[];
+    if (!updated) return null;
+    const { outbox_ids: outboxIds, ...row } = updated;
+    return {
+      row: { ...row, name: current.name },
+      outboxIds,
+      records: outboxIds.map((id, index) => ({ id, topic: topics[index], payload: payloads[index] })),
+    };
   }
 
   private async log(

@@ -48,8 +48,7 @@ export function writtenInTransaction(manager: EntityManager): OutboxRecord[] {
 
 export async function writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]> {
   if (effects.length === 0) return [];
-  const topics = effects.map((effect) => effect.topic);
-  const payloads = effects.map((effect) => JSON.stringify(effect.payload));
+  const { topics, payloads } = outboxColumns(effects);
   // unnest keeps the rows in the order given, so their ids follow the order the intents were made in.
   const rows: { id: string }[] = await manager.query(
     `INSERT INTO outbox (topic, payload)
@@ -58,10 +57,20 @@ export async function writeOutbox(manager: EntityManager, effects: OutboxEffect[
     [topics, payloads],
   );
   const ids = rows.map((row) => String(row.id));
+  rememberWritten(manager, ids, topics, payloads);
+  return ids;
+}
+
+/** Outbox rows a statement of this transaction inserted (in `effects` order), for the relay after commit. */
+export function rememberWritten(manager: EntityManager, ids: string[], topics: OutboxEffect['topic'][], payloads: string[]): void {
   const records = written.get(manager) ?? [];
   ids.forEach((id, index) => records.push({ id, topic: topics[index], payload: payloads[index] }));
   written.set(manager, records);
-  return ids;
+}
+
+/** The outbox columns of `effects`, as `writeOutbox` and the one-statement writers insert them. */
+export function outboxColumns(effects: OutboxEffect[]): { topics: OutboxEffect['topic'][]; payloads: string[] } {
+  return { topics: effects.map((effect) => effect.topic), payloads: effects.map((effect) => JSON.stringify(effect.payload)) };
 }
 
 /** Timer job ids: the kind, the entity and the armedAt the event will echo (no ':' in BullMQ ids). */
