@@ -32,6 +32,7 @@ import { PhoneListsModule } from './modules/phone-lists/phone-lists.module';
 import { PlatformSettingsModule } from './modules/platform-settings/platform-settings.module';
 import { ClientsModule } from './modules/clients/clients.module';
 import { OutboundModule } from './modules/outbound/outbound.module';
+import { OutboundTemplatesModule } from './modules/outbound-templates/outbound-templates.module';
 import { IvrsModule } from './modules/ivrs/ivrs.module';
 import { TrunksModule } from './modules/trunks/trunks.module';
 import { DashboardsModule } from './modules/dashboards/dashboards.module';
@@ -78,6 +79,7 @@ export class AppModule {
         ReportsModule,
         SoftphoneModule,
         OutboundModule,
+        OutboundTemplatesModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

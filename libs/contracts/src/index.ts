@@ -17,3 +17,4 @@ export * from './outbound';
 export * from './softphone';
 export * from './survey';
 export * from './webchat';
+export * from './outbound-templates';

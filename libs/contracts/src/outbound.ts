@@ -3,6 +3,7 @@
  * the views the API answers and pushes, and the queues between the dialer worker and the API.
  */
 import type { RuleIssue } from './admin';
+import type { RenderedScript } from './outbound-templates';
 
 export const DIALER_MODES = ['preview', 'progressive', 'predictive'] as const;
 export type DialerMode = (typeof DIALER_MODES)[number];
@@ -69,6 +70,8 @@ export interface DialerCampaignInput {
   trunkId: string | null;
   callerId: string | null;
   agentIds: string[];
+  /** Outbound template whose script the agents see rendered for each contact; null = none. */
+  templateId?: string | null;
 }
 
 export interface DialerCampaignView extends DialerCampaignInput {
@@ -120,24 +123,47 @@ export interface OutboundCallView {
   answeredAt: string | null;
   connectedAt: string | null;
   finishedAt: string | null;
+  /** The campaign template's script rendered for this contact (the agent's screen pop); null = no template. */
+  script?: RenderedScript | null;
 }
 
 export interface DoNotCallEntry {
   id: string;
   phone: string;
+  /** null = every campaign of the tenant. */
   campaignId: string | null;
+  campaignName?: string | null;
   reason: string | null;
   createdAt: string;
+  createdBy?: string | null;
+  createdByName?: string | null;
 }
+
+export const CALLBACK_STATUSES = ['pending', 'dialed', 'cancelled'] as const;
+export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
+/** Callback list filter on the due time of pending callbacks. */
+export const CALLBACK_DUE_FILTERS = ['overdue', 'upcoming'] as const;
+export type CallbackDueFilter = (typeof CALLBACK_DUE_FILTERS)[number];
 
 export interface OutboundCallback {
   id: string;
   campaignId: string;
+  campaignName?: string;
   contactId: string;
+  contactName?: string | null;
   phone: string;
   dueAt: string;
   agentId: string | null;
-  status: 'pending' | 'dialed' | 'cancelled';
+  agentName?: string | null;
+  status: CallbackStatus;
+  createdAt?: string;
+}
+
+/** What the campaign form picks from (GET /api/outbound/form-options). */
+export interface OutboundFormOptions {
+  trunks: { id: string; name: string; callerId: string | null; active: boolean }[];
+  /** Users whose role handles conversations; inactive ones only so an edit can still name them. */
+  agents: { id: string; name: string; email: string; active: boolean }[];
 }
 
 /** Server → client socket events on `/staff` (tenant room for the board, agent room for the screen pop). */

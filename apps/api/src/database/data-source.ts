@@ -27,6 +27,7 @@ import { Dashboards1763700400000 } from './migrations/1763700400000-dashboards';
 import { OutboundDialer1763700500001 } from './migrations/1763700500001-outbound-dialer';
 import { OutboundPreview1763700500002 } from './migrations/1763700500002-outbound-preview';
 import { ReportExports1763700800000 } from './migrations/1763700800000-report-exports';
+import { OutboundTemplates1763700900000 } from './migrations/1763700900000-outbound-templates';
 import { OutboundCarrierSequence1763700950000 } from './migrations/1763700950000-outbound-carrier-sequence';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -81,6 +82,7 @@ export const MIGRATIONS = [
   OutboundPreview1763700500002,
   Softphone1763700600000,
   ReportExports1763700800000,
+  OutboundTemplates1763700900000,
   OutboundCarrierSequence1763700950000,
 ];
 

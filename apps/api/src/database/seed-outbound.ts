@@ -4,6 +4,22 @@ import type { EntityManager } from 'typeorm';
 
 const DEMO_LIST_ID = '00000000-0000-4000-8000-00000000d1a1';
 const DEMO_DIALER_CAMPAIGN_ID = '00000000-0000-4000-8000-00000000d1a2';
+const DEMO_TEMPLATE_ID = '00000000-0000-4000-8000-00000000d1a3';
+
+/** The demo campaign's script: the contact's name (with a default) and a fixed offer. */
+const DEMO_TEMPLATE = {
+  name: 'Renewal call script',
+  description: 'Se lee cuando el contacto contesta; la oferta es la misma para todos.',
+  script:
+    'Hola {{customerName}}, le llamo de Centralita por la renovación de su contrato. ' +
+    'Este mes tenemos {{offer}} para clientes como usted. ¿Tiene dos minutos? ' +
+    'Si prefiere que le llamemos más tarde, confirmo su número: {{phone}}.',
+  parameters: [
+    { key: 'customerName', label: 'Nombre del cliente', source: 'name', value: '', defaultValue: 'cliente' },
+    { key: 'offer', label: 'Oferta', source: 'fixed', value: 'un 20 % de descuento durante 12 meses', defaultValue: '' },
+    { key: 'phone', label: 'Teléfono', source: 'phone', value: '', defaultValue: '' },
+  ],
+};
 
 /** Every day 09:00–21:00 in the contact's local time. */
 const DEMO_WINDOWS = Object.fromEntries(
@@ -41,7 +57,25 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
       [DEMO_LIST_ID, clientId, phone, name, line++],
     );
   }
+  const template = (await manager.query(
+    `INSERT INTO outbound_templates (id, tenant_id, name, description, script, parameters) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT DO NOTHING RETURNING id`,
+    [
+      DEMO_TEMPLATE_ID,
+      clientId,
+      DEMO_TEMPLATE.name,
+      DEMO_TEMPLATE.description,
+      DEMO_TEMPLATE.script,
+      JSON.stringify(DEMO_TEMPLATE.parameters),
+    ],
+  )) as { id: string }[];
   const [exists] = (await manager.query(`SELECT id FROM dialer_campaigns WHERE id = $1`, [DEMO_DIALER_CAMPAIGN_ID])) as { id: string }[];
+  // A demo database seeded before templates existed gets the script too (only when it was just added).
+  if (exists && template.length > 0)
+    await manager.query(`UPDATE dialer_campaigns SET template_id = $2 WHERE id = $1 AND template_id IS NULL`, [
+      DEMO_DIALER_CAMPAIGN_ID,
+      DEMO_TEMPLATE_ID,
+    ]);
   if (exists) return;
   const created = initial(dialerCampaignMachine, {
     id: DEMO_DIALER_CAMPAIGN_ID,
@@ -51,8 +85,8 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
     actor: { kind: 'system', id: 'seed' },
   });
   const inserted = (await manager.query(
-    `INSERT INTO dialer_campaigns (id, tenant_id, name, phone_list_id, mode, retry_delays, calling_windows, status, snapshot, version, last_event)
-     VALUES ($1, $2, 'Demo renewals (progressive)', $3, 'progressive', $4, $5, $6, $7, 1, $8) ON CONFLICT (id) DO NOTHING RETURNING id`,
+    `INSERT INTO dialer_campaigns (id, tenant_id, name, phone_list_id, mode, retry_delays, calling_windows, status, snapshot, version, last_event, template_id)
+     VALUES ($1, $2, 'Demo renewals (progressive)', $3, 'progressive', $4, $5, $6, $7, 1, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING id`,
     [
       DEMO_DIALER_CAMPAIGN_ID,
       clientId,
@@ -62,6 +96,10 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
       describeCampaignState(created.snapshot),
       JSON.stringify(persist(dialerCampaignMachine, created.snapshot)),
       created.record.event,
+      // The name may already be taken by a template of the tenant's own (then nothing was inserted).
+      (await manager.query(`SELECT id FROM outbound_templates WHERE id = $1 AND deleted_at IS NULL`, [DEMO_TEMPLATE_ID])).length
+        ? DEMO_TEMPLATE_ID
+        : null,
     ],
   )) as { id: string }[];
   if (inserted.length === 0) return;

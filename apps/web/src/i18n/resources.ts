@@ -9,6 +9,7 @@ import sr from '../locales/sr.json';
 import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
 import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
+import { OUTBOUND_TEMPLATES_DICTIONARIES } from '../locales/outboundTemplates';
 import { REPORTS_DICTIONARIES } from '../locales/reports';
 import { SOFTPHONE_DICTIONARIES } from '../locales/softphone';
 import { TELEPHONY_DICTIONARIES } from '../locales/telephony';
@@ -23,6 +24,7 @@ export const AREA_DICTIONARIES = {
   reports: REPORTS_DICTIONARIES,
   dashboards: DASHBOARDS_DICTIONARIES,
   outbound: OUTBOUND_DICTIONARIES,
+  outboundTemplates: OUTBOUND_TEMPLATES_DICTIONARIES,
   softphone: SOFTPHONE_DICTIONARIES,
 } as const;
 type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };

@@ -15,13 +15,16 @@ import {
   type CallingWindowsInput,
   type DialerCampaignView,
   type DialerMode,
+  type OutboundFormOptions,
   type RetryOutcome,
 } from '@centralita/contracts';
 import { useServices } from '../app/ServicesContext';
 import { AdminFormPage, useEditId } from '../admin/AdminFormPage';
-import { FieldShell, NumberInput, SelectInput, TextInput } from '../admin/fields';
+import { FieldShell, MultiSelectInput, NumberInput, SelectInput, TextInput } from '../admin/fields';
+import { Dropdown } from 'primereact/dropdown';
 import { useAdminForm } from '../admin/useAdminForm';
 import { createOutboundApi } from './outbound-api';
+import { createTemplatesApi } from './templates/templates-api';
 import './outbound.css';
 
 const LIST = '/OutboundCampaign/CampaignList';
@@ -31,6 +34,7 @@ type DayWindow = { enabled: boolean; from: string; to: string };
 type Values = {
   name: string;
   phoneListId: string;
+  templateId: string;
   mode: DialerMode;
   abandonCapPercent: number | null;
   abandonThresholdMs: number | null;
@@ -40,6 +44,8 @@ type Values = {
   scheduleFrom: string;
   scheduleTo: string;
   callerId: string;
+  trunkId: string;
+  agentIds: string[];
 };
 
 function daysFrom(windows: CallingWindowsInput): Record<CallingDay, DayWindow> {
@@ -60,6 +66,7 @@ function minutesFrom(delays: Partial<Record<RetryOutcome, number>>): Record<Retr
 const EMPTY: Values = {
   name: '',
   phoneListId: '',
+  templateId: '',
   mode: 'progressive',
   abandonCapPercent: OUTBOUND_LIMITS.abandonCapDefault,
   abandonThresholdMs: OUTBOUND_LIMITS.abandonThresholdMsDefault,
@@ -69,6 +76,8 @@ const EMPTY: Values = {
   scheduleFrom: '',
   scheduleTo: '',
   callerId: '',
+  trunkId: '',
+  agentIds: [],
 };
 
 /** datetime-local value (local time) ↔ ISO string. */
@@ -84,6 +93,7 @@ function toBody(values: Values) {
   return {
     name: values.name.trim(),
     phoneListId: values.phoneListId,
+    templateId: values.templateId || null,
     mode: values.mode,
     abandonCapPercent: values.abandonCapPercent ?? undefined,
     abandonThresholdMs: values.abandonThresholdMs ?? undefined,
@@ -103,6 +113,8 @@ function toBody(values: Values) {
     scheduleFrom: fromLocalInput(values.scheduleFrom),
     scheduleTo: fromLocalInput(values.scheduleTo),
     callerId: values.callerId.trim() || null,
+    trunkId: values.trunkId || null,
+    agentIds: values.agentIds,
   };
 }
 
@@ -113,6 +125,14 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
   const outbound = useMemo(() => createOutboundApi(client), [client]);
   const id = useEditId();
   const [lists, setLists] = useState<{ value: string; label: string }[]>([]);
+  const [templates, setTemplates] = useState<{ value: string; label: string }[]>([]);
+  useEffect(() => {
+    void createTemplatesApi(client)
+      .options()
+      .then((page) => setTemplates(page.items.map((item) => ({ value: item.id, label: item.name }))))
+      .catch(() => setTemplates([]));
+  }, [client]);
+  const [pickers, setPickers] = useState<OutboundFormOptions | null>(null);
   const form = useAdminForm<Values>(
     EMPTY,
     useCallback((values: Values) => validateDialerCampaign(toBody(values)), []),
@@ -123,7 +143,19 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
       .phoneLists()
       .then((page) => setLists(page.items.map((item) => ({ value: item.id, label: item.name }))))
       .catch(() => setLists([]));
+    void outbound
+      .formOptions()
+      .then(setPickers)
+      .catch(() => setPickers({ trunks: [], agents: [] }));
   }, [outbound]);
+  const trunkOptions = (pickers?.trunks ?? []).map((trunk) => ({
+    value: trunk.id,
+    label: trunk.active ? trunk.name : t('outbound.form.inactive', { name: trunk.name }),
+  }));
+  // Deactivated agents stay listed only while the campaign still names them, so an edit shows who they are.
+  const agentOptions = (pickers?.agents ?? [])
+    .filter((agent) => agent.active || values.agentIds.includes(agent.id))
+    .map((agent) => ({ value: agent.id, label: agent.active ? agent.name : t('outbound.form.inactive', { name: agent.name }) }));
 
   const setDay = (day: CallingDay, patch: Partial<DayWindow>) =>
     setValues({ ...values, days: { ...values.days, [day]: { ...values.days[day], ...patch } } });
@@ -142,6 +174,7 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
         return {
           name: row.name,
           phoneListId: row.phoneListId,
+          templateId: row.templateId ?? '',
           mode: row.mode,
           abandonCapPercent: row.abandonCapPercent,
           abandonThresholdMs: row.abandonThresholdMs,
@@ -151,6 +184,8 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
           scheduleFrom: toLocalInput(row.scheduleFrom),
           scheduleTo: toLocalInput(row.scheduleTo),
           callerId: row.callerId ?? '',
+          trunkId: row.trunkId ?? '',
+          agentIds: row.agentIds ?? [],
         };
       }}
       toBody={toBody}
@@ -172,6 +207,16 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
         onChange={set('phoneListId')}
         onBlur={blur('phoneListId')}
         error={errorFor('phoneListId')}
+      />
+      <SelectInput
+        id="outbound-template"
+        label={t('outboundTemplates.campaign.template')}
+        hint={t('outboundTemplates.campaign.hint')}
+        value={values.templateId}
+        options={[{ value: '', label: t('outboundTemplates.campaign.none') }, ...templates]}
+        placeholder={t('outboundTemplates.campaign.none')}
+        onChange={set('templateId')}
+        error={errorFor('templateId')}
       />
       <SelectInput
         id="outbound-mode"
@@ -214,6 +259,31 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
         value={values.callerId}
         onChange={set('callerId')}
         error={errorFor('callerId')}
+      />
+      <FieldShell id="outbound-trunk" label={t('outbound.fields.trunk')} hint={t('outbound.form.trunkHint')} error={errorFor('trunkId')}>
+        <Dropdown
+          inputId="outbound-trunk"
+          data-testid="outbound-trunk"
+          value={values.trunkId || null}
+          options={trunkOptions}
+          optionLabel="label"
+          optionValue="value"
+          placeholder={pickers && trunkOptions.length === 0 ? t('outbound.form.noTrunks') : t('outbound.form.pickTrunk')}
+          emptyMessage={t('outbound.form.noTrunks')}
+          showClear
+          onChange={(event) => set('trunkId')((event.value as string | null) ?? '')}
+          className="admin-select"
+        />
+      </FieldShell>
+      <MultiSelectInput
+        id="outbound-agents"
+        label={t('outbound.fields.agents')}
+        hint={t('outbound.form.agentsHint')}
+        value={values.agentIds}
+        options={agentOptions}
+        placeholder={t('outbound.form.anyAgent')}
+        onChange={set('agentIds')}
+        error={errorFor('agentIds')}
       />
       <FieldShell id="outbound-schedule-from" label={t('outbound.fields.scheduleFrom')} error={errorFor('scheduleFrom')}>
         <InputText

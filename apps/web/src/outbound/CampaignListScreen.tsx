@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
 import { DataTable } from 'primereact/datatable';
 import { ProgressBar } from 'primereact/progressbar';
+import { TabPanel, TabView } from 'primereact/tabview';
 import { Tag } from 'primereact/tag';
 import type { Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
@@ -14,11 +15,15 @@ import { connectStaff } from '../desk/realtime/socket-client';
 import { formatDateTime } from '../format/format';
 import { PageHeader } from '../layout/PageHeader';
 import { ACTIONS_BY_STATUS } from './campaign-actions';
+import { CallbacksTab } from './CallbacksTab';
 import { CampaignResults } from './CampaignResults';
+import { DoNotCallTab } from './DoNotCallTab';
 import { createOutboundApi, type CampaignAction, type CampaignCommand } from './outbound-api';
 import './outbound.css';
 
 const FORM = '/OutboundCampaign/SubmitOutboundCampaing';
+/** Tabs of the page, in order; ?tab= keeps the open one across reloads and links. */
+const TABS = ['campaigns', 'dnc', 'callbacks'] as const;
 
 const ACTION_ICONS: Record<CampaignAction, string> = {
   start: 'pi pi-play',
@@ -33,12 +38,17 @@ const SEVERITY: Record<string, 'success' | 'info' | 'warning' | 'danger' | undef
   cancelled: 'danger',
 };
 
-/** /OutboundCampaign/CampaignList: campaigns with start/pause/resume/cancel and the live board of the selected one. */
+/**
+ * /OutboundCampaign/CampaignList: campaigns with start/pause/resume/cancel and the live board of the
+ * selected one; the do-not-call list and the booked callbacks in their own tabs.
+ */
 export function CampaignListScreen({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
   const { client, session } = useServices();
   const api = useMemo(() => createOutboundApi(client), [client]);
   const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const tab = Math.max(0, TABS.indexOf(params.get('tab') as (typeof TABS)[number]));
   const [rows, setRows] = useState<DialerCampaignView[]>([]);
   const [loading, setLoading] = useState(true);
   const [failure, setFailure] = useState<string | null>(null);
@@ -199,53 +209,90 @@ export function CampaignListScreen({ route }: { route: AppRoute }) {
           {failure}
         </p>
       )}
-      <section className="card">
-        <DataTable
-          value={rows}
-          dataKey="id"
-          loading={loading}
-          selectionMode="single"
-          selection={rows.find((row) => row.id === selected) ?? null}
-          onSelectionChange={(event) => {
-            // A second click on the selected row keeps it selected: the board stays.
-            const row = event.value as DialerCampaignView | null;
-            if (row) setSelected(row.id);
-          }}
-          emptyMessage={t('outbound.list.empty')}
-          data-testid="outbound-campaigns"
-          size="small"
+      <TabView
+        activeIndex={tab}
+        onTabChange={(event) =>
+          setParams(
+            (held) => {
+              const next = new URLSearchParams(held);
+              if (event.index === 0) next.delete('tab');
+              else next.set('tab', TABS[event.index]);
+              return next;
+            },
+            { replace: true },
+          )
+        }
+        className="outbound-tabs"
+        data-testid="outbound-tabs"
+      >
+        <TabPanel
+          header={t('outbound.tabs.campaigns')}
+          leftIcon="pi pi-phone"
+          pt={{ headerAction: { 'data-testid': 'tab-campaigns' } as never }}
         >
-          <Column field="name" header={t('outbound.fields.name')} body={(row: DialerCampaignView) => <strong>{row.name}</strong>} />
-          <Column field="mode" header={t('outbound.fields.mode')} body={(row: DialerCampaignView) => t(`outbound.modes.${row.mode}`)} />
-          <Column
-            field="status"
-            header={t('outbound.fields.status')}
-            body={(row: DialerCampaignView) => (
-              <Tag value={t(`outbound.status.${row.status}`)} severity={SEVERITY[row.status]} data-testid={`campaign-status-${row.id}`} />
-            )}
-          />
-          <Column
-            field="phoneListName"
-            header={t('outbound.fields.phoneList')}
-            body={(row: DialerCampaignView) => row.phoneListName ?? t('format.notAvailable')}
-          />
-          <Column
-            field="abandonCapPercent"
-            header={t('outbound.fields.abandonCap')}
-            body={(row: DialerCampaignView) => `${row.abandonCapPercent} %`}
-          />
-          <Column
-            field="createdAt"
-            header={t('outbound.fields.createdAt')}
-            body={(row: DialerCampaignView) => formatDateTime(row.createdAt, t)}
-          />
-          <Column header={t('admin.list.actions')} body={actions} style={{ width: '11rem' }} />
-        </DataTable>
-      </section>
-      {selected && <CampaignBoard board={board} onExport={() => void exportCsv(selected)} />}
-      {selected && (
-        <CampaignResults campaignId={selected} version={board ? `${board.dialed}:${board.answered}:${board.remainingRecords}` : ''} />
-      )}
+          <section className="card">
+            <DataTable
+              value={rows}
+              dataKey="id"
+              loading={loading}
+              selectionMode="single"
+              selection={rows.find((row) => row.id === selected) ?? null}
+              onSelectionChange={(event) => {
+                // A second click on the selected row keeps it selected: the board stays.
+                const row = event.value as DialerCampaignView | null;
+                if (row) setSelected(row.id);
+              }}
+              emptyMessage={t('outbound.list.empty')}
+              data-testid="outbound-campaigns"
+              size="small"
+            >
+              <Column field="name" header={t('outbound.fields.name')} body={(row: DialerCampaignView) => <strong>{row.name}</strong>} />
+              <Column field="mode" header={t('outbound.fields.mode')} body={(row: DialerCampaignView) => t(`outbound.modes.${row.mode}`)} />
+              <Column
+                field="status"
+                header={t('outbound.fields.status')}
+                body={(row: DialerCampaignView) => (
+                  <Tag
+                    value={t(`outbound.status.${row.status}`)}
+                    severity={SEVERITY[row.status]}
+                    data-testid={`campaign-status-${row.id}`}
+                  />
+                )}
+              />
+              <Column
+                field="phoneListName"
+                header={t('outbound.fields.phoneList')}
+                body={(row: DialerCampaignView) => row.phoneListName ?? t('format.notAvailable')}
+              />
+              <Column
+                field="abandonCapPercent"
+                header={t('outbound.fields.abandonCap')}
+                body={(row: DialerCampaignView) => `${row.abandonCapPercent} %`}
+              />
+              <Column
+                field="createdAt"
+                header={t('outbound.fields.createdAt')}
+                body={(row: DialerCampaignView) => formatDateTime(row.createdAt, t)}
+              />
+              <Column header={t('admin.list.actions')} body={actions} style={{ width: '11rem' }} />
+            </DataTable>
+          </section>
+          {selected && <CampaignBoard board={board} onExport={() => void exportCsv(selected)} />}
+          {selected && (
+            <CampaignResults campaignId={selected} version={board ? `${board.dialed}:${board.answered}:${board.remainingRecords}` : ''} />
+          )}
+        </TabPanel>
+        <TabPanel header={t('outbound.tabs.dnc')} leftIcon="pi pi-ban" pt={{ headerAction: { 'data-testid': 'tab-dnc' } as never }}>
+          <DoNotCallTab api={api} campaigns={rows} />
+        </TabPanel>
+        <TabPanel
+          header={t('outbound.tabs.callbacks')}
+          leftIcon="pi pi-calendar-clock"
+          pt={{ headerAction: { 'data-testid': 'tab-callbacks' } as never }}
+        >
+          <CallbacksTab api={api} campaigns={rows} />
+        </TabPanel>
+      </TabView>
     </div>
   );
 }

@@ -3,12 +3,20 @@ import { Button } from 'primereact/button';
 import { InputText } from 'primereact/inputtext';
 import type { Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
-import { OUTBOUND_DISPOSITIONS, OUTBOUND_SOCKET_EVENTS, type AgentView, type OutboundCallView } from '@centralita/contracts';
+import {
+  OUTBOUND_DISPOSITIONS,
+  OUTBOUND_SOCKET_EVENTS,
+  type AgentView,
+  type OutboundCallback,
+  type OutboundCallView,
+} from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { useServices } from '../app/ServicesContext';
 import { connectStaff } from '../desk/realtime/socket-client';
 import { isApiError } from '../api/api-error';
-import { createOutboundApi, type AgentCall, type PreviewRecord } from './outbound-api';
+import { formatDateTime } from '../format/format';
+import { createOutboundApi, isOverdue, type AgentCall, type PreviewRecord } from './outbound-api';
+import { CallScript, type WithScript } from './templates/CallScript';
 import './outbound.css';
 
 /** Presence states from which the agent may start waiting for outbound calls. */
@@ -30,6 +38,7 @@ export function OutboundDeskPanel() {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [preview, setPreview] = useState<PreviewRecord | null>(null);
+  const [myCallbacks, setMyCallbacks] = useState<OutboundCallback[] | null>(null);
   const presenceVersion = useRef(0);
 
   const acceptPresence = useCallback((view: AgentView) => {
@@ -38,14 +47,20 @@ export function OutboundDeskPanel() {
     setPresence(view);
   }, []);
 
+  const loadCallbacks = useCallback(async () => {
+    const pending = await api.callbacks({ mine: true, status: 'pending' }).catch(() => null);
+    if (pending) setMyCallbacks(pending);
+  }, [api]);
+
   const resync = useCallback(async () => {
     const [view, current] = await Promise.all([
       client.get<AgentView>('/api/agent/presence').catch(() => null),
       api.currentCall().catch(() => null),
+      loadCallbacks(),
     ]);
     if (view) acceptPresence(view);
     setCall(current);
-  }, [client, api, acceptPresence]);
+  }, [client, api, acceptPresence, loadCallbacks]);
 
   useEffect(() => {
     void resync();
@@ -139,6 +154,7 @@ export function OutboundDeskPanel() {
                 <dt>{t('outbound.fields.attempt')}</dt>
                 <dd>{preview.attempt}</dd>
               </dl>
+              <CallScript script={(preview as PreviewRecord & WithScript).script} testId="preview-script" />
               {preview.dialRequested ? (
                 <span className="outbound-desk__waiting" role="status" data-testid="preview-dialing">
                   <i className="pi pi-spin pi-spinner" aria-hidden="true" />{' '}
@@ -203,6 +219,7 @@ export function OutboundDeskPanel() {
             <dt>{t('outbound.fields.status')}</dt>
             <dd data-testid="pop-status">{t(`outbound.callStatus.${active.status}`, { defaultValue: active.status })}</dd>
           </dl>
+          <CallScript script={active.script} testId="pop-script" />
           {active.status === 'connected' ? (
             <Button
               label={t('outbound.desk.hangUp')}
@@ -226,6 +243,7 @@ export function OutboundDeskPanel() {
                   setCall({ ...active, ...updated });
                   setDisposition('');
                   setCallbackAt('');
+                  if (disposition === 'callback') void loadCallbacks();
                 });
               }}
             >
@@ -273,6 +291,56 @@ export function OutboundDeskPanel() {
           {t('outbound.desk.saved', { disposition: call.disposition ? t(`outbound.dispositions.${call.disposition}`) : '—' })}
         </p>
       )}
+      <MyCallbacks callbacks={myCallbacks} onRefresh={() => void loadCallbacks()} />
     </div>
+  );
+}
+
+/** The agent's own pending callbacks, soonest first: who to call back and when. */
+function MyCallbacks({ callbacks, onRefresh }: { callbacks: OutboundCallback[] | null; onRefresh(): void }) {
+  const { t } = useTranslation();
+  const now = Date.now();
+  return (
+    <section className="outbound-my-callbacks" data-testid="my-callbacks" aria-label={t('outbound.desk.myCallbacks')}>
+      <header>
+        <h3>
+          <i className="pi pi-calendar-clock" aria-hidden="true" /> {t('outbound.desk.myCallbacks')}
+        </h3>
+        <Button
+          icon="pi pi-refresh"
+          text
+          rounded
+          size="small"
+          aria-label={t('outbound.callbacks.refresh')}
+          data-testid="my-callbacks-refresh"
+          onClick={onRefresh}
+        />
+      </header>
+      {callbacks === null ? (
+        <p className="muted" role="status">
+          {t('common.loading')}
+        </p>
+      ) : callbacks.length === 0 ? (
+        <p className="muted" data-testid="my-callbacks-empty">
+          {t('outbound.desk.noCallbacks')}
+        </p>
+      ) : (
+        <ul>
+          {callbacks.map((callback) => (
+            <li key={callback.id} data-testid="my-callback" className={isOverdue(callback, now) ? 'outbound-row--overdue' : undefined}>
+              <span>
+                <strong>{callback.contactName ?? callback.phone}</strong>
+                {callback.contactName && <span className="muted"> {callback.phone}</span>}
+              </span>
+              <span className="muted">{callback.campaignName}</span>
+              <span>
+                {formatDateTime(callback.dueAt, t)}
+                {isOverdue(callback, now) && <span className="outbound-overdue-label"> · {t('outbound.callbacks.overdue')}</span>}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

@@ -1,6 +1,11 @@
 import type {
   AgentView,
+  CallbackDueFilter,
+  CallbackStatus,
   DialerCampaignView,
+  DoNotCallEntry,
+  OutboundCallback,
+  OutboundFormOptions,
   OutboundBoardView,
   OutboundCallView,
   OptionItem,
@@ -23,6 +28,21 @@ export interface PreviewRecord {
   dialRequested: boolean;
 }
 
+export interface DncQuery extends PagedQuery {
+  campaignId?: string;
+  scope?: 'tenant' | 'campaign';
+}
+export interface CallbackQuery {
+  campaignId?: string;
+  mine?: boolean;
+  status?: CallbackStatus;
+  due?: CallbackDueFilter;
+}
+
+/** A pending callback whose time has come (the dialer takes it on its next pass). */
+export const isOverdue = (callback: OutboundCallback, now = Date.now()) =>
+  callback.status === 'pending' && Date.parse(callback.dueAt) <= now;
+
 /** REST calls of the outbound area (/api/outbound/*). */
 export function createOutboundApi(client: ApiClient) {
   const id = (value: string) => encodeURIComponent(value);
@@ -36,6 +56,13 @@ export function createOutboundApi(client: ApiClient) {
     exportResults: (campaignId: string) => client.download(`/api/outbound/campaigns/${id(campaignId)}/results.csv`),
     phoneLists: () => client.get<Page<{ id: string; name: string }>>('/api/phone-lists', { query: { pageSize: 200 } }),
     agents: () => client.get<Page<{ id: string; name: string; roleCode?: string }>>('/api/users', { query: { pageSize: 200 } }),
+    formOptions: () => client.get<OutboundFormOptions>('/api/outbound/form-options'),
+    dnc: (query: DncQuery) => client.get<Page<DoNotCallEntry>>('/api/outbound/dnc', { query: query as Query }),
+    addDnc: (body: { phone: string; campaignId: string | null; reason: string | null }) =>
+      client.post<DoNotCallEntry>('/api/outbound/dnc', body),
+    removeDnc: (entryId: string) => client.request<null>(`/api/outbound/dnc/${id(entryId)}`, { method: 'DELETE' }),
+    callbacks: (query: CallbackQuery) => client.get<OutboundCallback[]>('/api/outbound/callbacks', { query: query as Query }),
+    cancelCallback: (callbackId: string) => client.request<null>(`/api/outbound/callbacks/${id(callbackId)}`, { method: 'DELETE' }),
     waiting: () => client.post<AgentView>('/api/outbound/agent/waiting'),
     previewNext: () => client.post<PreviewRecord>('/api/outbound/agent/preview'),
     previewDial: (callId: string) => client.post<PreviewRecord>(`/api/outbound/agent/preview/${id(callId)}/dial`),

@@ -1,4 +1,4 @@
-import type { AgentView } from '@centralita/contracts';
+import type { AgentView, RenderedScript } from '@centralita/contracts';
 import { isWithinCallingWindow, type CallingWindows } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { agentView } from '../machine-host/views';
 import { OutboundHostService } from './outbound-host.service';
+import { campaignScript } from '../outbound-templates/template-rules';
 
 /** A contact reserved for one agent in a preview campaign. */
 export interface PreviewRecord {
@@ -19,6 +20,8 @@ export interface PreviewRecord {
   name: string | null;
   attempt: number;
   dialRequested: boolean;
+  /** The campaign template's script rendered for this contact; null when the campaign has none. */
+  script?: RenderedScript | null;
 }
 
 const PREVIEW_OWNER = 'preview';
@@ -76,7 +79,8 @@ export class OutboundAgentService {
         LIMIT 1`,
       [principal.userId, principal.clientId],
     )) as PreviewRecord[];
-    return row ?? null;
+    if (!row) return null;
+    return { ...row, script: await campaignScript(this.dataSource, row.campaignId, { name: row.name, phone: row.phone }) };
   }
 
   /** The next record of a running preview campaign, reserved for this agent (the same one until dialled or skipped). */

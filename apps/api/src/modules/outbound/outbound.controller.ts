@@ -1,4 +1,6 @@
 import {
+  CALLBACK_DUE_FILTERS,
+  CALLBACK_STATUSES,
   DIALER_MODES,
   OUTBOUND_DISPOSITIONS,
   PERMISSIONS,
@@ -7,11 +9,13 @@ import {
   type OutboundBoardView,
   type OutboundCallback,
   type OutboundCallView,
+  type OutboundFormOptions,
   type Page,
 } from '@centralita/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsArray, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { ApiErrors } from '../../common/api-envelope.decorator';
 import { AppException } from '../../common/app.exception';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
@@ -46,6 +50,15 @@ export class DialerCampaignDto {
   @ApiPropertyOptional({ type: String, nullable: true, format: 'uuid' }) @IsOptional() @IsUUID() trunkId?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() @MaxLength(20) callerId?: string | null;
   @ApiPropertyOptional({ type: [String] }) @IsOptional() @IsArray() @IsUUID('all', { each: true }) agentIds?: string[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    format: 'uuid',
+    description: 'Outbound template (its script shows in the screen pop)',
+  })
+  @IsOptional()
+  @IsUUID()
+  templateId?: string | null;
 }
 
 export class CampaignActionDto {
@@ -62,7 +75,14 @@ export class DncDto {
 }
 
 export class DncQueryDto extends PagedQueryDto {
-  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() campaignId?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: "Only that campaign's own entries" }) @IsOptional() @IsUUID() campaignId?: string;
+  @ApiPropertyOptional({
+    enum: ['tenant', 'campaign'],
+    description: 'tenant = only entries for every campaign; campaign = only per-campaign ones',
+  })
+  @IsOptional()
+  @IsIn(['tenant', 'campaign'])
+  scope?: 'tenant' | 'campaign';
 }
 
 export class DispositionDto {
@@ -75,6 +95,23 @@ export class DispositionDto {
 
 export class CallbacksQueryDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsUUID() campaignId?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Callbacks booked by that agent (outbound.manage)' })
+  @IsOptional()
+  @IsUUID()
+  agentId?: string;
+  @ApiPropertyOptional({ description: "true = only the caller's own callbacks (agents always get only theirs)" })
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  mine?: boolean;
+  @ApiPropertyOptional({ enum: CALLBACK_STATUSES })
+  @IsOptional()
+  @IsIn(CALLBACK_STATUSES as unknown as string[])
+  status?: (typeof CALLBACK_STATUSES)[number];
+  @ApiPropertyOptional({ enum: CALLBACK_DUE_FILTERS, description: 'Pending callbacks already due (overdue) or still ahead (upcoming)' })
+  @IsOptional()
+  @IsIn(CALLBACK_DUE_FILTERS as unknown as string[])
+  due?: (typeof CALLBACK_DUE_FILTERS)[number];
 }
 
 const MANAGE = PERMISSIONS.outboundManage;
@@ -184,6 +221,14 @@ export class OutboundController {
     });
   }
 
+  @Get('form-options')
+  @RequirePermission(MANAGE)
+  @ApiOperation({ summary: "The campaign form's pickers: the tenant's trunks and the users who handle conversations" })
+  @ApiErrors(401, 403)
+  formOptions(@CurrentPrincipal() principal: Principal): Promise<OutboundFormOptions> {
+    return this.outbound.formOptions(principal);
+  }
+
   // dnc
   @Get('dnc')
   @RequirePermission(MANAGE)
@@ -212,8 +257,9 @@ export class OutboundController {
   @Get('callbacks')
   @RequirePermission(MANAGE, PERMISSIONS.conversationsHandle)
   @ApiErrors(401, 403)
+  @ApiOperation({ summary: 'Callbacks by due time (at most 500); agents without outbound.manage get only their own' })
   callbacks(@CurrentPrincipal() principal: Principal, @Query() query: CallbacksQueryDto): Promise<OutboundCallback[]> {
-    return this.outbound.callbacks(principal, query.campaignId);
+    return this.outbound.callbacks(principal, query);
   }
 
   @Delete('callbacks/:id')

@@ -3,12 +3,16 @@ import {
   DEFAULT_CALLING_WINDOWS,
   DEFAULT_RETRY_DELAYS,
   OUTBOUND_LIMITS,
+  PERMISSIONS,
   validateDialerCampaign,
   type DialerCampaignInput,
   type DialerCampaignView,
   type DialerCampaignStatus,
+  type CallbackDueFilter,
+  type CallbackStatus,
   type DoNotCallEntry,
   type OutboundCallback,
+  type OutboundFormOptions,
   type OutboundCallView,
   type Page,
   type PagedQuery,
@@ -22,12 +26,33 @@ import { AuditService } from '../admin/audit.service';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { callView, OutboundHostService, type CallRow, type CampaignRow } from './outbound-host.service';
+import { campaignScript } from '../outbound-templates/template-rules';
 
 const E164_SQL = '^\\+[1-9][0-9]{6,14}$';
 
+/** The do-not-call row as the console shows it: scope by campaign name, who added it. */
+const DNC_SELECT = `SELECT d.id, d.phone, d.campaign_id AS "campaignId", c.name AS "campaignName", d.reason, d.created_at AS "createdAt",
+    d.created_by AS "createdBy", u.name AS "createdByName"
+  FROM do_not_call d LEFT JOIN dialer_campaigns c ON c.id = d.campaign_id LEFT JOIN users u ON u.id = d.created_by`;
+
+export interface DncListQuery extends PagedQuery {
+  campaignId?: string;
+  /** 'tenant': only entries for every campaign; 'campaign': only per-campaign entries. */
+  scope?: 'tenant' | 'campaign';
+}
+
+export interface CallbackListQuery {
+  campaignId?: string;
+  /** Only this agent's callbacks; agents without outbound.manage always get only their own. */
+  agentId?: string;
+  mine?: boolean;
+  status?: CallbackStatus;
+  due?: CallbackDueFilter;
+}
+
 const SORTABLE: Record<string, string> = { name: 'c.name', createdAt: 'c.created_at', status: 'c.status', mode: 'c.mode' };
 
-function campaignView(row: CampaignRow & { phone_list_name?: string | null }): DialerCampaignView {
+function campaignView(row: CampaignRow & { phone_list_name?: string | null; template_id?: string | null }): DialerCampaignView {
   return {
     id: row.id,
     name: row.name,
@@ -44,6 +69,7 @@ function campaignView(row: CampaignRow & { phone_list_name?: string | null }): D
     trunkId: row.trunk_id,
     callerId: row.caller_id,
     agentIds: row.agent_ids ?? [],
+    templateId: row.template_id ?? null,
     status: row.status as DialerCampaignStatus,
     version: row.version,
     createdAt: new Date(row.created_at).toISOString(),
@@ -66,6 +92,7 @@ function normalise(input: Partial<DialerCampaignInput>): DialerCampaignInput {
     trunkId: input.trunkId ?? null,
     callerId: input.callerId ?? null,
     agentIds: input.agentIds ?? [],
+    templateId: input.templateId ?? null,
   };
 }
 
@@ -161,6 +188,20 @@ export class OutboundService {
       principal.clientId,
     ])) as { id: string }[];
     if (!list) assertRules([{ field: 'phoneListId', key: 'unknown' }]);
+    if (input.trunkId) {
+      const [trunk] = (await this.dataSource.query(`SELECT id FROM trunks WHERE id = $1 AND client_id = $2 AND deleted_at IS NULL`, [
+        input.trunkId,
+        principal.clientId,
+      ])) as { id: string }[];
+      if (!trunk) assertRules([{ field: 'trunkId', key: 'unknown' }]);
+    }
+    if (input.templateId) {
+      const [template] = (await this.dataSource.query(
+        `SELECT id FROM outbound_templates WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+        [input.templateId, principal.clientId],
+      )) as { id: string }[];
+      if (!template) assertRules([{ field: 'templateId', key: 'unknown' }]);
+    }
     if (input.agentIds.length > 0) {
       const [{ n }] = (await this.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE id = ANY($1::uuid[]) AND client_id = $2`, [
         input.agentIds,
@@ -184,6 +225,7 @@ export class OutboundService {
         [...campaignParams(id, principal.clientId, input), created.status, created.snapshot, created.record.event, principal.userId],
       );
       await this.host.logCampaignCreated(manager, id, principal.clientId, created.record);
+      await manager.query(`UPDATE dialer_campaigns SET template_id = $2 WHERE id = $1`, [id, input.templateId]);
       await addContacts(manager, principal.clientId, id, input.phoneListId);
       await this.audit.record(
         principal,
@@ -201,7 +243,9 @@ export class OutboundService {
         message: `A ${before.status} campaign cannot be edited${before.status === 'running' ? '; pause it first' : ''}`,
       });
     }
-    const merged = { ...before, ...body };
+    // The DTO instance carries every declared field, unset ones as undefined: only sent fields replace stored ones.
+    const sent = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    const merged = { ...before, ...sent };
     assertRules(validateDialerCampaign(merged));
     const input = normalise(merged);
     if (input.phoneListId !== before.phoneListId && before.status !== 'draft') assertRules([{ field: 'phoneListId', key: 'unknown' }]);
@@ -211,12 +255,13 @@ export class OutboundService {
     await this.host.run(async (manager) => {
       await this.host.lockCampaign(manager, id, principal.clientId);
       await manager.query(
-        `UPDATE dialer_campaigns SET name = $3, phone_list_id = $4, mode = $5, abandon_cap_percent = $6, abandon_threshold_ms = $7, max_attempts = $8,
+        `UPDATE dialer_campaigns SET name = $3, phone_list_id = $4, mode = $5::text, abandon_cap_percent = $6, abandon_threshold_ms = $7, max_attempts = $8,
            retry_delays = $9, calling_windows = $10, schedule_from = $11, schedule_to = $12, trunk_id = $13, caller_id = $14, agent_ids = $15,
            snapshot = jsonb_set(snapshot, '{context,mode}', to_jsonb($5::text)), updated_at = now()
          WHERE id = $1 AND tenant_id = $2`,
         campaignParams(id, principal.clientId, input),
       );
+      await manager.query(`UPDATE dialer_campaigns SET template_id = $2 WHERE id = $1`, [id, input.templateId]);
       if (input.phoneListId !== before.phoneListId) {
         await manager.query(`DELETE FROM outbound_contacts WHERE campaign_id = $1`, [id]);
         await addContacts(manager, principal.clientId, id, input.phoneListId);
@@ -270,25 +315,28 @@ export class OutboundService {
 
   // ── do-not-call ──
 
-  async dncList(principal: Principal, query: PagedQuery & { campaignId?: string }): Promise<Page<DoNotCallEntry>> {
+  async dncList(principal: Principal, query: DncListQuery): Promise<Page<DoNotCallEntry>> {
     const page = query.page ?? 1;
     const pageSize = query.pageSize ?? 25;
     const params: unknown[] = [principal.clientId];
-    let where = 'tenant_id = $1';
-    if (query.q) {
-      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where += ` AND phone ILIKE $${params.length}`;
+    let where = 'd.tenant_id = $1';
+    // Numbers are stored without separators: '+34 911' finds '+34911…'.
+    const digits = (query.q ?? '').replace(/[\s().-]/g, '');
+    if (digits) {
+      params.push(`%${digits.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where += ` AND d.phone ILIKE $${params.length}`;
     }
     if (query.campaignId) {
       params.push(query.campaignId);
-      where += ` AND campaign_id = $${params.length}`;
+      where += ` AND d.campaign_id = $${params.length}`;
     }
-    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM do_not_call WHERE ${where}`, params)) as {
+    if (query.scope === 'tenant') where += ' AND d.campaign_id IS NULL';
+    else if (query.scope === 'campaign') where += ' AND d.campaign_id IS NOT NULL';
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM do_not_call d WHERE ${where}`, params)) as {
       total: number;
     }[];
     const rows = (await this.dataSource.query(
-      `SELECT id, phone, campaign_id AS "campaignId", reason, created_at AS "createdAt" FROM do_not_call WHERE ${where}
-        ORDER BY created_at DESC, id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+      `${DNC_SELECT} WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
       params,
     )) as DoNotCallEntry[];
     return { items: rows, total, page, pageSize } as Page<DoNotCallEntry>;
@@ -301,11 +349,12 @@ export class OutboundService {
     const rows = (await this.dataSource.query(
       `INSERT INTO do_not_call (tenant_id, campaign_id, phone, reason, created_by) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT DO NOTHING RETURNING id, phone, campaign_id AS "campaignId", reason, created_at AS "createdAt"`,
-      [principal.clientId, body.campaignId ?? null, phone, body.reason ?? null, principal.userId],
+      [principal.clientId, body.campaignId ?? null, phone, body.reason?.trim() || null, principal.userId],
     )) as DoNotCallEntry[];
     if (rows.length === 0) throw new AppException('conflict', { message: `${phone} is already on that do-not-call list` });
     await this.audit.record(principal, { entityType: 'do_not_call', entityId: rows[0].id, action: 'create', before: null, after: rows[0] });
-    return rows[0];
+    const [entry] = (await this.dataSource.query(`${DNC_SELECT} WHERE d.id = $1`, [rows[0].id])) as DoNotCallEntry[];
+    return entry ?? rows[0];
   }
 
   async dncRemove(principal: Principal, id: string): Promise<void> {
@@ -330,7 +379,8 @@ export class OutboundService {
       [principal.userId, principal.clientId],
     )) as (CallRow & { contact_name: string | null; campaign_name: string })[];
     if (!row) return null;
-    return { ...callView(row, row.contact_name), campaignName: row.campaign_name };
+    const script = await campaignScript(this.dataSource, row.campaign_id, { name: row.contact_name, phone: row.phone });
+    return { ...callView(row, row.contact_name), campaignName: row.campaign_name, script };
   }
 
   private async ownCall(principal: Principal, id: string): Promise<CallRow> {
@@ -385,13 +435,55 @@ export class OutboundService {
     return callView(updated);
   }
 
-  async callbacks(principal: Principal, campaignId?: string): Promise<OutboundCallback[]> {
+  /**
+   * Callbacks by due time (at most 500), with the contact, campaign and agent names. An agent
+   * without outbound.manage sees only the callbacks they booked.
+   */
+  async callbacks(principal: Principal, query: CallbackListQuery = {}): Promise<OutboundCallback[]> {
+    const supervisor = principal.permissions?.includes(PERMISSIONS.outboundManage) ?? false;
+    const params: unknown[] = [principal.clientId];
+    let where = 'b.tenant_id = $1';
+    const agentId = !supervisor || query.mine ? principal.userId : query.agentId;
+    if (agentId) {
+      params.push(agentId);
+      where += ` AND b.agent_id = $${params.length}`;
+    }
+    if (query.campaignId) {
+      params.push(query.campaignId);
+      where += ` AND b.campaign_id = $${params.length}`;
+    }
+    // Overdue and upcoming only mean something for callbacks still waiting to be dialled.
+    const status = query.due ? 'pending' : query.status;
+    if (status) {
+      params.push(status);
+      where += ` AND b.status = $${params.length}`;
+    }
+    if (query.due === 'overdue') where += ' AND b.due_at <= now()';
+    else if (query.due === 'upcoming') where += ' AND b.due_at > now()';
     return (await this.dataSource.query(
-      `SELECT b.id, b.campaign_id AS "campaignId", b.contact_id AS "contactId", ct.phone, b.due_at AS "dueAt", b.agent_id AS "agentId", b.status
+      `SELECT b.id, b.campaign_id AS "campaignId", c.name AS "campaignName", b.contact_id AS "contactId", ct.name AS "contactName", ct.phone,
+              b.due_at AS "dueAt", b.agent_id AS "agentId", u.name AS "agentName", b.status, b.created_at AS "createdAt"
          FROM outbound_callbacks b JOIN outbound_contacts ct ON ct.id = b.contact_id
-        WHERE b.tenant_id = $1 AND ($2::uuid IS NULL OR b.campaign_id = $2) ORDER BY b.due_at LIMIT 500`,
-      [principal.clientId, campaignId ?? null],
+         JOIN dialer_campaigns c ON c.id = b.campaign_id LEFT JOIN users u ON u.id = b.agent_id
+        WHERE ${where} ORDER BY b.due_at, b.id LIMIT 500`,
+      params,
     )) as OutboundCallback[];
+  }
+
+  /** The campaign form's trunk and agent pickers, readable with outbound.manage alone. */
+  async formOptions(principal: Principal): Promise<OutboundFormOptions> {
+    const [trunks, agents] = await Promise.all([
+      this.dataSource.query(
+        `SELECT id, name, caller_id AS "callerId", active FROM trunks WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name, id`,
+        [principal.clientId],
+      ) as Promise<OutboundFormOptions['trunks']>,
+      this.dataSource.query(
+        `SELECT u.id, u.name, u.email, u.active FROM users u JOIN roles r ON r.id = u.role_id
+          WHERE u.client_id = $1 AND $2 = ANY(r.permissions) ORDER BY u.active DESC, u.name, u.id`,
+        [principal.clientId, PERMISSIONS.conversationsHandle],
+      ) as Promise<OutboundFormOptions['agents']>,
+    ]);
+    return { trunks, agents };
   }
 
   async cancelCallback(principal: Principal, id: string): Promise<void> {
@@ -400,6 +492,14 @@ export class OutboundService {
       [id, principal.clientId],
     )) as [{ id: string }[], number];
     if (rows.length === 0) throw AppException.notFound();
+    // A supervisor undoing what an agent promised the customer leaves a trail.
+    await this.audit.record(principal, {
+      entityType: 'outbound_callback',
+      entityId: id,
+      action: 'update',
+      before: { status: 'pending' },
+      after: { status: 'cancelled' },
+    });
   }
 
   // ── results ──
