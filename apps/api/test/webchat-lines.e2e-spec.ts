@@ -2,6 +2,7 @@ import { CATALOGUE_MESSAGES, REALTIME_QUEUES, type LineQueueView, type StartChat
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
 import { LINE_CLOSED_MESSAGE } from '../src/modules/conversations/webchat.service';
+import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { twoTenants, type TestTenant } from './support/factories';
 import { createLine, createStaff, data, type StaffMember } from './support/realtime';
 import { bearer, startTestApp, type TestApp } from './support/test-app';
@@ -57,6 +58,8 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
       offHoursMessage: '',
       widgetTitle: '',
       timeZone: 'UTC',
+      // Nobody serves the line yet and it has no handle times: nothing to estimate from.
+      estimatedWaitSeconds: null,
     });
     await t.http().put('/api/platform-settings').set(bearer(adminA)).send(settings()).expect(200);
     await t
@@ -188,5 +191,40 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     const own = await createLine(t.dataSource, tenantA, 'Own timeout');
     await t.dataSource.query(`UPDATE attention_line_routing SET queue_timeout_seconds = 45 WHERE attention_line_id = $1`, [own]);
     expect(await queued(own)).toBe(45_000);
+  });
+
+  it('tells a customer about to start how long the line expects them to wait: Erlang C on an empty queue, the position behind others', async () => {
+    const lineId = await createLine(t.dataSource, tenantA, 'Expected wait');
+    expect((await lineView(lineId)).estimatedWaitSeconds).toBeNull(); // nobody serving, no handle times
+    const serving = await createStaff(t, tenantA, 'AGENT', [lineId]);
+    const host = t.app.get(MachineHostService);
+    await host.transaction((manager) => host.ensureAgent(manager, serving.userId, tenantA.client.id, 2, []));
+    await host.dispatch('agent', serving.userId, { type: 'agent.loggedIn', capacity: 2, pauseReasons: [] }, { kind: 'agent', id: serving.userId });
+    expect((await lineView(lineId)).estimatedWaitSeconds).toBeNull(); // serving, but no handle times yet
+
+    // Three chats in the last hour, each handled in 180 s.
+    const now = Date.now();
+    const conversation = (status: string, queuedAgoMs: number, handledSec: number | null) =>
+      t.dataSource.query(
+        `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, queued_at, closed_at)
+         VALUES (gen_random_uuid(), $1, 'WebChat', $2, $2, $3, 'Seeded', $4, 1, 'seeded', $5, $6)`,
+        [
+          tenantA.client.id,
+          lineId,
+          status,
+          JSON.stringify({ context: handledSec === null ? {} : { assignedAt: now - 1_000_000 } }),
+          new Date(now - queuedAgoMs),
+          handledSec === null ? null : new Date(now - 1_000_000 + handledSec * 1000),
+        ],
+      );
+    for (let i = 0; i < 3; i++) await conversation('Closed', 600_000, 180);
+    // λ = 3/3600 s⁻¹, AHT = 180 s → A = 0.15 Erlangs on N = 2 slots: B₁ = 0.15/1.15, B₂ = 0.15·B₁/(2 + 0.15·B₁) = 0.0096878,
+    // C = 2·B₂/(2 − 0.15·(1 − B₂)) = 0.010465, ASA = C·180/(2 − 0.15) = 1.02 s.
+    expect((await lineView(lineId)).estimatedWaitSeconds).toBe(1);
+
+    // Two customers already waiting: the newcomer is third, 3 · 180 / 2 = 270 s.
+    await conversation('LiningUp', 30_000, null);
+    await conversation('LiningUp', 20_000, null);
+    expect((await lineView(lineId)).estimatedWaitSeconds).toBe(270);
   });
 });

@@ -15,6 +15,11 @@ export interface WebchatLineView {
   widgetTitle: string;
   /** IANA zone the business hours are read in. */
   timeZone: string;
+  /**
+   * Expected wait in seconds for a chat started now (the position behind those waiting, or Erlang C
+   * from the line's staffing when nobody waits); null with nothing to base it on or when closed.
+   */
+  estimatedWaitSeconds: number | null;
 }
 
 /** The zone business hours are read in when the tenant configured none (or an unknown one). */

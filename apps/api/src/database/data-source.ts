@@ -29,6 +29,7 @@ import { OutboundPreview1763700500002 } from './migrations/1763700500002-outboun
 import { ReportExports1763700800000 } from './migrations/1763700800000-report-exports';
 import { OutboundTemplates1763700900000 } from './migrations/1763700900000-outbound-templates';
 import { OutboundCarrierSequence1763700950000 } from './migrations/1763700950000-outbound-carrier-sequence';
+import { LineArrivalsIndex1763700960000 } from './migrations/1763700960000-line-arrivals-index';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -84,6 +85,7 @@ export const MIGRATIONS = [
   ReportExports1763700800000,
   OutboundTemplates1763700900000,
   OutboundCarrierSequence1763700950000,
+  LineArrivalsIndex1763700960000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

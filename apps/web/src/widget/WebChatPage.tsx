@@ -102,7 +102,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
       .catch((failure: unknown) => {
         // An unknown or deleted line: say so (in the customer's language) instead of a form that cannot work.
         if (isApiError(failure) && failure.status === 404) setLineProblem(t('catalogue.noAttentionLine'));
-        else setLineInfo({ attentionLineId: line, open: true, welcomeMessage: '', offHoursMessage: '', widgetTitle: '', timeZone: 'UTC' });
+        else setLineInfo({ attentionLineId: line, open: true, welcomeMessage: '', offHoursMessage: '', widgetTitle: '', timeZone: 'UTC', estimatedWaitSeconds: null });
       });
   }, [api, line, t]);
   useEffect(loadLine, [loadLine]);
@@ -228,6 +228,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
           line={line}
           api={api}
           welcome={screen.welcome}
+          expectedWaitSeconds={lineInfo?.estimatedWaitSeconds ?? null}
           onStarted={started}
           onError={setError}
           onClosed={() => {
@@ -340,10 +341,27 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
 
 type VisitorApi = ReturnType<typeof createVisitorApi>;
 
+/** Before starting: how long the line expects a new chat to wait (nothing when it cannot tell). */
+function ExpectedWait({ seconds }: { seconds: number | null }) {
+  const { t } = useTranslation();
+  if (seconds === null) return null;
+  const wait = roundedWait(seconds);
+  return (
+    <p className="webchat-expected-wait" data-testid="webchat-expected-wait">
+      <i className="pi pi-clock" aria-hidden="true" />{' '}
+      {seconds < EXPECTED_NOW_SECONDS || !wait ? t('desk.widget.expectedNow') : t(`desk.widget.expectedWait_${wait.unit}`, { value: wait.value })}
+    </p>
+  );
+}
+
+/** Below this the newcomer is, in practice, answered at once. */
+const EXPECTED_NOW_SECONDS = 5;
+
 function PrechatForm({
   line,
   api,
   welcome,
+  expectedWaitSeconds,
   onStarted,
   onError,
   onClosed,
@@ -352,6 +370,8 @@ function PrechatForm({
   api: VisitorApi;
   /** The tenant's welcome message; null shows the widget's own introduction. */
   welcome: string | null;
+  /** What the line expects a chat started now to wait (GET /api/webchat/lines/:id); null: nothing shown. */
+  expectedWaitSeconds: number | null;
   onStarted: (token: string, view: ConversationView) => void;
   onError: (message: string | null) => void;
   /** The server refused because the line closed meanwhile. */
@@ -387,6 +407,7 @@ function PrechatForm({
         </p>
       ) : null}
       <p className="muted">{t('desk.widget.intro')}</p>
+      <ExpectedWait seconds={expectedWaitSeconds} />
       <label className="desk-field">
         <span>{t('desk.widget.name')}</span>
         <input

@@ -84,9 +84,11 @@ export class WebchatService {
   async lineInfo(lineId: string): Promise<WebchatLineView> {
     const line = await this.liveLine(lineId);
     const settings = await this.lineSettings(line.client_id);
+    const open = isLineOpenAt(line.business_hours, Date.now(), settings.timeZone);
     return {
       attentionLineId: line.id,
-      open: isLineOpenAt(line.business_hours, Date.now(), settings.timeZone),
+      open,
+      estimatedWaitSeconds: open ? await this.routing.newcomerWait(line.id) : null,
       welcomeMessage: settings.welcomeMessage,
       offHoursMessage: settings.offHoursMessage,
       widgetTitle: settings.widgetTitle,
@@ -110,7 +112,7 @@ export class WebchatService {
    * configured zone (dashboard settings), else UTC. Messages never saved answer '' so the widget
    * shows its own text in the customer's language.
    */
-  private async lineSettings(tenantId: string): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open'>> {
+  private async lineSettings(tenantId: string): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open' | 'estimatedWaitSeconds'>> {
     const [row] = (await this.dataSource.query(
       `SELECT (SELECT settings FROM platform_settings WHERE client_id = $1) AS settings,
          (SELECT settings->>'timeZone' FROM dashboard_settings WHERE client_id = $1) AS time_zone,

@@ -3,6 +3,7 @@ import {
   agentPresenceMachine,
   DEFAULT_ROUTING_POLICY,
   estimateWait,
+  estimateWaitForNewcomer,
   restore,
   routingCandidate,
   selectAgent,
@@ -332,6 +333,44 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       [attentionLineId],
     );
     if (waiting.length === 0) return [];
+    const { times, slots } = await this.lineServing(attentionLineId);
+    return waiting.map((row, index) => {
+      const estimate = estimateWait(index + 1, times, slots);
+      return {
+        conversationId: row.id,
+        attentionLineId,
+        position: index + 1,
+        estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
+      };
+    });
+  }
+
+  /**
+   * Expected wait for a customer about to start a chat on the line (the widget shows it before the
+   * chat starts): their position when others wait, else Erlang C from the line's staffing and its
+   * arrivals over the last hour. Null with no recent handle times or nobody serving.
+   */
+  async newcomerWait(attentionLineId: string): Promise<number | null> {
+    const [[queue], serving] = await Promise.all([
+      this.dataSource.query(
+        `SELECT count(*) FILTER (WHERE status = 'LiningUp')::int AS waiting,
+           count(*) FILTER (WHERE queued_at > now() - interval '1 hour')::int AS arrivals
+         FROM conversations WHERE attention_line_id = $1 AND (status = 'LiningUp' OR queued_at > now() - interval '1 hour')`,
+        [attentionLineId],
+      ) as Promise<{ waiting: number; arrivals: number }[]>,
+      this.lineServing(attentionLineId),
+    ]);
+    const estimate = estimateWaitForNewcomer({
+      waiting: queue?.waiting ?? 0,
+      recentHandleTimesSec: serving.times,
+      slots: serving.slots,
+      arrivalRatePerSec: (queue?.arrivals ?? 0) / 3600,
+    });
+    return estimate === null ? null : Math.round(estimate);
+  }
+
+  /** The line's last 50 handle times (assignment to close, seconds) and the slots of the agents serving it now. */
+  private async lineServing(attentionLineId: string): Promise<{ times: number[]; slots: number }> {
     const handled: { seconds: number }[] = await this.dataSource.query(
       `SELECT EXTRACT(EPOCH FROM (c.closed_at - to_timestamp((c.snapshot->'context'->>'assignedAt')::bigint / 1000.0)))::float AS seconds
        FROM conversations c WHERE c.attention_line_id = $1 AND c.closed_at IS NOT NULL AND c.snapshot->'context'->>'assignedAt' IS NOT NULL
@@ -344,16 +383,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
        WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy')`,
       [attentionLineId],
     )) as { slots: number }[];
-    const times = handled.map((row) => row.seconds).filter((seconds) => seconds > 0);
-    return waiting.map((row, index) => {
-      const estimate = estimateWait(index + 1, times, slots?.slots ?? 0);
-      return {
-        conversationId: row.id,
-        attentionLineId,
-        position: index + 1,
-        estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
-      };
-    });
+    return { times: handled.map((row) => row.seconds).filter((seconds) => seconds > 0), slots: slots?.slots ?? 0 };
   }
 
   /**
