@@ -76,6 +76,10 @@ describe('outbound lists and form options API (e2e)', () => {
       expect(response.status).toBe(200);
       const options = data<OutboundFormOptions>(response);
       expect(options.trunks).toEqual([{ id: trunkA, name: 'Carrier A', callerId: '+34910000000', active: true }]);
+      // The tenant's phone lists, for supervisors who cannot read /api/phone-lists.
+      expect(options.phoneLists.map((list) => list.id)).toContain(campaignA.phoneListId);
+      const foreignLists = data<OutboundFormOptions>(await t.http().get('/api/outbound/form-options').set(bearer(adminB))).phoneLists;
+      expect(foreignLists.map((list) => list.id)).not.toContain(campaignA.phoneListId);
       const agents = options.agents.map((agent) => `${agent.name}:${agent.active}`);
       expect(agents).toEqual(expect.arrayContaining(['Olga Agent:true', 'Tomas Agent:true', 'Gone Agent:false']));
       expect(agents.join()).not.toContain('Other Tenant Agent');

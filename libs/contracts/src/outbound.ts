@@ -161,6 +161,8 @@ export interface OutboundCallback {
 
 /** What the campaign form picks from (GET /api/outbound/form-options). */
 export interface OutboundFormOptions {
+  /** The tenant's phone lists (a supervisor may lack phone-lists.manage, so the form cannot read /api/phone-lists). */
+  phoneLists: { id: string; name: string; entryCount: number }[];
   trunks: { id: string; name: string; callerId: string | null; active: boolean }[];
   /** Users whose role handles conversations; inactive ones only so an edit can still name them. */
   agents: { id: string; name: string; email: string; active: boolean }[];

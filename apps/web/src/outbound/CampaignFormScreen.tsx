@@ -140,13 +140,15 @@ export function CampaignFormScreen({ route }: { route: AppRoute }) {
   const { values, set, blur, errorFor, setValues } = form;
   useEffect(() => {
     void outbound
-      .phoneLists()
-      .then((page) => setLists(page.items.map((item) => ({ value: item.id, label: item.name }))))
-      .catch(() => setLists([]));
-    void outbound
       .formOptions()
-      .then(setPickers)
-      .catch(() => setPickers({ trunks: [], agents: [] }));
+      .then((options) => {
+        setPickers(options);
+        setLists(options.phoneLists.map((list) => ({ value: list.id, label: list.name })));
+      })
+      .catch(() => {
+        setPickers({ phoneLists: [], trunks: [], agents: [] });
+        setLists([]);
+      });
   }, [outbound]);
   const trunkOptions = (pickers?.trunks ?? []).map((trunk) => ({
     value: trunk.id,

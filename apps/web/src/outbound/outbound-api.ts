@@ -54,7 +54,6 @@ export function createOutboundApi(client: ApiClient) {
     results: (campaignId: string, query: PagedQuery) =>
       client.get<Page<OutboundCallView>>(`/api/outbound/campaigns/${id(campaignId)}/results`, { query: query as Query }),
     exportResults: (campaignId: string) => client.download(`/api/outbound/campaigns/${id(campaignId)}/results.csv`),
-    phoneLists: () => client.get<Page<{ id: string; name: string }>>('/api/phone-lists', { query: { pageSize: 200 } }),
     agents: () => client.get<Page<{ id: string; name: string; roleCode?: string }>>('/api/users', { query: { pageSize: 200 } }),
     formOptions: () => client.get<OutboundFormOptions>('/api/outbound/form-options'),
     dnc: (query: DncQuery) => client.get<Page<DoNotCallEntry>>('/api/outbound/dnc', { query: query as Query }),

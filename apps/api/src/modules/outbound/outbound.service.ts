@@ -470,9 +470,13 @@ export class OutboundService {
     )) as OutboundCallback[];
   }
 
-  /** The campaign form's trunk and agent pickers, readable with outbound.manage alone. */
+  /** The campaign form's phone list, trunk and agent pickers, readable with outbound.manage alone. */
   async formOptions(principal: Principal): Promise<OutboundFormOptions> {
-    const [trunks, agents] = await Promise.all([
+    const [phoneLists, trunks, agents] = await Promise.all([
+      this.dataSource.query(
+        `SELECT id, name, entry_count AS "entryCount" FROM phone_lists WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name, id`,
+        [principal.clientId],
+      ) as Promise<OutboundFormOptions['phoneLists']>,
       this.dataSource.query(
         `SELECT id, name, caller_id AS "callerId", active FROM trunks WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name, id`,
         [principal.clientId],
@@ -483,7 +487,7 @@ export class OutboundService {
         [principal.clientId, PERMISSIONS.conversationsHandle],
       ) as Promise<OutboundFormOptions['agents']>,
     ]);
-    return { trunks, agents };
+    return { phoneLists, trunks, agents };
   }
 
   async cancelCallback(principal: Principal, id: string): Promise<void> {

@@ -12,8 +12,9 @@ import type { TemplatesApi } from './templates-api';
 
 /**
  * "Test send": the saved template rendered by the server for a row of one of the tenant's phone
- * lists and/or sample values per parameter. Nothing is stored. The phone-list pickers need the
- * lists permission; without it only sample values are offered.
+ * lists and/or sample values per parameter. Nothing is stored. The lists come with the outbound
+ * form options; reading a list's rows needs the phone-lists permission, and without it the row
+ * picker reports that and sample values remain.
  */
 export function TemplateTestPanel({ api, template }: { api: TemplatesApi; template: OutboundTemplateView | null }) {
   const { t } = useTranslation();
@@ -30,7 +31,7 @@ export function TemplateTestPanel({ api, template }: { api: TemplatesApi; templa
     if (!template) return;
     void api
       .phoneLists()
-      .then((page) => setLists(page.items))
+      .then(setLists)
       .catch(() => setLists(null));
   }, [api, template]);
 

@@ -1,4 +1,5 @@
 import type {
+  OutboundFormOptions,
   OutboundTemplateInput,
   OutboundTemplateView,
   Page,
@@ -24,7 +25,8 @@ export function createTemplatesApi(client: ApiClient) {
       client.post<TemplateTestResult>(`/api/${TEMPLATES_RESOURCE}/${id(templateId)}/test`, body),
     /** The campaign form's template picker. */
     options: () => client.get<Page<OutboundTemplateView>>(`/api/${TEMPLATES_RESOURCE}`, { query: { pageSize: 200, sortField: 'name' } }),
-    phoneLists: () => client.get<Page<{ id: string; name: string }>>('/api/phone-lists', { query: { pageSize: 200 } }),
+    // The outbound form options, readable with outbound.manage alone (unlike /api/phone-lists).
+    phoneLists: () => client.get<OutboundFormOptions>('/api/outbound/form-options').then((options) => options.phoneLists),
     entries: (listId: string) => client.get<Page<PhoneListEntry>>(`/api/phone-lists/${id(listId)}/entries`, { query: { pageSize: 100 } }),
   };
 }
