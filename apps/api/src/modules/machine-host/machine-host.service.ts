@@ -23,7 +23,6 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { OutboxRelay } from './outbox-relay.service';
 import {
-  outboxColumns,
   rememberWritten,
   timerJobId,
   writeOutbox,
@@ -33,6 +32,7 @@ import {
   type SocketEmit,
 } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
+import { writeVersioned, type Written } from './versioned-write';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -243,31 +243,60 @@ export class MachineHostService {
     const result = step(conversationMachine, snapshot, { ...input, at: Date.now(), actor } as ConversationEvent);
     if (!result.changed || !result.record) throw illegal('conversation', input.type, current.status);
     const context = result.snapshot.context;
-    const [[row]] = (await manager.query(
-      `UPDATE conversations SET status = $3, attention_line_id = $4, agent_id = $5, priority = $6, queued_at = $7, closed_at = $8,
-         snapshot = $9, version = version + 1, last_event = $10, updated_at = $11
-       WHERE id = $1 AND version = $2 RETURNING *`,
-      [
-        id,
-        current.version,
-        describeConversationState(result.snapshot),
-        context.attentionLineId,
-        context.agentId,
-        context.priority,
-        context.queuedAt === null ? null : new Date(context.queuedAt),
-        context.closedAt === null ? null : new Date(context.closedAt),
-        JSON.stringify(persist(conversationMachine, result.snapshot)),
-        input.type,
-        new Date(result.record.at),
-      ],
-    )) as [ConversationRow[], number];
-    if (!row) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
-    await this.log(manager, 'conversation', id, row.tenant_id, result.record, row.version, conversationLogData(context));
+    const persisted = persist(conversationMachine, result.snapshot) as ConversationRow['snapshot'];
+    // The row as the update will leave it: the pushed view is built from it.
+    const next: ConversationRow = {
+      ...current,
+      status: describeConversationState(result.snapshot),
+      attention_line_id: context.attentionLineId,
+      agent_id: context.agentId,
+      priority: context.priority,
+      queued_at: context.queuedAt === null ? null : new Date(context.queuedAt),
+      closed_at: context.closedAt === null ? null : new Date(context.closedAt),
+      snapshot: persisted,
+      version: current.version + 1,
+      last_event: input.type,
+      updated_at: new Date(result.record.at),
+    };
+    // Effects first (a released agent is stepped in this same transaction, its rows written before
+    // ours, as they always were); then the conversation's row, log row and outbox in one statement.
     const outboxIds: string[] = [];
-    const effects = await this.conversationEffects(manager, current, row, result.intents, actor, outboxIds);
-    effects.push(this.conversationPush(row, current.agent_id));
-    outboxIds.push(...(await writeOutbox(manager, effects)));
-    return { row, outboxIds };
+    const effects = await this.conversationEffects(manager, current, next, result.intents, actor, outboxIds);
+    effects.push(this.conversationPush(next, current.agent_id));
+    const written = await writeVersioned<ConversationRow>(manager, {
+      table: 'conversations',
+      key: { column: 'id', value: id },
+      version: current.version,
+      set: [
+        ['status', next.status],
+        ['attention_line_id', next.attention_line_id],
+        ['agent_id', next.agent_id],
+        ['priority', next.priority],
+        ['queued_at', next.queued_at],
+        ['closed_at', next.closed_at],
+        ['snapshot', JSON.stringify(persisted)],
+        ['last_event', next.last_event],
+        ['updated_at', next.updated_at],
+      ],
+      entity: 'conversation',
+      record: result.record,
+      logData: conversationLogData(context),
+      effects,
+    });
+    if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
+    this.remember(manager, written);
+    outboxIds.push(...written.outboxIds);
+    return { row: written.row, outboxIds };
+  }
+
+  /** Hands a one-statement write's outbox rows to the transaction's list, for the relay after commit. */
+  private remember(manager: EntityManager, written: Written<unknown>): void {
+    rememberWritten(
+      manager,
+      written.outboxIds,
+      written.records.map((record) => record.topic),
+      written.records.map((record) => record.payload),
+    );
   }
 
   async dispatchAgent(
@@ -280,12 +309,7 @@ export class MachineHostService {
     const current = await this.lockAgent(manager, userId, tenantId);
     const written = await this.writeAgentStep(manager, this.planAgentStep(current, input, actor));
     if (!written) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
-    rememberWritten(
-      manager,
-      written.outboxIds,
-      written.records.map((record) => record.topic),
-      written.records.map((record) => record.payload),
-    );
+    this.remember(manager, written);
     return { row: written.row, outboxIds: written.outboxIds };
   }
 
@@ -326,59 +350,28 @@ export class MachineHostService {
     };
   }
 
-  /**
-   * Writes a planned agent step in one statement: the versioned update, its transition-log row and
-   * its outbox rows (both inserts read the update's RETURNING, so they happen only if it did).
-   * Answers null, having written nothing, when the version moved.
-   */
-  private async writeAgentStep(
-    manager: EntityManager,
-    plan: AgentStepPlan,
-  ): Promise<{ row: AgentRow; outboxIds: string[]; records: OutboxRecord[] } | null> {
-    const { current, next, record } = plan;
-    const { topics, payloads } = outboxColumns(plan.effects);
-    const [updated] = (await manager.query(
-      `WITH u AS (
-         UPDATE agent_presence SET status = $3, capacity = $4, active_count = $5, snapshot = $6, version = version + 1, last_event = $7,
-           state_since = $8, updated_at = now()
-         WHERE user_id = $1 AND version = $2 RETURNING *
-       ), logged AS (
-         INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version, data)
-         SELECT u.tenant_id, 'agent', u.user_id, $9, $10, $11, $12, $13, $14, $15, u.version, $16 FROM u
-       ), queued AS (
-         INSERT INTO outbox (topic, payload)
-         SELECT t, p::jsonb FROM u, unnest($17::text[], $18::text[]) WITH ORDINALITY AS e(t, p, n) ORDER BY n
-         RETURNING id
-       )
-       SELECT u.*, ARRAY(SELECT id::text FROM queued ORDER BY id) AS outbox_ids FROM u`,
-      [
-        current.user_id,
-        current.version,
-        next.status,
-        next.capacity,
-        next.active_count,
-        plan.snapshotJson,
-        next.last_event,
-        next.state_since,
-        record.from,
-        record.to,
-        record.event,
-        record.actor.kind,
-        record.actor.id ?? null,
-        new Date(record.at),
-        record.at,
-        plan.logData === null ? null : JSON.stringify(plan.logData),
-        topics,
-        payloads,
+  /** Writes a planned agent step (one statement, see writeVersioned); null when the version moved. */
+  private async writeAgentStep(manager: EntityManager, plan: AgentStepPlan): Promise<Written<AgentRow> | null> {
+    const { current, next } = plan;
+    const written = await writeVersioned<AgentRow>(manager, {
+      table: 'agent_presence',
+      key: { column: 'user_id', value: current.user_id },
+      version: current.version,
+      set: [
+        ['status', next.status],
+        ['capacity', next.capacity],
+        ['active_count', next.active_count],
+        ['snapshot', plan.snapshotJson],
+        ['last_event', next.last_event],
+        ['state_since', next.state_since],
+        ['updated_at', new Date()],
       ],
-    )) as (AgentRow & { outbox_ids: string[] })[];
-    if (!updated) return null;
-    const { outbox_ids: outboxIds, ...row } = updated;
-    return {
-      row: { ...row, name: current.name },
-      outboxIds,
-      records: outboxIds.map((id, index) => ({ id, topic: topics[index], payload: payloads[index] })),
-    };
+      entity: 'agent',
+      record: plan.record,
+      logData: plan.logData,
+      effects: plan.effects,
+    });
+    return written && { ...written, row: { ...written.row, name: current.name } };
   }
 
   private async log(
