@@ -17,6 +17,8 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|load-esm|file-type|strtok3|token-types|@tokenizer)/)'],
   moduleNameMapper: {
     '^@centralita/(contracts|domain)$': '<rootDir>/libs/$1/src/index.ts',
+    // Node-only code shared by the API and the worker (never bundled by the console).
+    '^@centralita/contracts/server$': '<rootDir>/libs/contracts/src/server/index.ts',
   },
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'json'],

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../support/eventually';
 import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
@@ -8,9 +11,37 @@ import { startKamailio, type RunningKamailio } from '../support/kamailio';
  * Chromium with fake media devices. Agents 2 and 3 of the demo tenant (agent1 belongs to the desk
  * journey, which may run at the same time) register, call, toggle mute and hold, send DTMF and hang
  * up; presence follows the call through the API. The steps share one call, so they run in order.
+ * Then a third sip.js client (the library itself, served to a blank page) plays the outbound
+ * dialer: its INVITE carries X-Outbound-Call-Id, and the callee's softphone treats it as the
+ * dialer's call (dialer screen pop, UpdDISPO disposition form posting to the outbound API).
  */
 const CALLER = { email: 'agent2@demo.centralita.io', extension: '1002', name: 'Demo Agent 2' };
 const CALLEE = { email: 'agent3@demo.centralita.io', extension: '1003', name: 'Demo Agent 3' };
+const SIPJS_LIB = path.resolve(__dirname, '../../node_modules/sip.js/lib');
+/** sip.js's ES modules, served by the test on the console's origin for the dialer stand-in. */
+const DIALER_MODULES = '/__test-dialer/sipjs/';
+/**
+ * A module script (run as written, no bundler) that places one call with an extra header. It is
+ * added to a page the API really served: Chromium's local-network checks block a WebSocket to
+ * 127.0.0.1 from a page the test fulfilled itself.
+ */
+const DIALER_SCRIPT = `
+  import { Web } from '${DIALER_MODULES}index.js';
+  window.startDialer = async ({ wsUrl, domain, from, to, header }) => {
+    const remote = document.body.appendChild(document.createElement('audio'));
+    const user = new Web.SimpleUser(wsUrl, {
+      aor: 'sip:' + from + '@' + domain,
+      media: { constraints: { audio: true, video: false }, remote: { audio: remote } },
+      userAgentOptions: {
+        logLevel: 'error',
+        sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: [] }, iceGatheringTimeout: 2000 },
+      },
+    });
+    window.dialer = user;
+    await user.connect();
+    await user.call('sip:' + to + '@' + domain, { extraHeaders: [header] });
+  };
+`;
 
 async function api<T>(path: string, token: string | null, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const response = await fetch(`${baseUrl()}${path}`, {
@@ -175,5 +206,73 @@ describe('Softphone over a real SIP server', () => {
       notes: 'Wants a quote on Monday',
       direction: 'inbound',
     });
+  });
+
+  it("shows a call carrying X-Outbound-Call-Id as the dialer's, and dispositions it with UpdDISPO on the outbound API", async () => {
+    const outboundCallId = randomUUID();
+    const contactNumber = '+34912000101';
+    // The dialer stand-in: sip.js's own ES modules on a page of the console's origin (secure context, fake media).
+    const { context, page: dialer } = await newPage(browser, { language: 'en' });
+    contexts.push(context);
+    await context.route(`**${DIALER_MODULES}**`, async (route) => {
+      const file = path.join(SIPJS_LIB, new URL(route.request().url()).pathname.slice(DIALER_MODULES.length));
+      if (!file.startsWith(SIPJS_LIB) || !existsSync(file)) return route.fulfill({ status: 404 });
+      return route.fulfill({ path: file, contentType: 'text/javascript' });
+    });
+    // A script URL of the page's own origin: the console's CSP (script-src 'self') refuses inline scripts.
+    await context.route('**/__test-dialer/dialer.js', (route) => route.fulfill({ contentType: 'text/javascript', body: DIALER_SCRIPT }));
+    await dialer.goto('/session/signin');
+    await dialer.addScriptTag({ type: 'module', url: '/__test-dialer/dialer.js' });
+    await dialer.waitForFunction(() => 'startDialer' in window);
+    await dialer.evaluate((options) => (window as unknown as { startDialer(options: object): Promise<void> }).startDialer(options), {
+      wsUrl: kamailio.wsUrl,
+      domain: kamailio.domain,
+      from: contactNumber,
+      to: CALLEE.extension,
+      header: `X-Outbound-Call-Id: ${outboundCallId}`,
+    });
+
+    await status(callee, 'ringing').waitFor();
+    await callee.locator(`[data-testid=softphone-dialer-pop][data-outbound-call-id="${outboundCallId}"]`).waitFor();
+    await callee.getByTestId('softphone-dialer-badge').filter({ hasText: 'Dialer call' }).waitFor();
+    await callee.getByTestId('softphone-remote-number').filter({ hasText: contactNumber }).waitFor();
+    // No outbound call of that id is the agent's: the pop says its details are not available.
+    await callee.getByTestId('softphone-dialer-unavailable').waitFor();
+    await callee.getByTestId('softphone-answer').click();
+    await status(callee, 'inCall').waitFor();
+
+    // The contact hangs up: the softphone ends the dialer call on the outbound API (HangUp), not through softphone presence.
+    const hangUp = callee.waitForRequest((request) => request.url().endsWith(`/api/outbound/calls/${outboundCallId}/hangup`));
+    await dialer.evaluate(() => (window as unknown as { dialer: { hangup(): Promise<void> } }).dialer.hangup());
+    await status(callee, 'ended').waitFor();
+    expect((await hangUp).method()).toBe('POST');
+    const form = callee.getByTestId('softphone-dialer-disposition');
+    await form.waitFor();
+    expect(await callee.getByTestId('softphone-disposition').count()).toBe(0);
+    const options = await callee
+      .getByTestId('softphone-dialer-disposition-select')
+      .locator('option')
+      .evaluateAll((items) => items.map((item) => (item as HTMLOptionElement).value).filter(Boolean));
+    expect(options).toEqual(['sale', 'interested', 'callback', 'notInterested', 'wrongNumber', 'doNotCall']);
+    await callee.getByTestId('softphone-dialer-disposition-select').selectOption('callback');
+    await callee.locator('[data-testid=softphone-dialer-disposition-save][disabled]').waitFor();
+    await callee.getByTestId('softphone-dialer-callback-at').fill('2030-05-04T10:30');
+    await callee.screenshot({ path: path.join(process.env.SCREENSHOT_DIR ?? '/tmp', 'softphone-dialer-disposition.png'), fullPage: true });
+
+    const softphoneCallsBefore = await api<unknown[]>('/api/softphone/calls', calleeToken);
+    const sent = callee.waitForRequest((request) => request.url().endsWith(`/api/outbound/calls/${outboundCallId}/disposition`));
+    await callee.getByTestId('softphone-dialer-disposition-save').click();
+    const request = await sent;
+    expect(request.method()).toBe('POST');
+    expect(request.postDataJSON()).toEqual({ disposition: 'callback', callbackAt: expect.stringMatching(/^2030-05-04T\d\d:30:00\.000Z$/) });
+    // That outbound call does not exist: the API's refusal is shown and the form stays for another try.
+    expect((await request.response())?.status()).toBe(404);
+    await callee.getByText('Could not save the disposition').first().waitFor();
+    await form.waitFor();
+    expect(await api<unknown[]>('/api/softphone/calls', calleeToken)).toHaveLength(softphoneCallsBefore.length);
+
+    await callee.getByTestId('softphone-dialer-disposition-skip').click();
+    await status(callee, 'registered').waitFor();
+    await context.close();
   });
 });

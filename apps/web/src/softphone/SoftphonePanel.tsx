@@ -2,10 +2,11 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { InputText } from 'primereact/inputtext';
-import { CALL_DISPOSITIONS, CALL_NOTES_MAX, type CallDisposition } from '@centralita/contracts';
+import { CALL_DISPOSITIONS, CALL_NOTES_MAX, OUTBOUND_DISPOSITIONS, type CallDisposition } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { formatDuration } from '../desk/logic/time';
 import { useToast } from '../toast/ToastProvider';
+import { dispositionTarget, outboundDispositionBody } from './dialer-call';
 import { DTMF_TONES } from './sip-adapter';
 import { useSoftphone, type SoftphoneHandle } from './useSoftphone';
 import './softphone.css';
@@ -196,7 +197,13 @@ function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolea
         </>
       )}
 
-      {state === 'ended' && call && <DispositionForm phone={phone} key={`${call.callId}-${call.endedAt}`} />}
+      {state === 'ended' &&
+        call &&
+        (dispositionTarget(call).kind === 'outbound' ? (
+          <DialerDispositionForm phone={phone} key={`${call.callId}-${call.endedAt}`} />
+        ) : (
+          <DispositionForm phone={phone} key={`${call.callId}-${call.endedAt}`} />
+        ))}
 
       {canDial && (
         <form
@@ -237,6 +244,7 @@ function ScreenPop({ phone }: { phone: SoftphoneHandle }) {
   const { t } = useTranslation();
   const call = phone.snapshot!.context.call!;
   const caller = phone.caller;
+  if (phone.dialer) return <DialerScreenPop phone={phone} />;
   return (
     <div className="softphone__pop" data-testid="softphone-screen-pop">
       <div className="softphone__pop-number">
@@ -260,6 +268,127 @@ function ScreenPop({ phone }: { phone: SoftphoneHandle }) {
         </ul>
       )}
     </div>
+  );
+}
+
+/** A call the outbound dialer bridged: the contact and campaign from the outbound API (as on the desk's outbound panel). */
+function DialerScreenPop({ phone }: { phone: SoftphoneHandle }) {
+  const { t } = useTranslation();
+  const call = phone.snapshot!.context.call!;
+  const dialer = phone.dialer!;
+  const outbound = dialer.status === 'ready' ? dialer.call : null;
+  return (
+    <div className="softphone__pop" data-testid="softphone-dialer-pop" data-outbound-call-id={call.outboundCallId ?? ''}>
+      <span className="softphone__tag" data-testid="softphone-dialer-badge">
+        <i className="pi pi-megaphone" aria-hidden="true" /> {t('softphone.dialer.badge')}
+      </span>
+      <div className="softphone__pop-number">
+        <i className="pi pi-user" aria-hidden="true" />{' '}
+        <span data-testid="softphone-remote-number">{outbound?.phone ?? call.remoteNumber}</span>
+      </div>
+      {dialer.status === 'loading' ? (
+        <span className="muted" role="status">
+          {t('common.loading')}
+        </span>
+      ) : !outbound ? (
+        <span className="muted" data-testid="softphone-dialer-unavailable">
+          {t('softphone.dialer.unavailable')}
+        </span>
+      ) : (
+        <dl className="softphone__tones" data-testid="softphone-dialer-facts">
+          <dt>{t('outbound.fields.contact')}</dt>
+          <dd data-testid="softphone-dialer-contact">{outbound.contactName ?? t('softphone.unnamed')}</dd>
+          <dt>{t('outbound.fields.campaign')}</dt>
+          <dd data-testid="softphone-dialer-campaign">{outbound.campaignName || '—'}</dd>
+          <dt>{t('outbound.fields.attempt')}</dt>
+          <dd>{outbound.attempt}</dd>
+        </dl>
+      )}
+    </div>
+  );
+}
+
+/** UpdDISPO for a dialer call: the outbound dispositions, stored on the outbound call and its contact. */
+function DialerDispositionForm({ phone }: { phone: SoftphoneHandle }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const call = phone.snapshot!.context.call!;
+  const [disposition, setDisposition] = useState('');
+  const [callbackAt, setCallbackAt] = useState('');
+  const [saving, setSaving] = useState(false);
+  const body = outboundDispositionBody(disposition, callbackAt);
+
+  const save = async () => {
+    if (!body || !call.outboundCallId) return;
+    setSaving(true);
+    try {
+      await phone.outbound.disposition(call.outboundCallId, body.disposition, body.callbackAt);
+      toast.success(t('softphone.disposition.saved'));
+      phone.send({ type: 'phone.wrapUp.done' });
+    } catch (error) {
+      toast.error(t('softphone.disposition.failed'), describeError(error, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form
+      className="softphone__disposition"
+      data-testid="softphone-dialer-disposition"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save();
+      }}
+    >
+      <h3 className="softphone__subtitle">{t('softphone.dialer.dispositionTitle')}</h3>
+      <label className="softphone__field">
+        <span>{t('softphone.disposition.label')}</span>
+        <select
+          className="p-inputtext p-component"
+          value={disposition}
+          onChange={(event) => setDisposition(event.target.value)}
+          data-testid="softphone-dialer-disposition-select"
+        >
+          <option value="">{t('softphone.dialer.pick')}</option>
+          {OUTBOUND_DISPOSITIONS.map((code) => (
+            <option key={code} value={code}>
+              {t(`outbound.dispositions.${code}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {disposition === 'callback' && (
+        <label className="softphone__field">
+          <span>{t('outbound.desk.callbackAt')}</span>
+          <InputText
+            type="datetime-local"
+            value={callbackAt}
+            onChange={(event) => setCallbackAt(event.target.value)}
+            data-testid="softphone-dialer-callback-at"
+          />
+        </label>
+      )}
+      <div className="softphone__actions">
+        <Button
+          type="submit"
+          label={t('softphone.disposition.save')}
+          icon="pi pi-check"
+          loading={saving}
+          disabled={!body}
+          data-testid="softphone-dialer-disposition-save"
+        />
+        {/* Skipped, the outbound call still ends when its wrap-up time runs out. */}
+        <Button
+          type="button"
+          label={t('softphone.disposition.skip')}
+          text
+          disabled={saving}
+          onClick={() => phone.send({ type: 'phone.wrapUp.done' })}
+          data-testid="softphone-dialer-disposition-skip"
+        />
+      </div>
+    </form>
   );
 }
 

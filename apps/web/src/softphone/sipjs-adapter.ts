@@ -1,5 +1,6 @@
 import type { SoftphoneSettings } from '@centralita/contracts';
 import { Inviter, Web, type Invitation, type Session } from 'sip.js';
+import { OUTBOUND_CALL_ID_HEADER, outboundCallIdFrom } from './dialer-call';
 import type { CallEndReason, SipAdapter, SipEvent } from './sip-adapter';
 
 /** sip.js (SessionManager: one UserAgent, its Registerer and one call at a time) behind SipAdapter. */
@@ -59,6 +60,7 @@ export function createSipJsAdapter(settings: SoftphoneSettings, emit: (event: Si
           callId: callIdOf(incoming),
           remoteNumber: incoming.remoteIdentity.uri.user ?? '',
           remoteName: incoming.remoteIdentity.displayName || null,
+          outboundCallId: outboundCallIdFrom((incoming as Invitation).request.getHeader(OUTBOUND_CALL_ID_HEADER)),
         });
       },
       onCallCreated: (created) => {

@@ -37,6 +37,7 @@ function start() {
     {
       callStarted: async () => presence.push('callStarted'),
       callEnded: async () => presence.push('callEnded'),
+      dialerCallEnded: async (outboundCallId) => presence.push(`dialerCallEnded:${outboundCallId}`),
     },
     (event) => send(event),
   );
@@ -141,6 +142,51 @@ describe('softphoneMachine', () => {
     phone.actor.send({ type: 'phone.wrapUp.done' });
     expect(phone.state()).toBe('registered');
     expect(phone.context().call).toBeNull();
+  });
+
+  describe('a call the outbound dialer bridged (X-Outbound-Call-Id)', () => {
+    const OUTBOUND_ID = '5b0f3c1e-8a57-4c61-9a3e-2f1d6c7b8a90';
+    const ring = (phone: ReturnType<typeof registered>) =>
+      phone.sip({ type: 'sip.incoming', callId: 'c-d', remoteNumber: '+34912000101', remoteName: null, outboundCallId: OUTBOUND_ID });
+
+    it('keeps the outbound call id, and leaves presence to the outbound machine while it rings and talks', () => {
+      const phone = registered();
+      ring(phone);
+      expect(phone.context().call).toMatchObject({ remoteNumber: '+34912000101', outboundCallId: OUTBOUND_ID });
+      phone.actor.send({ type: 'phone.answer' });
+      phone.sip({ type: 'sip.answered', callId: 'c-d' });
+      expect(phone.state()).toBe('inCall');
+      expect(phone.presence).toEqual([]);
+    });
+
+    it('hangs up through the outbound API (HangUp) instead of the softphone presence link, and keeps the id for UpdDISPO', () => {
+      const phone = registered();
+      ring(phone);
+      phone.sip({ type: 'sip.answered', callId: 'c-d' });
+      phone.actor.send({ type: 'phone.hangup' });
+      phone.sip({ type: 'sip.ended', callId: 'c-d', reason: 'hangup' });
+      expect(phone.state()).toBe('ended');
+      expect(phone.presence).toEqual([`dialerCallEnded:${OUTBOUND_ID}`]);
+      expect(phone.context().call).toMatchObject({ outboundCallId: OUTBOUND_ID, endReason: 'hangup' });
+    });
+
+    it('closes the dialer call when the connection drops during it', () => {
+      const phone = registered();
+      ring(phone);
+      phone.sip({ type: 'sip.answered', callId: 'c-d' });
+      phone.sip({ type: 'sip.disconnected' });
+      expect(phone.presence).toEqual([`dialerCallEnded:${OUTBOUND_ID}`]);
+    });
+
+    it('treats the next ordinary call as the softphone one again', () => {
+      const phone = registered();
+      ring(phone);
+      phone.sip({ type: 'sip.ended', callId: 'c-d', reason: 'cancelled' });
+      phone.sip({ type: 'sip.incoming', callId: 'c-e', remoteNumber: '1001', remoteName: null });
+      expect(phone.context().call?.outboundCallId).toBeNull();
+      phone.sip({ type: 'sip.answered', callId: 'c-e' });
+      expect(phone.presence).toEqual(['callStarted']);
+    });
   });
 
   it('ends a missed call without touching presence', () => {

@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { CallDirection } from '@centralita/contracts';
+import { isDialerCall } from './dialer-call';
 import type { CallEndReason, SipAdapter, SipEvent } from './sip-adapter';
 
 /**
@@ -18,6 +19,8 @@ export interface SoftphoneCall {
   answeredAt: number | null;
   endedAt: number | null;
   endReason: CallEndReason | null;
+  /** The outbound dialer's call this is (X-Outbound-Call-Id), null for an ordinary call. */
+  outboundCallId: string | null;
 }
 
 export interface SoftphoneContext {
@@ -72,10 +75,16 @@ export const softphoneMachine = setup({
     clearError: assign({ error: null }),
     setError: assign((_, params: { error: string }) => ({ error: params.error })),
     startOutbound: assign((_, params: { target: string }) => ({ call: newCall('outbound', params.target, null), ...EMPTY_CALL_FLAGS })),
-    startInbound: assign((_, params: { callId: string; remoteNumber: string; remoteName: string | null }) => ({
-      call: { ...newCall('inbound', params.remoteNumber, params.remoteName), callId: params.callId },
-      ...EMPTY_CALL_FLAGS,
-    })),
+    startInbound: assign(
+      (_, params: { callId: string; remoteNumber: string; remoteName: string | null; outboundCallId?: string | null }) => ({
+        call: {
+          ...newCall('inbound', params.remoteNumber, params.remoteName),
+          callId: params.callId,
+          outboundCallId: params.outboundCallId ?? null,
+        },
+        ...EMPTY_CALL_FLAGS,
+      }),
+    ),
     setCallId: assign(({ context }, params: { callId: string }) => ({ call: context.call && { ...context.call, callId: params.callId } })),
     toggleMuted: assign(({ context }) => ({ muted: !context.muted })),
     setHeldFlag: assign((_, params: { held: boolean }) => ({ held: params.held })),
@@ -211,12 +220,17 @@ export const softphoneMachine = setup({
 });
 
 function newCall(direction: CallDirection, remoteNumber: string, remoteName: string | null): SoftphoneCall {
-  return { callId: null, direction, remoteNumber, remoteName, answeredAt: null, endedAt: null, endReason: null };
+  return { callId: null, direction, remoteNumber, remoteName, answeredAt: null, endedAt: null, endReason: null, outboundCallId: null };
 }
 
 export interface PresenceLink {
   callStarted(): Promise<unknown>;
   callEnded(): Promise<unknown>;
+  /**
+   * A dialer call ended on the softphone: HangUp on the outbound API (call → wrapUp). When the
+   * contact hung up first the call is already in wrap-up and the refusal is ignored.
+   */
+  dialerCallEnded?(outboundCallId: string): Promise<unknown>;
 }
 
 /**
@@ -241,9 +255,16 @@ export function bindSoftphone(adapter: SipAdapter, presence: PresenceLink, send:
       setHeld: (_, { held }) => report('hold')(adapter.setHeld(held)),
       sendDtmf: (_, { tone }) => report('dtmf')(adapter.sendDtmf(tone)),
       transfer: (_, { target }) => report('transfer')(adapter.transfer(target)),
-      // The agent may not have logged into a campaign: the call works without presence.
-      reportInCall: () => quietly(presence.callStarted()),
-      reportCallEnded: () => quietly(presence.callEnded()),
+      // The agent may not have logged into a campaign: the call works without presence. A dialer
+      // call's presence follows the outbound call machine (outboundCall → afterCallWork) instead.
+      reportInCall: ({ context }) => {
+        if (!isDialerCall(context.call)) quietly(presence.callStarted());
+      },
+      reportCallEnded: ({ context }) => {
+        const outboundCallId = context.call?.outboundCallId;
+        if (!outboundCallId) return quietly(presence.callEnded());
+        if (presence.dialerCallEnded) quietly(presence.dialerCallEnded(outboundCallId));
+      },
     },
   });
 }

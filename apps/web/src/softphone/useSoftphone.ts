@@ -2,14 +2,20 @@ import { useEffect, useMemo, useState } from 'react';
 import { createActor, type SnapshotFrom } from 'xstate';
 import type { CallerLookup, SoftphoneSettings } from '@centralita/contracts';
 import { useServices } from '../app/ServicesContext';
+import { createOutboundApi, type AgentCall, type OutboundApi } from '../outbound/outbound-api';
 import type { SipAdapter, SipEvent } from './sip-adapter';
 import { createSoftphoneApi, type SoftphoneApi } from './softphone-api';
 import { bindSoftphone, softphoneMachine, type SoftphoneEvent } from './softphone.machine';
 
 export type SoftphoneSnapshot = SnapshotFrom<typeof softphoneMachine>;
 
+/** The dialer's call on the line: its screen pop from the outbound API (loading, found, or not available). */
+export type DialerPop = { status: 'loading' } | { status: 'ready'; call: AgentCall } | { status: 'unavailable' };
+
 export interface SoftphoneHandle {
   api: SoftphoneApi;
+  /** The outbound API: dialer calls are dispositioned with UpdDISPO there. */
+  outbound: OutboundApi;
   /** null while loading. */
   settings: SoftphoneSettings | null;
   loadError: unknown;
@@ -17,6 +23,8 @@ export interface SoftphoneHandle {
   send(event: SoftphoneEvent): void;
   /** Screen pop for the current call's number; null while it loads or without a call. */
   caller: CallerLookup | null;
+  /** For a dialer call (X-Outbound-Call-Id): its screen pop; null for any other call. */
+  dialer: DialerPop | null;
 }
 
 /**
@@ -27,11 +35,13 @@ export interface SoftphoneHandle {
 export function useSoftphone(): SoftphoneHandle {
   const { client } = useServices();
   const api = useMemo(() => createSoftphoneApi(client), [client]);
+  const outbound = useMemo(() => createOutboundApi(client), [client]);
   const [settings, setSettings] = useState<SoftphoneSettings | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [snapshot, setSnapshot] = useState<SoftphoneSnapshot | null>(null);
   const [sender, setSender] = useState<{ send(event: SoftphoneEvent): void }>({ send: () => {} });
   const [caller, setCaller] = useState<CallerLookup | null>(null);
+  const [dialer, setDialer] = useState<DialerPop | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -55,7 +65,13 @@ export function useSoftphone(): SoftphoneHandle {
     void import('./sipjs-adapter').then(({ createSipJsAdapter }) => {
       if (stopped) return;
       adapter = createSipJsAdapter(settings, (event: SipEvent) => send({ ...event, at: Date.now() }));
-      actor = createActor(bindSoftphone(adapter, { callStarted: api.callStarted, callEnded: api.callEnded }, send));
+      actor = createActor(
+        bindSoftphone(
+          adapter,
+          { callStarted: api.callStarted, callEnded: api.callEnded, dialerCallEnded: (callId) => outbound.hangUp(callId) },
+          send,
+        ),
+      );
       actor.subscribe((next) => setSnapshot(next));
       actor.start();
       setSender({ send });
@@ -66,12 +82,14 @@ export function useSoftphone(): SoftphoneHandle {
       actor?.stop();
       void adapter?.dispose().catch(() => undefined);
     };
-  }, [settings, api]);
+  }, [settings, api, outbound]);
 
   const number = snapshot?.context.call?.remoteNumber ?? null;
+  const outboundCallId = snapshot?.context.call?.outboundCallId ?? null;
   useEffect(() => {
     setCaller(null);
-    if (!number) return;
+    // A dialer call's screen pop is the outbound call's (below), not a phone-list look-up.
+    if (!number || outboundCallId) return;
     let live = true;
     api
       .lookup(number)
@@ -80,7 +98,24 @@ export function useSoftphone(): SoftphoneHandle {
     return () => {
       live = false;
     };
-  }, [api, number]);
+  }, [api, number, outboundCallId]);
 
-  return { api, settings, loadError, snapshot, send: sender.send, caller };
+  // A dialer call: the agent's active outbound call is the screen pop (the same as the desk panel's).
+  useEffect(() => {
+    setDialer(outboundCallId ? { status: 'loading' } : null);
+    if (!outboundCallId) return;
+    let live = true;
+    outbound
+      .currentCall()
+      .then(
+        (current) =>
+          live && setDialer(current && current.id === outboundCallId ? { status: 'ready', call: current } : { status: 'unavailable' }),
+      )
+      .catch(() => live && setDialer({ status: 'unavailable' }));
+    return () => {
+      live = false;
+    };
+  }, [outbound, outboundCallId]);
+
+  return { api, outbound, settings, loadError, snapshot, send: sender.send, caller, dialer };
 }

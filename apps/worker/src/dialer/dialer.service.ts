@@ -1,3 +1,4 @@
+import { ConfigCrypto } from '@centralita/contracts/server';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -37,6 +38,8 @@ export class DialerService implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async boot(dialerConfig: ReturnType<typeof loadDialerConfig>): Promise<void> {
+    // Trunk passwords are written by the API: the same CONFIG_ENCRYPTION_KEY must be set here (required in production).
+    const crypto = new ConfigCrypto(process.env, (message) => this.logger.warn(message));
     this.telephony = await createTelephony(dialerConfig.telephony);
     this.dataSource = new DataSource({
       type: 'postgres',
@@ -53,6 +56,8 @@ export class DialerService implements OnApplicationBootstrap, OnApplicationShutd
       redisUrl: this.config.redisUrl,
       queuePrefix: this.config.queuePrefix,
       telephony: this.telephony,
+      telephonyKind: dialerConfig.telephony.kind,
+      crypto,
       tickMs: dialerConfig.tickMs,
       ringTimeoutSec: dialerConfig.ringTimeoutSec,
       maxCallsPerTick: dialerConfig.maxCallsPerTick,

@@ -1,10 +1,19 @@
 import { OUTBOUND_QUEUES, type OutboundCallEventJob } from '@centralita/contracts';
+import { ConfigCrypto } from '@centralita/contracts/server';
 import { isWithinCallingWindow, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
 import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { CallHandle, Telephony, TelephonyEvent } from '../telephony/telephony';
+import { TelephonyError, type CallHandle, type Telephony, type TelephonyEvent } from '../telephony/telephony';
+import {
+  chooseRoute,
+  resolveAgentTarget,
+  resolveCampaignTrunk,
+  simulatedAgentUri,
+  type DialingRoute,
+  type TelephonyKind,
+} from './dialing-route';
 
 export interface DialerOptions {
   dataSource: DataSource;
@@ -14,6 +23,13 @@ export interface DialerOptions {
   redisUrl: string;
   queuePrefix: string;
   telephony: Telephony;
+  /**
+   * Which telephony `telephony` is (default simulator). With drachtio a campaign needs a usable
+   * trunk and a caller id, and an agent a softphone account, or nothing is dialled / bridged.
+   */
+  telephonyKind?: TelephonyKind;
+  /** Decrypts trunk passwords; the same CONFIG_ENCRYPTION_KEY as the API (default: built from the environment). */
+  crypto?: Pick<ConfigCrypto, 'decrypt'>;
   tickMs: number;
   ringTimeoutSec: number;
   maxCallsPerTick: number;
@@ -37,6 +53,7 @@ interface CampaignRow {
   max_attempts: number;
   calling_windows: CallingWindows;
   caller_id: string | null;
+  trunk_id: string | null;
   agent_ids: string[];
 }
 
@@ -49,8 +66,8 @@ interface ContactRow {
 
 const HEARTBEAT_TTL_MS = 5000;
 const LIVE = `('queued', 'dialing', 'ringing', 'answeredByHuman', 'connected')`;
-/** Where the simulator "sends" calls: the dialer needs a trunk even when no SIP trunk is configured. */
-const SIMULATOR_TRUNK = { host: 'simulator.invalid', port: 5060, transport: 'udp' as const };
+/** A campaign that cannot dial is logged again after this long (not every tick). */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 const DNC_CLEAR = `NOT EXISTS (SELECT 1 FROM do_not_call d WHERE d.tenant_id = ct.tenant_id AND d.phone = ct.phone
                     AND (d.campaign_id IS NULL OR d.campaign_id = ct.campaign_id))`;
@@ -77,6 +94,14 @@ export class Dialer {
   private readonly chains = new Map<string, Promise<unknown>>();
   private stopped = false;
   private ticking = false;
+  private readonly kind: TelephonyKind;
+  private readonly crypto: Pick<ConfigCrypto, 'decrypt'>;
+  /** Bridges under way (an agent's phone may ring a while): never awaited by a tick, awaited by stop(). */
+  private readonly bridges = new Set<Promise<void>>();
+  /** Campaigns that cannot dial right now, with the code and when it was last logged. */
+  private readonly refusedCampaigns = new Map<string, { code: string; loggedAt: number }>();
+  /** Calls whose bridge to the agent failed, with the code (tests, diagnostics). */
+  readonly bridgeFailures = new Map<string, string>();
   /** Originates placed since start (benchmarks). */
   placed = 0;
 
@@ -86,6 +111,13 @@ export class Dialer {
     this.ticks = new Queue(OUTBOUND_QUEUES.dialerTicks, { connection, prefix: options.queuePrefix });
     this.events.on('error', () => undefined);
     this.ticks.on('error', () => undefined);
+    this.kind = options.telephonyKind ?? 'simulator';
+    this.crypto = options.crypto ?? new ConfigCrypto(process.env, (message) => options.log?.(message));
+  }
+
+  /** Campaigns the dialer holds back (no usable trunk or caller id under drachtio), by id, with the code. */
+  get refusals(): ReadonlyMap<string, string> {
+    return new Map([...this.refusedCampaigns].map(([id, { code }]) => [id, code]));
   }
 
   private log(message: string): void {
@@ -124,6 +156,7 @@ export class Dialer {
     if (this.interval) clearInterval(this.interval);
     while (this.ticking) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.tickWorker?.close().catch(() => undefined);
+    await Promise.allSettled([...this.bridges]);
     await Promise.allSettled([...this.chains.values()]);
     await this.events.close().catch(() => undefined);
     await this.ticks.close().catch(() => undefined);
@@ -146,11 +179,14 @@ export class Dialer {
       await this.reconcile();
       await this.sweepTimers();
       const campaigns = (await this.options.dataSource.query(
-        `SELECT id, tenant_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, calling_windows, caller_id, agent_ids
+        `SELECT id, tenant_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, calling_windows, caller_id, trunk_id, agent_ids
            FROM dialer_campaigns WHERE status = 'running' AND deleted_at IS NULL AND ($1::uuid[] IS NULL OR tenant_id = ANY($1::uuid[]))
           ORDER BY created_at, id`,
         [this.options.tenantIds ?? null],
       )) as CampaignRow[];
+      // A refusal is forgotten once its campaign stops running (paused, completed, deleted).
+      for (const id of this.refusedCampaigns.keys())
+        if (!campaigns.some((campaign) => campaign.id === id)) this.refusedCampaigns.delete(id);
       await this.placePreviewRequests();
       for (const campaign of campaigns) {
         if (this.stopped) break;
@@ -196,9 +232,17 @@ export class Dialer {
       },
       { mode: campaign.mode, abandonCap: Number(campaign.abandon_cap_percent) / 100 },
     );
-    const count = Math.min(wanted, this.options.maxCallsPerTick);
+    let count = Math.min(wanted, this.options.maxCallsPerTick);
     if (stats.in_flight === 0) await this.reportIfExhausted(campaign.id);
     if (count <= 0) return;
+    // Resolved only when about to dial: an idle campaign costs no trunk look-up.
+    const route = await this.route(campaign);
+    if (!route.ok) return this.refuseCampaign(campaign.id, route);
+    this.refusedCampaigns.delete(campaign.id);
+    if (route.trunkId && route.maxConcurrentCalls) {
+      count = Math.min(count, route.maxConcurrentCalls - (await this.callsOnTrunk(campaign.tenant_id, route.trunkId)));
+      if (count <= 0) return;
+    }
     // Candidates: due, under the attempt limit, not on a do-not-call list, number not live anywhere.
     const candidates = (await db.query(
       `SELECT ct.id, ct.tenant_id, ct.campaign_id, ct.phone FROM outbound_contacts ct
@@ -214,8 +258,35 @@ export class Dialer {
       if (placed >= count || this.stopped) break;
       // Calling windows are in the contact's local time (zone from the number); unknown zone = never.
       if (!isWithinCallingWindow(contact.phone, now, campaign.calling_windows ?? {})) continue;
-      if (await this.dial(campaign, contact)) placed += 1;
+      if (await this.dial(campaign, contact, route)) placed += 1;
     }
+  }
+
+  /** The campaign's trunk and caller id (see chooseRoute). */
+  private async route(campaign: Pick<CampaignRow, 'tenant_id' | 'trunk_id' | 'caller_id'>): Promise<DialingRoute> {
+    const lookup = await resolveCampaignTrunk(this.options.dataSource, this.crypto, campaign.tenant_id, campaign.trunk_id);
+    return chooseRoute(this.kind, campaign.caller_id, lookup);
+  }
+
+  /** Nothing is reserved for a campaign that cannot dial; the reason is logged (once a minute while it lasts). */
+  private refuseCampaign(campaignId: string, route: Extract<DialingRoute, { ok: false }>): void {
+    const now = Date.now();
+    const last = this.refusedCampaigns.get(campaignId);
+    if (last && last.code === route.code && now - last.loggedAt < REFUSAL_LOG_INTERVAL_MS) return;
+    this.refusedCampaigns.set(campaignId, { code: route.code, loggedAt: now });
+    this.log(`campaign ${campaignId} not dialled (${route.code}): ${route.message}`);
+  }
+
+  /** Calls holding a line on the trunk now: reserved (not yet reported) or live on the carrier, whichever campaign placed them. */
+  private async callsOnTrunk(tenantId: string, trunkId: string): Promise<number> {
+    const [{ calls }] = (await this.options.dataSource.query(
+      `SELECT count(*)::int AS calls FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
+         LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
+        WHERE c.tenant_id = $1 AND c.trunk_id = $2 AND ct.active_call_id IS NOT NULL AND ct.dialer_owner IS DISTINCT FROM 'preview'
+          AND (oc.id IS NULL OR oc.status IN ${LIVE})`,
+      [tenantId, trunkId],
+    )) as { calls: number }[];
+    return calls;
   }
 
   /** Nothing left to call (no open contact, no pending callback): ask the API to complete the campaign (at most once a minute). */
@@ -237,7 +308,7 @@ export class Dialer {
   }
 
   /** Reserve (one transaction, DNC re-checked), report the call, then place it. */
-  private async dial(campaign: CampaignRow, contact: ContactRow): Promise<boolean> {
+  private async dial(campaign: CampaignRow, contact: ContactRow, route: DialingRoute): Promise<boolean> {
     const callId = randomUUID();
     const attempt = await this.options.dataSource.transaction(async (manager) => {
       const taken = (await manager.query(
@@ -258,7 +329,7 @@ export class Dialer {
       return rows[0].attempts;
     });
     if (attempt === null) return false;
-    await this.place(campaign, contact, callId, attempt);
+    await this.place(campaign, contact, callId, attempt, route);
     return true;
   }
 
@@ -266,34 +337,43 @@ export class Dialer {
   private async placePreviewRequests(): Promise<void> {
     const requests = (await this.options.dataSource.query(
       `SELECT ct.id, ct.tenant_id, ct.campaign_id, ct.phone, ct.active_call_id, ct.attempts,
-              c.id AS c_id, c.abandon_threshold_ms, c.caller_id
+              c.id AS c_id, c.abandon_threshold_ms, c.caller_id, c.trunk_id
          FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
         WHERE ct.dialer_owner = 'preview' AND ct.preview_dial_at IS NOT NULL AND ct.active_call_id IS NOT NULL AND c.status = 'running'
           AND ($1::uuid[] IS NULL OR ct.tenant_id = ANY($1::uuid[]))
         LIMIT 100`,
       [this.options.tenantIds ?? null],
-    )) as (ContactRow & { active_call_id: string; attempts: number; abandon_threshold_ms: number; caller_id: string | null })[];
+    )) as (ContactRow & {
+      active_call_id: string;
+      attempts: number;
+      abandon_threshold_ms: number;
+      caller_id: string | null;
+      trunk_id: string | null;
+    })[];
     for (const request of requests) {
       const [claimed] = (await this.options.dataSource.query(
         `UPDATE outbound_contacts SET dialer_owner = $2 WHERE id = $1 AND dialer_owner = 'preview' AND active_call_id = $3 RETURNING id`,
         [request.id, this.owner, request.active_call_id],
       )) as [unknown[], number];
       if (claimed.length === 0) continue;
+      // The agent is waiting for this record: a campaign that cannot dial fails the call (with the code) rather than keep them waiting.
       await this.place(
-        { id: request.campaign_id, abandon_threshold_ms: request.abandon_threshold_ms, caller_id: request.caller_id },
+        { id: request.campaign_id, abandon_threshold_ms: request.abandon_threshold_ms },
         request,
         request.active_call_id,
         request.attempts,
+        await this.route(request),
       );
     }
   }
 
-  /** Reports the reserved call to the API, then sends the INVITE. */
+  /** Reports the reserved call to the API, then sends the INVITE through the route's trunk. */
   private async place(
-    campaign: Pick<CampaignRow, 'id' | 'abandon_threshold_ms' | 'caller_id'>,
+    campaign: Pick<CampaignRow, 'id' | 'abandon_threshold_ms'>,
     contact: ContactRow,
     callId: string,
     attempt: number,
+    route: DialingRoute,
   ): Promise<void> {
     const at = Date.now();
     this.report(callId, '0', {
@@ -307,14 +387,19 @@ export class Dialer {
       abandonThresholdMs: campaign.abandon_threshold_ms,
       at,
     });
+    if (!route.ok) {
+      this.log(`call ${callId} not placed (${route.code}): ${route.message}`);
+      this.report(callId, 'x', { kind: 'failed', callId, reason: route.code, at: Date.now() });
+      return;
+    }
     this.placed += 1;
     try {
       const handle = await this.options.telephony.originate({
         callId,
         tenantId: contact.tenant_id,
-        from: campaign.caller_id ?? '+10000000000',
+        from: route.from,
         to: contact.phone,
-        trunk: SIMULATOR_TRUNK,
+        trunk: route.trunk,
         ringTimeoutSec: this.options.ringTimeoutSec,
         amd: true,
       });
@@ -370,9 +455,10 @@ export class Dialer {
   /** Calls whose machine has left the live states lose their carrier leg; connected calls are bridged. */
   private async reconcile(): Promise<void> {
     if (this.live.size === 0) return;
-    const rows = (await this.options.dataSource.query(`SELECT id, status, agent_id FROM outbound_calls WHERE id = ANY($1::uuid[])`, [
-      [...this.live.keys()],
-    ])) as { id: string; status: string; agent_id: string | null }[];
+    const rows = (await this.options.dataSource.query(
+      `SELECT id, tenant_id, status, agent_id FROM outbound_calls WHERE id = ANY($1::uuid[])`,
+      [[...this.live.keys()]],
+    )) as { id: string; tenant_id: string; status: string; agent_id: string | null }[];
     for (const row of rows) {
       const call = this.live.get(row.id);
       if (!call || call.handle.ended) continue;
@@ -380,9 +466,42 @@ export class Dialer {
         await this.options.telephony.hangUp(row.id).catch(() => undefined);
       } else if (row.status === 'connected' && !call.bridged && row.agent_id) {
         call.bridged = true;
-        await this.options.telephony.bridge(row.id, `sip:${row.agent_id}@agents.invalid`).catch(() => undefined);
+        // Not awaited: the agent's phone may ring for a while and the other campaigns keep pacing meanwhile.
+        const bridging = this.bridgeToAgent(row.id, row.tenant_id, row.agent_id);
+        this.bridges.add(bridging);
+        void bridging.finally(() => this.bridges.delete(bridging));
       }
     }
+  }
+
+  /**
+   * INVITEs the agent's softphone registration (`sip:<auth_user>@<softphone domain>`). The
+   * simulator bridges an agent without a softphone account to a placeholder URI (simulated agents
+   * do not register). When the bridge cannot be made the contact's call is hung up with the code
+   * logged (the API's machine then goes to wrap-up): a contact never waits on an open line.
+   */
+  private async bridgeToAgent(callId: string, tenantId: string, agentId: string): Promise<void> {
+    try {
+      const target = await resolveAgentTarget(this.options.dataSource, tenantId, agentId);
+      let uri: string;
+      if (target.ok) uri = target.uri;
+      else if (this.kind === 'simulator') uri = simulatedAgentUri(agentId);
+      else return await this.bridgeFailed(callId, target.code, target.message);
+      await this.options.telephony.bridge(callId, uri);
+    } catch (error) {
+      const code = error instanceof TelephonyError ? error.code : 'telephony.bridgeFailed';
+      // The call ended while the agent's phone rang: nothing left to hang up.
+      if (code === 'telephony.unknownCall') return;
+      await this.bridgeFailed(callId, code, (error as Error).message);
+    }
+  }
+
+  private async bridgeFailed(callId: string, code: string, message: string): Promise<void> {
+    this.bridgeFailures.set(callId, code);
+    // Bounded: only the recent failures matter for diagnostics.
+    if (this.bridgeFailures.size > 1000) this.bridgeFailures.delete(this.bridgeFailures.keys().next().value!);
+    this.log(`call ${callId}: bridge to the agent failed (${code}): ${message}; hanging up the contact`);
+    await this.options.telephony.hangUp(callId).catch(() => undefined);
   }
 
   /** Reservations held by dialer processes whose heartbeat is gone: end their calls (never re-dial them now). */

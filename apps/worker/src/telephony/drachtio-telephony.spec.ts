@@ -196,6 +196,10 @@ describe(DrachtioTelephony.name, () => {
     const [contact, agent] = fake.calls;
     expect(agent.invite.uri).toBe('sip:agent-7@127.0.0.1:5090');
     expect(agent.invite.body).toBe(FAKE_SDP);
+    // The softphone recognises the dialer's call by this header, and shows the contact's number.
+    expect(header(agent.invite, 'X-Outbound-Call-Id')).toBe(handle.callId);
+    expect(header(agent.invite, 'From')).toMatch(/^<?sip:\+34911234567@/);
+    expect(header(contact.invite, 'X-Outbound-Call-Id')).toBeUndefined();
     expect(contact.reInvites).toHaveLength(1);
     expect(telephony!.activeCalls()[0]).toMatchObject({ bridgedTo: 'sip:agent-7@127.0.0.1:5090' });
     await fake.sendBye(agent);

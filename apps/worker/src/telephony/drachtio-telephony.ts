@@ -1,5 +1,13 @@
 import Srf from 'drachtio-srf';
-import { CallHandle, TelephonyError, validateOriginate, type ActiveCall, type OriginateRequest, type Telephony } from './telephony';
+import {
+  CallHandle,
+  OUTBOUND_CALL_ID_HEADER,
+  TelephonyError,
+  validateOriginate,
+  type ActiveCall,
+  type OriginateRequest,
+  type Telephony,
+} from './telephony';
 
 /**
  * Production telephony: a drachtio server does the SIP, this process drives it over drachtio's
@@ -13,7 +21,9 @@ import { CallHandle, TelephonyError, validateOriginate, type ActiveCall, type Or
  * - Bridge: third-party call control by re-INVITE. We INVITE the agent's SIP URI (the registrar
  *   routes it to the agent's registration) offering the contact's SDP, then re-INVITE the contact
  *   with the agent's answer, so media flows contact ⇄ agent. `createB2BUA` needs an inbound
- *   INVITE for its A leg, which an outbound dialer does not have.
+ *   INVITE for its A leg, which an outbound dialer does not have. The agent's INVITE shows the
+ *   contact's number as the caller and carries X-Outbound-Call-Id, which the console's softphone
+ *   reads to treat the call as the dialer's (screen pop and disposition from the outbound API).
  */
 
 export interface DrachtioConnection {
@@ -190,7 +200,15 @@ export class DrachtioTelephony implements Telephony {
     const contactSdp = dialog.remote.sdp;
     if (!contactSdp) throw new TelephonyError('telephony.invalidRequest', `Call ${callId} has no SDP from the contact to offer the agent`);
     const agentDialog = await this.srf
-      .createUAC(agentSipUri, { callingNumber: call.request.to, localSdp: contactSdp, headers: { 'X-Centralita-Call-Id': callId } }, {})
+      .createUAC(
+        agentSipUri,
+        {
+          callingNumber: call.request.to,
+          localSdp: contactSdp,
+          headers: { 'X-Centralita-Call-Id': callId, [OUTBOUND_CALL_ID_HEADER]: callId },
+        },
+        {},
+      )
       .catch((error: unknown) => {
         const status = (error as { status?: number }).status;
         throw new TelephonyError(

@@ -8,6 +8,13 @@ import { isE164 } from '@centralita/domain';
 
 export type SipTransport = 'udp' | 'tcp' | 'tls';
 
+/**
+ * On the INVITE that bridges a dialer call to the agent: the outbound call's id (the `callId` of
+ * the originate request). The console's softphone (apps/web/src/softphone/dialer-call.ts reads the
+ * same name) then screen-pops the call from the outbound API and dispositions it with UpdDISPO.
+ */
+export const OUTBOUND_CALL_ID_HEADER = 'X-Outbound-Call-Id';
+
 /** The tenant's SIP trunk: where INVITEs go and how to answer the carrier's digest challenge. */
 export interface SipTrunk {
   host: string;
@@ -162,7 +169,11 @@ export interface Telephony {
    * rejects only for bad input or a duplicate call id — carrier refusals arrive as `failed`.
    */
   originate(request: OriginateRequest): Promise<CallHandle>;
-  /** Connects an answered call to an agent's SIP URI. */
+  /**
+   * Connects an answered call to an agent's SIP URI; the agent's leg carries OUTBOUND_CALL_ID_HEADER
+   * and the contact's number as the caller. Rejects with `telephony.bridgeFailed` when the agent
+   * does not answer (the contact's call stays up: the caller decides what to do with it).
+   */
   bridge(callId: string, agentSipUri: string): Promise<void>;
   /** Ends the call (CANCEL before the answer, BYE after); the handle reports `hungUp {by: 'local'}`. */
   hangUp(callId: string): Promise<void>;

@@ -9,6 +9,7 @@ import {
   type ChannelName,
   type PlatformSettings,
 } from '@centralita/contracts';
+import { ConfigCrypto } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -16,7 +17,6 @@ import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
-import { ConfigCrypto } from './config-crypto';
 import { ChannelConfig, PlatformSettingsRow } from './platform-settings.entities';
 
 const CHANNELS = Object.keys(CHANNEL_FIELDS) as ChannelName[];

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MachineHostModule } from '../machine-host/machine-host.module';
-import { ConfigCrypto } from '../platform-settings/config-crypto';
+import { configCryptoProvider } from '../platform-settings/config-crypto.provider';
 import { SoftphoneController } from './softphone.controller';
 import { SoftphoneService } from './softphone.service';
 
@@ -8,6 +8,6 @@ import { SoftphoneService } from './softphone.service';
 @Module({
   imports: [MachineHostModule],
   controllers: [SoftphoneController],
-  providers: [{ provide: ConfigCrypto, useFactory: () => new ConfigCrypto() }, SoftphoneService],
+  providers: [configCryptoProvider, SoftphoneService],
 })
 export class SoftphoneModule {}

@@ -9,6 +9,7 @@ import {
   type SoftphoneConfig,
   type SoftphoneSettings,
 } from '@centralita/contracts';
+import { ConfigCrypto } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -16,7 +17,6 @@ import { AuditService } from '../admin/audit.service';
 import type { Principal } from '../auth/principal';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { agentView } from '../machine-host/views';
-import { ConfigCrypto } from '../platform-settings/config-crypto';
 
 interface ConfigRow {
   ws_url: string;

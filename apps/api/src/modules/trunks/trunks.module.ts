@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ConfigCrypto } from '../platform-settings/config-crypto';
+import { configCryptoProvider } from '../platform-settings/config-crypto.provider';
 import { Trunk } from './trunk.entity';
 import { TrunksController } from './trunks.controller';
 import { TrunksService } from './trunks.service';
@@ -10,7 +10,7 @@ import { TrunksService } from './trunks.service';
   imports: [TypeOrmModule.forFeature([Trunk])],
   controllers: [TrunksController],
   // Same helper and key as the channel secrets; built at start-up so a missing production key stops the API.
-  providers: [{ provide: ConfigCrypto, useFactory: () => new ConfigCrypto() }, TrunksService],
+  providers: [configCryptoProvider, TrunksService],
   exports: [TrunksService],
 })
 export class TrunksModule {}

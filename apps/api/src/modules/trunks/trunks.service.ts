@@ -8,6 +8,7 @@ import {
   type TrunkSummary,
   type TrunkTransport,
 } from '@centralita/contracts';
+import { ConfigCrypto } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
@@ -16,7 +17,6 @@ import { AuditService } from '../admin/audit.service';
 import { paginate } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
-import { ConfigCrypto } from '../platform-settings/config-crypto';
 import { Trunk } from './trunk.entity';
 
 const AUDIT_TYPE = 'trunk';

@@ -30,3 +30,14 @@ describe(ConfigCrypto.name, () => {
     expect(() => new ConfigCrypto({ CONFIG_ENCRYPTION_KEY: 'cd'.repeat(32), NODE_ENV: 'test' }).decrypt(stored)).toThrow();
   });
 });
+
+describe('ConfigCrypto development key', () => {
+  it('warns once outside test and production, and the API and the worker derive the same key', () => {
+    const warnings: string[] = [];
+    const api = new ConfigCrypto({ NODE_ENV: 'development' }, (message) => warnings.push(message));
+    const worker = new ConfigCrypto({ NODE_ENV: 'development' }, (message) => warnings.push(message));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/CONFIG_ENCRYPTION_KEY is not set/);
+    expect(worker.decrypt(api.encrypt('trunk-password'))).toBe('trunk-password');
+  });
+});

@@ -1,15 +1,23 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { Logger } from '@nestjs/common';
 
 /**
- * AES-256-GCM for channel secrets at rest. The key comes from CONFIG_ENCRYPTION_KEY (32 bytes as
- * 64 hex characters or base64); outside production a fixed development key is derived, with a
- * warning, so local data stays readable across restarts. Stored form: v1.<iv>.<tag>.<ciphertext>.
+ * AES-256-GCM for secrets at rest (channel secrets, trunk and softphone passwords). The API writes
+ * them and the worker's dialer reads trunk passwords, so both must use this one implementation
+ * and the same CONFIG_ENCRYPTION_KEY. The key is 32 bytes as 64 hex characters or base64; outside
+ * production a fixed development key is derived, with a warning, so local data stays readable
+ * across restarts. Stored form: v1.<iv>.<tag>.<ciphertext>.
+ *
+ * Node-only (node:crypto): exported from `@centralita/contracts/server`, never from the index the
+ * console bundles.
  */
 export class ConfigCrypto {
   private readonly key: Buffer;
 
-  constructor(env: NodeJS.ProcessEnv = process.env) {
+  /** `warn` receives the development-key warning (the API passes its Nest logger). */
+  constructor(
+    env: NodeJS.ProcessEnv = process.env,
+    warn: (message: string) => void = (message) => console.warn(`[ConfigCrypto] ${message}`),
+  ) {
     const raw = env.CONFIG_ENCRYPTION_KEY?.trim();
     if (raw) {
       const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
@@ -20,9 +28,7 @@ export class ConfigCrypto {
     } else {
       this.key = createHash('sha256').update('centralita development configuration key').digest();
       if ((env.NODE_ENV ?? 'development') !== 'test') {
-        new Logger('ConfigCrypto').warn(
-          'CONFIG_ENCRYPTION_KEY is not set: channel secrets use a development key (never do this in production)',
-        );
+        warn('CONFIG_ENCRYPTION_KEY is not set: channel secrets use a development key (never do this in production)');
       }
     }
   }

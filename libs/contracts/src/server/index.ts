@@ -1,0 +1,3 @@
+// `@centralita/contracts/server`: Node-only code shared by the API and the worker. The console
+// imports only the package index (src/index.ts), which must never re-export this entry.
+export * from './config-crypto';
