@@ -116,9 +116,16 @@ describe('Dashboards', () => {
       token: admin.accessToken,
       body: JSON.stringify({ name: WAITING_ROOM, type: 'inbound', channel: 'WebChat', internal: false, businessHours: [] }),
     });
+    // Where a customer gives up: also a line nobody serves, or an agent another suite left logged in
+    // could take the chat before the customer leaves (then there is no abandon to show).
+    const gaveUpLine = await api<{ id: string }>('/api/attention-lines', {
+      method: 'POST',
+      token: admin.accessToken,
+      body: JSON.stringify({ name: `${TAG} gave up`, type: 'inbound', channel: 'WebChat', internal: false, businessHours: [] }),
+    });
     if (SHOTS) await answeredChat(line.id);
     // One customer gives up (an abandon: offered, not answered); one keeps waiting (the live board).
-    const gaveUp = await queueChat(line.id, `${TAG} Lucía`, ['Esto es horrible, estoy muy enfadado, el servicio es pésimo']);
+    const gaveUp = await queueChat(gaveUpLine.id, `${TAG} Lucía`, ['Esto es horrible, estoy muy enfadado, el servicio es pésimo']);
     await api('/api/webchat/conversation/leave', { method: 'POST', token: gaveUp.visitorToken });
     chats.push(
       await queueChat(waitingRoom.id, `${TAG} John`, [

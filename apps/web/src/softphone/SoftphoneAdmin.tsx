@@ -110,10 +110,14 @@ function AccountForm() {
       });
   }, [client, t, toast]);
 
+  // The user whose account the fields show: until it has loaded they are hidden, so nothing typed
+  // meanwhile is overwritten by the answer.
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
   useEffect(() => {
     setExtension('');
     setAuthUser('');
     setPassword('');
+    setLoadedFor(null);
     if (!userId) return;
     let live = true;
     api
@@ -123,8 +127,13 @@ function AccountForm() {
         setExtension(account.extension);
         setAuthUser(account.authUser === account.extension ? '' : account.authUser);
         setPassword(account.password);
+        setLoadedFor(userId);
       })
-      .catch((error: unknown) => live && toast.error(t('softphone.admin.loadFailed'), describeError(error, t)));
+      .catch((error: unknown) => {
+        if (!live) return;
+        toast.error(t('softphone.admin.loadFailed'), describeError(error, t));
+        setLoadedFor(userId);
+      });
     return () => {
       live = false;
     };
@@ -153,7 +162,12 @@ function AccountForm() {
           ))}
         </select>
       </Field>
-      {userId && (
+      {userId && loadedFor !== userId && (
+        <p className="muted" role="status" data-testid="softphone-account-loading">
+          {t('common.loading')}
+        </p>
+      )}
+      {userId && loadedFor === userId && (
         <>
           <TextField
             label={t('softphone.admin.extension')}
