@@ -31,10 +31,10 @@ interface OutboxRow {
  * nothing), job removals and socket pushes; then marks them delivered.
  *
  * Fast path: the transaction that wrote the rows hands them over right after commit (`kick`), and
- * they are delivered from memory, without reading them back. Kicks arriving while a delivery is
- * under way are coalesced into the next one, so under load one delivery covers many transactions:
- * socket pushes go out in commit order, jobs go to Redis in one pipelined `addBulk` per queue, and
- * one UPDATE marks the whole batch delivered. Slow path: the poller claims rows older than
+ * they are delivered from memory, without reading them back. Socket pushes go out at once, in
+ * commit order. Jobs of kicks arriving while a delivery is under way are coalesced into the next
+ * one, so under load one delivery covers many transactions: one pipelined `addBulk` per queue, and
+ * one UPDATE marks the whole batch (pushes included) delivered. Slow path: the poller claims rows older than
  * `outboxStaleMs` with FOR UPDATE SKIP LOCKED (several processes never take the same row) — the
  * rows of a process that died between commit and delivery, or whose Redis call failed.
  * Delivery is at least once: a socket push may repeat if a process stalls past `outboxStaleMs`
@@ -48,6 +48,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private stopped = false;
   /** Committed rows waiting for the next fast-path delivery, in commit order. */
   private pending: OutboxRow[] = [];
+  /** Socket rows pushed straight from `kick`, to be marked delivered by the next flush. */
+  private emitted: string[] = [];
   private flushQueued = false;
 
   constructor(
@@ -78,11 +80,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const known = new Set<string>();
     for (const record of records) {
       known.add(record.id);
-      this.pending.push({ id: record.id, topic: record.topic, payload: JSON.parse(record.payload) as OutboxEffect['payload'] });
+      const row = { id: record.id, topic: record.topic, payload: JSON.parse(record.payload) as OutboxEffect['payload'] };
+      if (row.topic === 'socket') {
+        // Pushes go out at once, in commit order, instead of waiting behind the previous delivery's
+        // Redis and database round trips; the next flush marks them delivered.
+        this.emit(row);
+        this.emitted.push(row.id);
+      } else this.pending.push(row);
     }
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length > 0) this.enqueue(() => this.deliverById(unknown));
-    if (this.pending.length > 0 && !this.flushQueued) {
+    if ((this.pending.length > 0 || this.emitted.length > 0) && !this.flushQueued) {
       this.flushQueued = true;
       this.enqueue(() => this.flush());
     }
@@ -109,10 +117,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async flush(): Promise<void> {
     this.flushQueued = false;
     const rows = this.pending;
+    const emitted = this.emitted;
     this.pending = [];
+    this.emitted = [];
     if (!this.dataSource.isInitialized) return;
     const delivered = await this.perform(rows);
-    await this.markDelivered(this.dataSource.manager, delivered);
+    await this.markDelivered(this.dataSource.manager, [...emitted, ...delivered]);
+  }
+
+  private emit(row: OutboxRow): void {
+    for (const emit of (row.payload as Extract<OutboxEffect, { topic: 'socket' }>['payload']).emits) {
+      this.realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
+    }
   }
 
   private async deliverById(ids: string[]): Promise<void> {
@@ -162,7 +178,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       const effect = { topic: row.topic, payload: row.payload } as OutboxEffect;
       switch (effect.topic) {
         case 'socket':
-          for (const emit of effect.payload.emits) this.realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
+          this.emit(row);
           delivered.push(String(row.id));
           break;
         case 'job': {
