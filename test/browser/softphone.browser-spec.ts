@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../support/eventually';
 import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
@@ -43,6 +44,13 @@ const DIALER_SCRIPT = `
   };
 `;
 
+/** The browser tier's own database (see browser-setup.ts). */
+function database(): Client {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
+  return new Client({ connectionString: url.toString() });
+}
+
 async function api<T>(path: string, token: string | null, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const response = await fetch(`${baseUrl()}${path}`, {
     method: init.method ?? 'GET',
@@ -72,6 +80,8 @@ describe('Softphone over a real SIP server', () => {
   let callee: Page;
   let callerToken: string;
   let calleeToken: string;
+  let db: Client;
+  let servedLines: { user_id: string; attention_line_id: string; tenant_id: string }[] = [];
 
   const status = (page: Page, state: string) => page.locator(`[data-testid=softphone-status][data-state=${state}]`);
 
@@ -86,7 +96,16 @@ describe('Softphone over a real SIP server', () => {
       method: 'PUT',
       body: { extension: CALLEE.extension, password: 'sip-pass-3' },
     });
-    // Logged into a campaign, so the SIP call moves their presence.
+    // Logged in, so the SIP call moves their presence; but serving no line meanwhile, or the web
+    // chats other suites queue on the demo lines (the desk's) would be routed to them.
+    db = database();
+    await db.connect();
+    servedLines = (
+      await db.query<{ user_id: string; attention_line_id: string; tenant_id: string }>(
+        `DELETE FROM agent_attention_lines WHERE user_id = ANY($1::uuid[]) RETURNING user_id, attention_line_id, tenant_id`,
+        [[one.id, two.id]],
+      )
+    ).rows;
     for (const token of [callerToken, calleeToken]) await api('/api/agent/presence/login', token, { method: 'POST', body: {} });
 
     browser = await launchBrowser({ fakeMedia: true });
@@ -102,6 +121,15 @@ describe('Softphone over a real SIP server', () => {
     for (const context of contexts) await context.close();
     await browser?.close();
     await kamailio?.stop();
+    // Back as the seed left them: logged out, serving their lines.
+    for (const token of [callerToken, calleeToken])
+      if (token) await api('/api/agent/presence/logout', token, { method: 'POST', body: {} }).catch(() => undefined);
+    for (const row of servedLines)
+      await db.query(
+        `INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [row.user_id, row.attention_line_id, row.tenant_id],
+      );
+    await db?.end();
   });
 
   it('lets the administrator set the SIP server and an extension from the softphone page', async () => {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { InputText } from 'primereact/inputtext';
@@ -308,56 +308,30 @@ function DialerScreenPop({ phone }: { phone: SoftphoneHandle }) {
   );
 }
 
-/** UpdDISPO for a dialer call: the outbound dispositions, stored on the outbound call and its contact. */
+/**
+ * UpdDISPO for a dialer call: the outbound dispositions, stored on the outbound call and its contact.
+ * Skipped, the outbound call still ends when its wrap-up time runs out.
+ */
 function DialerDispositionForm({ phone }: { phone: SoftphoneHandle }) {
   const { t } = useTranslation();
-  const toast = useToast();
   const call = phone.snapshot!.context.call!;
   const [disposition, setDisposition] = useState('');
   const [callbackAt, setCallbackAt] = useState('');
-  const [saving, setSaving] = useState(false);
   const body = outboundDispositionBody(disposition, callbackAt);
-
-  const save = async () => {
-    if (!body || !call.outboundCallId) return;
-    setSaving(true);
-    try {
-      await phone.outbound.disposition(call.outboundCallId, body.disposition, body.callbackAt);
-      toast.success(t('softphone.disposition.saved'));
-      phone.send({ type: 'phone.wrapUp.done' });
-    } catch (error) {
-      toast.error(t('softphone.disposition.failed'), describeError(error, t));
-    } finally {
-      setSaving(false);
-    }
-  };
-
   return (
-    <form
-      className="softphone__disposition"
-      data-testid="softphone-dialer-disposition"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
+    <DispositionShell
+      phone={phone}
+      testPrefix="softphone-dialer-disposition"
+      title={t('softphone.dialer.dispositionTitle')}
+      value={disposition}
+      onValue={setDisposition}
+      placeholder={t('softphone.dialer.pick')}
+      options={OUTBOUND_DISPOSITIONS.map((code) => ({ value: code, label: t(`outbound.dispositions.${code}`) }))}
+      canSave={body !== null}
+      save={async () => {
+        if (body && call.outboundCallId) await phone.outbound.disposition(call.outboundCallId, body.disposition, body.callbackAt);
       }}
     >
-      <h3 className="softphone__subtitle">{t('softphone.dialer.dispositionTitle')}</h3>
-      <label className="softphone__field">
-        <span>{t('softphone.disposition.label')}</span>
-        <select
-          className="p-inputtext p-component"
-          value={disposition}
-          onChange={(event) => setDisposition(event.target.value)}
-          data-testid="softphone-dialer-disposition-select"
-        >
-          <option value="">{t('softphone.dialer.pick')}</option>
-          {OUTBOUND_DISPOSITIONS.map((code) => (
-            <option key={code} value={code}>
-              {t(`outbound.dispositions.${code}`)}
-            </option>
-          ))}
-        </select>
-      </label>
       {disposition === 'callback' && (
         <label className="softphone__field">
           <span>{t('outbound.desk.callbackAt')}</span>
@@ -369,84 +343,37 @@ function DialerDispositionForm({ phone }: { phone: SoftphoneHandle }) {
           />
         </label>
       )}
-      <div className="softphone__actions">
-        <Button
-          type="submit"
-          label={t('softphone.disposition.save')}
-          icon="pi pi-check"
-          loading={saving}
-          disabled={!body}
-          data-testid="softphone-dialer-disposition-save"
-        />
-        {/* Skipped, the outbound call still ends when its wrap-up time runs out. */}
-        <Button
-          type="button"
-          label={t('softphone.disposition.skip')}
-          text
-          disabled={saving}
-          onClick={() => phone.send({ type: 'phone.wrapUp.done' })}
-          data-testid="softphone-dialer-disposition-skip"
-        />
-      </div>
-    </form>
+    </DispositionShell>
   );
 }
 
 function DispositionForm({ phone }: { phone: SoftphoneHandle }) {
   const { t } = useTranslation();
-  const toast = useToast();
   const call = phone.snapshot!.context.call!;
   const [disposition, setDisposition] = useState<CallDisposition>(call.answeredAt ? 'resolved' : 'noAnswer');
   const [notes, setNotes] = useState('');
-  const [saving, setSaving] = useState(false);
   const contactName = phone.caller?.contacts[0]?.name ?? call.remoteName ?? undefined;
-
-  const save = async () => {
-    setSaving(true);
-    try {
-      await phone.api.saveDisposition({
-        callId: call.callId ?? `local-${call.endedAt}`,
-        direction: call.direction,
-        remoteNumber: call.remoteNumber,
-        disposition,
-        notes: notes.trim() || undefined,
-        contactName: contactName || undefined,
-        durationSeconds: call.answeredAt && call.endedAt ? Math.round((call.endedAt - call.answeredAt) / 1000) : undefined,
-      });
-      toast.success(t('softphone.disposition.saved'));
-      phone.send({ type: 'phone.wrapUp.done' });
-    } catch (error) {
-      toast.error(t('softphone.disposition.failed'), describeError(error, t));
-    } finally {
-      setSaving(false);
-    }
-  };
-
   return (
-    <form
-      className="softphone__disposition"
-      data-testid="softphone-disposition"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <DispositionShell
+      phone={phone}
+      testPrefix="softphone-disposition"
+      title={t('softphone.disposition.title')}
+      value={disposition}
+      onValue={(value) => setDisposition(value as CallDisposition)}
+      options={CALL_DISPOSITIONS.map((value) => ({ value, label: t(`softphone.dispositions.${value}`) }))}
+      canSave
+      save={() =>
+        phone.api.saveDisposition({
+          callId: call.callId ?? `local-${call.endedAt}`,
+          direction: call.direction,
+          remoteNumber: call.remoteNumber,
+          disposition,
+          notes: notes.trim() || undefined,
+          contactName: contactName || undefined,
+          durationSeconds: call.answeredAt && call.endedAt ? Math.round((call.endedAt - call.answeredAt) / 1000) : undefined,
+        })
+      }
     >
-      <h3 className="softphone__subtitle">{t('softphone.disposition.title')}</h3>
-      <label className="softphone__field">
-        <span>{t('softphone.disposition.label')}</span>
-        <select
-          className="p-inputtext p-component"
-          value={disposition}
-          onChange={(event) => setDisposition(event.target.value as CallDisposition)}
-          data-testid="softphone-disposition-select"
-        >
-          {CALL_DISPOSITIONS.map((value) => (
-            <option key={value} value={value}>
-              {t(`softphone.dispositions.${value}`)}
-            </option>
-          ))}
-        </select>
-      </label>
       <label className="softphone__field">
         <span>{t('softphone.disposition.notes')}</span>
         <textarea
@@ -458,13 +385,89 @@ function DispositionForm({ phone }: { phone: SoftphoneHandle }) {
           data-testid="softphone-disposition-notes"
         />
       </label>
+    </DispositionShell>
+  );
+}
+
+/**
+ * The wrap-up form both kinds of call share: a disposition picker, the kind's own fields, save
+ * (then the phone is ready again) and skip. Test ids are `<testPrefix>`, `-select`, `-save`, `-skip`.
+ */
+function DispositionShell({
+  phone,
+  testPrefix,
+  title,
+  value,
+  onValue,
+  placeholder,
+  options,
+  canSave,
+  save,
+  children,
+}: {
+  phone: SoftphoneHandle;
+  testPrefix: string;
+  title: string;
+  value: string;
+  onValue(value: string): void;
+  /** A first, empty option when nothing is picked by default. */
+  placeholder?: string;
+  options: { value: string; label: string }[];
+  canSave: boolean;
+  save(): Promise<unknown>;
+  children?: ReactNode;
+}) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const [saving, setSaving] = useState(false);
+  const submit = async () => {
+    if (!canSave) return;
+    setSaving(true);
+    try {
+      await save();
+      toast.success(t('softphone.disposition.saved'));
+      phone.send({ type: 'phone.wrapUp.done' });
+    } catch (error) {
+      toast.error(t('softphone.disposition.failed'), describeError(error, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form
+      className="softphone__disposition"
+      data-testid={testPrefix}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <h3 className="softphone__subtitle">{title}</h3>
+      <label className="softphone__field">
+        <span>{t('softphone.disposition.label')}</span>
+        <select
+          className="p-inputtext p-component"
+          value={value}
+          onChange={(event) => onValue(event.target.value)}
+          data-testid={`${testPrefix}-select`}
+        >
+          {placeholder !== undefined && <option value="">{placeholder}</option>}
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {children}
       <div className="softphone__actions">
         <Button
           type="submit"
           label={t('softphone.disposition.save')}
           icon="pi pi-check"
           loading={saving}
-          data-testid="softphone-disposition-save"
+          disabled={!canSave}
+          data-testid={`${testPrefix}-save`}
         />
         <Button
           type="button"
@@ -472,7 +475,7 @@ function DispositionForm({ phone }: { phone: SoftphoneHandle }) {
           text
           disabled={saving}
           onClick={() => phone.send({ type: 'phone.wrapUp.done' })}
-          data-testid="softphone-disposition-skip"
+          data-testid={`${testPrefix}-skip`}
         />
       </div>
     </form>
