@@ -48,6 +48,8 @@ export class MessagesService {
           input.conversationId,
           { type: 'conversation.messageReceived' },
           input.sender,
+          input.tenantId,
+          conversation,
         );
         outbox.push(...stepped.outboxIds);
       }

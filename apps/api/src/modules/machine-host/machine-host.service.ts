@@ -237,8 +237,10 @@ export class MachineHostService {
     input: ConversationEventInput,
     actor: Actor,
     tenantId?: string,
+    /** The row as this transaction already locked it (FOR UPDATE), to skip reading it again. */
+    locked?: ConversationRow,
   ): Promise<Dispatched<ConversationRow>> {
-    const current = await this.lockConversation(manager, id, tenantId);
+    const current = locked?.id === id ? locked : await this.lockConversation(manager, id, tenantId);
     const snapshot = restore(conversationMachine, current.snapshot as never);
     const result = step(conversationMachine, snapshot, { ...input, at: Date.now(), actor } as ConversationEvent);
     if (!result.changed || !result.record) throw illegal('conversation', input.type, current.status);
