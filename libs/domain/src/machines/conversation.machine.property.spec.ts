@@ -151,7 +151,8 @@ function toEvent(command: Command, snapshot: ConversationSnapshot, at: number, a
     case 'conversation.queueTimedOut':
       return { type: command.type, armedAt: armedAt(context.queuedAt, command.timer), at, actor };
     case 'conversation.inactivityTimedOut':
-      return { type: command.type, armedAt: armedAt(context.lastActivityAt, command.timer), at, actor };
+      // The live timer is armed at inactivityArmedAt; messages since only move lastActivityAt.
+      return { type: command.type, armedAt: armedAt(context.inactivityArmedAt ?? context.lastActivityAt, command.timer), at, actor };
     case 'conversation.surveyExpired':
       return { type: command.type, armedAt: armedAt(context.closedAt, command.timer), at, actor };
     default:
@@ -275,9 +276,12 @@ describe(`${conversationMachine.id} (random event sequences)`, () => {
           // Each timer is armed exactly while its state lasts, for the stay it guards.
           invariant(ledger.queueTimer === (status === 'LiningUp' ? context.queuedAt : null), 'queue timer armed while LiningUp');
           invariant(
-            ledger.inactivityTimer === (status === 'Active' ? context.lastActivityAt : null),
+            ledger.inactivityTimer === (status === 'Active' ? context.inactivityArmedAt : null),
             'inactivity timer armed while Active',
           );
+          // Messages never move the timer forward past the activity it counts from.
+          if (status === 'Active')
+            invariant((context.inactivityArmedAt ?? 0) <= context.lastActivityAt, 'inactivity timer armed at or before the last activity');
           invariant(ledger.surveyTimer === (status === 'Inquest' ? context.closedAt : null), 'survey timer armed while Inquest');
           if (status === 'Inquest' || status === 'Closed') {
             invariant(context.closeReason !== null && context.closedBy !== null, 'every close keeps its reason and who closed');

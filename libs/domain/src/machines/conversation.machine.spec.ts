@@ -161,8 +161,9 @@ describe(conversationMachine.id, () => {
         { type: 'dequeueRouting', params: { conversationId: 'conversation-1', attentionLineId: 'line-1' } },
         { type: 'cancelQueueTimeout', params: { conversationId: 'conversation-1' } },
         { type: 'notifyAgent', params: { conversationId: 'conversation-1', agentId: 'agent-a' } },
-        { type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: clock } },
+        { type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: clock, snoozed: false } },
       ]);
+      expect(result.snapshot.context.inactivityArmedAt).toBe(clock);
     });
 
     it('refuses an assignment that names no agent', () => {
@@ -258,10 +259,12 @@ describe(conversationMachine.id, () => {
   });
 
   describe('Active', () => {
-    it('re-arms the inactivity timer on every message', () => {
-      const result = send(active(), { type: 'conversation.messageReceived' }, customer);
+    it('keeps the live inactivity timer on a message: only the activity time moves', () => {
+      const before = active();
+      const result = send(before, { type: 'conversation.messageReceived' }, customer);
       expect(result.snapshot.context.lastActivityAt).toBe(clock);
-      expect(result.intents).toEqual([{ type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: clock } }]);
+      expect(result.snapshot.context.inactivityArmedAt).toBe(before.context.lastActivityAt);
+      expect(result.intents).toEqual([]);
     });
 
     it('goes back to a queue, releasing the agent, when transferred to a line', () => {
@@ -274,7 +277,7 @@ describe(conversationMachine.id, () => {
       expect(result.snapshot.context).toMatchObject({ agentId: null, assignedAt: null, attentionLineId: 'line-2' });
       expect(result.intents.slice(0, 2)).toEqual([
         { type: 'releaseAgent', params: { conversationId: 'conversation-1', agentId: 'agent-a', disposition: null } },
-        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1' } },
+        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: T0 + 2000 } },
       ]);
       expect(intentTypes(result).slice(2)).toEqual(['enqueueRouting', 'scheduleQueueTimeout']);
     });
@@ -294,9 +297,10 @@ describe(conversationMachine.id, () => {
       expect(result.snapshot.context).toMatchObject({ agentId: 'agent-b', assignedAt: clock });
       expect(result.intents).toEqual([
         { type: 'releaseAgent', params: { conversationId: 'conversation-1', agentId: 'agent-a', disposition: null } },
-        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1' } },
+        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: T0 + 2000 } },
         { type: 'notifyAgent', params: { conversationId: 'conversation-1', agentId: 'agent-b' } },
-        { type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: clock } },
+        // The transfer counts as activity: the new agent gets a full timeout from now.
+        { type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: clock, snoozed: false } },
       ]);
       expect(result.snapshot.context.transfers.at(-1)).toMatchObject({ fromAgentId: 'agent-a', to: { kind: 'agent', agentId: 'agent-b' } });
     });
@@ -318,11 +322,30 @@ describe(conversationMachine.id, () => {
       expect(result.snapshot.context).toMatchObject({ closeReason: CLOSE_REASONS.inactivity, closedBy: system, agentId: 'agent-a' });
     });
 
-    it('refuses an inactivity timer armed before the last message', () => {
+    it('re-arms, instead of closing, when the timer fires after a newer message; an older timer is refused', () => {
       const before = active();
       const armedAt = before.context.lastActivityAt;
       const talking = after(before, { type: 'conversation.messageReceived' }, customer);
-      expect(send(talking, { type: 'conversation.inactivityTimedOut', armedAt }).changed).toBe(false);
+      const lastMessageAt = talking.context.lastActivityAt;
+      const result = send(talking, { type: 'conversation.inactivityTimedOut', armedAt });
+      expect(describeConversationState(result.snapshot)).toBe('Active');
+      expect(result.snapshot.context.inactivityArmedAt).toBe(lastMessageAt);
+      expect(result.intents).toEqual([
+        { type: 'scheduleInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: lastMessageAt, snoozed: true } },
+      ]);
+      // The first timer again (a duplicate delivery): no longer the live one.
+      expect(send(result.snapshot, { type: 'conversation.inactivityTimedOut', armedAt }).changed).toBe(false);
+      // The re-armed one, with no message since: the customer went silent.
+      const closed = send(result.snapshot, { type: 'conversation.inactivityTimedOut', armedAt: lastMessageAt });
+      expect(describeConversationState(closed.snapshot)).toBe('Closed');
+      expect(closed.snapshot.context.closeReason).toBe(CLOSE_REASONS.inactivity);
+    });
+
+    it('treats a snapshot stored before inactivityArmedAt existed as armed at its last activity', () => {
+      const before = active();
+      const legacy = { ...before, context: { ...before.context, inactivityArmedAt: undefined } } as ConversationSnapshot;
+      const result = send(legacy, { type: 'conversation.inactivityTimedOut', armedAt: before.context.lastActivityAt });
+      expect(describeConversationState(result.snapshot)).toBe('Closed');
     });
 
     it('goes to Inquest, keeping reason, closer and disposition, when the line has a poll', () => {
@@ -337,7 +360,7 @@ describe(conversationMachine.id, () => {
       });
       expect(result.intents).toEqual([
         { type: 'releaseAgent', params: { conversationId: 'conversation-1', agentId: 'agent-a', disposition: 'sale' } },
-        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1' } },
+        { type: 'cancelInactivityTimeout', params: { conversationId: 'conversation-1', armedAt: T0 + 2000 } },
         { type: 'startInquest', params: { conversationId: 'conversation-1', pollId: 'poll-1', agentId: 'agent-a' } },
         { type: 'scheduleSurveyExpiry', params: { conversationId: 'conversation-1', armedAt: clock } },
       ]);

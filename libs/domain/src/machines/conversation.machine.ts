@@ -51,6 +51,13 @@ export interface ConversationContext {
   queuedAt: number | null;
   assignedAt: number | null;
   lastActivityAt: number;
+  /**
+   * The activity time the live inactivity timer was armed for (its job id carries it). Messages only
+   * move lastActivityAt; when the timer fires after newer activity it is re-armed for the remainder
+   * instead of closing, so a busy chat costs no timer work per message. Snapshots written before
+   * this field existed armed at lastActivityAt (undefined reads as that).
+   */
+  inactivityArmedAt?: number | null;
   closedAt: number | null;
   closeReason: string | null;
   closedBy: Actor | null;
@@ -116,6 +123,7 @@ function createContext(input: ConversationInput): ConversationContext {
     queuedAt: null,
     assignedAt: null,
     lastActivityAt: input.at,
+    inactivityArmedAt: null,
     closedAt: null,
     closeReason: null,
     closedBy: null,
@@ -134,8 +142,8 @@ const conversationSetup = setup({
     cancelQueueTimeout: intent<{ conversationId: string }>(),
     notifyAgent: intent<{ conversationId: string; agentId: string }>(),
     releaseAgent: intent<{ conversationId: string; agentId: string; disposition: string | null }>(),
-    scheduleInactivityTimeout: intent<{ conversationId: string; armedAt: number }>(),
-    cancelInactivityTimeout: intent<{ conversationId: string }>(),
+    scheduleInactivityTimeout: intent<{ conversationId: string; armedAt: number; snoozed: boolean }>(),
+    cancelInactivityTimeout: intent<{ conversationId: string; armedAt: number }>(),
     startInquest: intent<{ conversationId: string; pollId: string; agentId: string | null }>(),
     scheduleSurveyExpiry: intent<{ conversationId: string; armedAt: number }>(),
     cancelSurveyExpiry: intent<{ conversationId: string }>(),
@@ -161,8 +169,16 @@ const conversationSetup = setup({
     actorIsNotAgent: ({ event }) => event.actor.kind !== 'agent',
     lineHasPoll: ({ context }) => context.pollId !== null,
     queueTimerIsCurrent: ({ context, event }) => event.type === 'conversation.queueTimedOut' && event.armedAt === context.queuedAt,
+    /** The live timer fired and nothing happened since it was armed: the customer went silent. */
     inactivityTimerIsCurrent: ({ context, event }) =>
-      event.type === 'conversation.inactivityTimedOut' && event.armedAt === context.lastActivityAt,
+      event.type === 'conversation.inactivityTimedOut' &&
+      event.armedAt === armedInactivity(context) &&
+      context.lastActivityAt === event.armedAt,
+    /** The live timer fired but the customer wrote since: re-arm it for the rest of the timeout. */
+    inactivityTimerIsSnoozed: ({ context, event }) =>
+      event.type === 'conversation.inactivityTimedOut' &&
+      event.armedAt === armedInactivity(context) &&
+      context.lastActivityAt > event.armedAt,
     surveyTimerIsCurrent: ({ context, event }) => event.type === 'conversation.surveyExpired' && event.armedAt === context.closedAt,
     answerIsComplete: ({ event }) => event.type === 'conversation.surveyAnswered' && hasText(event.questionId, event.answer),
     isLastAnswer: ({ event }) => event.type === 'conversation.surveyAnswered' && event.last,
@@ -170,6 +186,24 @@ const conversationSetup = setup({
 });
 
 const touch = conversationSetup.assign({ lastActivityAt: ({ event }) => event.at });
+
+/** The live inactivity timer's armedAt (older snapshots armed it at lastActivityAt). */
+function armedInactivity(context: ConversationContext): number {
+  return context.inactivityArmedAt ?? context.lastActivityAt;
+}
+
+/**
+ * Arms the inactivity timer for the last activity. On entering Active the whole timeout runs from
+ * now (a new agent gets a full window); re-armed after newer activity (`snoozed`), only what is left
+ * of the timeout counted from that activity.
+ */
+const armInactivity = (snoozed: boolean) => [
+  conversationSetup.assign({ inactivityArmedAt: ({ context }) => context.lastActivityAt }),
+  {
+    type: 'scheduleInactivityTimeout' as const,
+    params: ({ context }: { context: ConversationContext }) => ({ conversationId: context.id, armedAt: context.lastActivityAt, snoozed }),
+  },
+];
 
 /** Closes for a reason the machine decides (abandonment, a timer). */
 const closeFor = (reason: string) =>
@@ -286,7 +320,7 @@ export const conversationMachine = conversationSetup.createMachine({
     Active: {
       entry: [
         { type: 'notifyAgent', params: ({ context }) => ({ conversationId: context.id, agentId: present(context.agentId, 'agent') }) },
-        { type: 'scheduleInactivityTimeout', params: ({ context }) => ({ conversationId: context.id, armedAt: context.lastActivityAt }) },
+        ...armInactivity(false),
       ],
       // Runs before the transition's own assignments, so it releases the agent who is leaving.
       exit: [
@@ -298,18 +332,14 @@ export const conversationMachine = conversationSetup.createMachine({
             disposition: event.type === 'conversation.closed' ? (event.disposition ?? null) : null,
           }),
         },
-        { type: 'cancelInactivityTimeout', params: ({ context }) => ({ conversationId: context.id }) },
+        {
+          type: 'cancelInactivityTimeout',
+          params: ({ context }) => ({ conversationId: context.id, armedAt: armedInactivity(context) }),
+        },
       ],
       on: {
-        'conversation.messageReceived': {
-          actions: [
-            touch,
-            {
-              type: 'scheduleInactivityTimeout',
-              params: ({ context }) => ({ conversationId: context.id, armedAt: context.lastActivityAt }),
-            },
-          ],
-        },
+        // The live timer stays: when it fires it sees this newer activity and re-arms (below).
+        'conversation.messageReceived': { actions: touch },
         'conversation.transferred': [
           { guard: and(['isTransferToLine', 'actorMayAct']), target: 'LiningUp', actions: transferToLine },
           // Direct to the named agent: the host first books the slot with agent.conversationAssigned
@@ -317,11 +347,10 @@ export const conversationMachine = conversationSetup.createMachine({
           { guard: and(['isTransferToAnotherAgent', 'actorMayAct']), target: 'Active', reenter: true, actions: transferToAgent },
         ],
         // A silent customer is not asked to answer a poll.
-        'conversation.inactivityTimedOut': {
-          guard: 'inactivityTimerIsCurrent',
-          target: 'Closed',
-          actions: closeFor(CLOSE_REASONS.inactivity),
-        },
+        'conversation.inactivityTimedOut': [
+          { guard: 'inactivityTimerIsCurrent', target: 'Closed', actions: closeFor(CLOSE_REASONS.inactivity) },
+          { guard: 'inactivityTimerIsSnoozed', actions: armInactivity(true) },
+        ],
         'conversation.closed': [
           { guard: and(['actorMayAct', 'lineHasPoll']), target: 'Inquest', actions: closeAsRequested },
           { guard: 'actorMayAct', target: 'Closed', actions: closeAsRequested },

@@ -430,7 +430,7 @@ export class MachineHostService {
         queue: REALTIME_QUEUES.timers,
         name: (event as { type: string }).type,
         jobId: timerJobId(kind, entityId, armedAt),
-        delayMs: delaySeconds * 1000,
+        delayMs: Math.round(delaySeconds * 1000),
         data: { entity, id: entityId, event },
       },
     };
@@ -488,13 +488,13 @@ export class MachineHostService {
           effects.push(...this.cancel(TIMER.queueTimeout, intent.params.conversationId, previous.queuedAt));
           break;
         case 'scheduleInactivityTimeout': {
-          const { conversationId, armedAt } = intent.params;
-          // A message re-arms the timer without leaving Active: drop the one it replaces.
-          if (before.status === 'Active' && previous.lastActivityAt !== armedAt) {
-            effects.push(...this.cancel(TIMER.inactivity, conversationId, previous.lastActivityAt));
-          }
+          const { conversationId, armedAt, snoozed } = intent.params;
+          // Messages do not touch the timer; one that fires after newer activity comes back here
+          // snoozed, for what is left of the timeout counted from that activity.
+          const timeout = this.config.inactivityTimeoutSeconds;
+          const seconds = snoozed ? Math.max(0, (armedAt + timeout * 1000 - Date.now()) / 1000) : timeout;
           effects.push(
-            this.timer(TIMER.inactivity, conversationId, armedAt, this.config.inactivityTimeoutSeconds, 'conversation', {
+            this.timer(TIMER.inactivity, conversationId, armedAt, seconds, 'conversation', {
               type: 'conversation.inactivityTimedOut',
               armedAt,
             }),
@@ -502,7 +502,7 @@ export class MachineHostService {
           break;
         }
         case 'cancelInactivityTimeout':
-          effects.push(...this.cancel(TIMER.inactivity, intent.params.conversationId, previous.lastActivityAt));
+          effects.push(...this.cancel(TIMER.inactivity, intent.params.conversationId, intent.params.armedAt));
           break;
         case 'scheduleSurveyExpiry': {
           const { conversationId, armedAt } = intent.params;
