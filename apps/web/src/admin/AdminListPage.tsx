@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import { useNavigate } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
-import { ConfirmDialog } from 'primereact/confirmdialog';
 import { DataTable, type DataTableSortEvent } from 'primereact/datatable';
 import { IconField } from 'primereact/iconfield';
 import { InputIcon } from 'primereact/inputicon';
@@ -10,6 +9,7 @@ import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
 import { PERMISSIONS, type AppRoute } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
+import { ConfirmActionDialog } from '../components/DialogFooter';
 import { useApi, useAuth } from '../app/ServicesContext';
 import { hasPermission } from '../auth/permissions';
 import { PageHeader } from '../layout/PageHeader';
@@ -203,24 +203,13 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
           <Column header={t('admin.list.actions')} body={actions} style={{ width: canAudit ? '9rem' : '6.5rem' }} />
         </DataTable>
       </section>
-      <ConfirmDialog
+      <ConfirmActionDialog
         visible={pendingDelete !== null}
         onHide={() => setPendingDelete(null)}
         header={t('admin.list.confirmTitle')}
         message={pendingDelete ? t(props.deleteKey ?? 'admin.list.confirmDelete', { name: props.describe(pendingDelete) }) : ''}
-        icon="pi pi-exclamation-triangle"
-        footer={
-          <div className="admin-confirm__footer">
-            <Button label={t('admin.form.cancel')} text onClick={() => setPendingDelete(null)} data-testid="admin-cancel-delete" />
-            <Button
-              label={t('admin.list.delete')}
-              severity="danger"
-              icon="pi pi-trash"
-              onClick={() => void confirmDelete()}
-              data-testid="admin-confirm-delete"
-            />
-          </div>
-        }
+        keep={{ label: t('admin.form.cancel'), testId: 'admin-cancel-delete' }}
+        action={{ label: t('admin.list.delete'), icon: 'pi pi-trash', onClick: () => void confirmDelete(), testId: 'admin-confirm-delete' }}
       />
       {canAudit && <AuditDialog entityType={auditType} entityId={auditId} onHide={() => setAuditId(null)} />}
     </>

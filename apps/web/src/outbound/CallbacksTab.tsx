@@ -1,13 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
-import { ConfirmDialog } from 'primereact/confirmdialog';
 import { DataTable } from 'primereact/datatable';
 import { Dropdown } from 'primereact/dropdown';
 import { Tag } from 'primereact/tag';
 import { useTranslation } from 'react-i18next';
 import { ADMIN_PAGE_SIZES, type DialerCampaignView, type OutboundCallback } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
+import { ConfirmActionDialog } from '../components/DialogFooter';
 import { formatDateTime } from '../format/format';
 import { useToast } from '../toast/ToastProvider';
 import { isOverdue, type CallbackQuery, type OutboundApi } from './outbound-api';
@@ -203,7 +203,7 @@ export function CallbacksTab({ api, campaigns }: { api: OutboundApi; campaigns: 
           }
         />
       </DataTable>
-      <ConfirmDialog
+      <ConfirmActionDialog
         visible={pendingCancel !== null}
         onHide={() => setPendingCancel(null)}
         header={t('outbound.callbacks.confirmTitle')}
@@ -215,19 +215,13 @@ export function CallbacksTab({ api, campaigns }: { api: OutboundApi; campaigns: 
               })
             : ''
         }
-        icon="pi pi-exclamation-triangle"
-        footer={
-          <div className="admin-confirm__footer">
-            <Button label={t('outbound.callbacks.keep')} text onClick={() => setPendingCancel(null)} data-testid="callback-keep" />
-            <Button
-              label={t('outbound.callbacks.cancel')}
-              severity="danger"
-              icon="pi pi-times"
-              onClick={() => void cancel()}
-              data-testid="callback-confirm-cancel"
-            />
-          </div>
-        }
+        keep={{ label: t('outbound.callbacks.keep'), testId: 'callback-keep' }}
+        action={{
+          label: t('outbound.callbacks.cancel'),
+          icon: 'pi pi-times',
+          onClick: () => void cancel(),
+          testId: 'callback-confirm-cancel',
+        }}
       />
     </section>
   );

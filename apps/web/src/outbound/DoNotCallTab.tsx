@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'primereact/button';
 import { Column } from 'primereact/column';
-import { ConfirmDialog } from 'primereact/confirmdialog';
 import { DataTable } from 'primereact/datatable';
 import { Dialog } from 'primereact/dialog';
 import { Dropdown } from 'primereact/dropdown';
@@ -14,6 +13,7 @@ import type { DialerCampaignView, DoNotCallEntry } from '@centralita/contracts';
 import { isE164 } from '@centralita/domain';
 import { isApiError } from '../api/api-error';
 import { describeError } from '../api/error-text';
+import { ConfirmActionDialog, DialogFooter } from '../components/DialogFooter';
 import { FieldShell } from '../admin/fields';
 import { lazyPaging, type PageWindow } from '../admin/lazy-paging';
 import { formatDateTime } from '../format/format';
@@ -199,7 +199,7 @@ export function DoNotCallTab({ api, campaigns }: { api: OutboundApi; campaigns: 
           )}
         />
       </DataTable>
-      <ConfirmDialog
+      <ConfirmActionDialog
         visible={pendingRemove !== null}
         onHide={() => setPendingRemove(null)}
         header={t('outbound.dnc.confirmTitle')}
@@ -211,19 +211,8 @@ export function DoNotCallTab({ api, campaigns }: { api: OutboundApi; campaigns: 
               })
             : ''
         }
-        icon="pi pi-exclamation-triangle"
-        footer={
-          <div className="admin-confirm__footer">
-            <Button label={t('admin.form.cancel')} text onClick={() => setPendingRemove(null)} data-testid="dnc-cancel-remove" />
-            <Button
-              label={t('outbound.dnc.removeShort')}
-              severity="danger"
-              icon="pi pi-trash"
-              onClick={() => void remove()}
-              data-testid="dnc-confirm-remove"
-            />
-          </div>
-        }
+        keep={{ label: t('admin.form.cancel'), testId: 'dnc-cancel-remove' }}
+        action={{ label: t('outbound.dnc.removeShort'), icon: 'pi pi-trash', onClick: () => void remove(), testId: 'dnc-confirm-remove' }}
       />
       {adding && (
         <AddNumberDialog
@@ -289,16 +278,16 @@ function AddNumberDialog(props: {
       style={{ width: 'min(32rem, 95vw)' }}
       data-testid="dnc-dialog"
       footer={
-        <div className="admin-confirm__footer">
-          <Button label={t('admin.form.cancel')} text onClick={props.onClose} data-testid="dnc-dialog-cancel" />
-          <Button
-            label={t('outbound.dnc.addShort')}
-            icon="pi pi-check"
-            loading={saving}
-            onClick={() => void save()}
-            data-testid="dnc-dialog-save"
-          />
-        </div>
+        <DialogFooter
+          cancel={{ label: t('admin.form.cancel'), onClick: props.onClose, testId: 'dnc-dialog-cancel' }}
+          action={{
+            label: t('outbound.dnc.addShort'),
+            icon: 'pi pi-check',
+            loading: saving,
+            onClick: () => void save(),
+            testId: 'dnc-dialog-save',
+          }}
+        />
       }
     >
       <form

@@ -30,6 +30,7 @@ import { isApiError } from '../../api/api-error';
 import { describeError } from '../../api/error-text';
 import { useApi, useServices } from '../../app/ServicesContext';
 import { cx } from '../../components/cx';
+import { DialogFooter } from '../../components/DialogFooter';
 import { formatActive, formatDateTime, formatNullable } from '../../format/format';
 import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
@@ -708,16 +709,16 @@ function IvrTreeEditor({ route, id }: { route: AppRoute; id: string }) {
         onHide={() => setCopyName(null)}
         style={{ width: 'min(460px, 95vw)' }}
         footer={
-          <div className="admin-confirm__footer">
-            <Button label={t('admin.form.cancel')} text onClick={() => setCopyName(null)} />
-            <Button
-              label={t('telephony.tree.copy')}
-              icon="pi pi-copy"
-              loading={busy === 'copy'}
-              onClick={() => void copy()}
-              data-testid="ivr-copy-confirm"
-            />
-          </div>
+          <DialogFooter
+            cancel={{ label: t('admin.form.cancel'), onClick: () => setCopyName(null) }}
+            action={{
+              label: t('telephony.tree.copy'),
+              icon: 'pi pi-copy',
+              loading: busy === 'copy',
+              onClick: () => void copy(),
+              testId: 'ivr-copy-confirm',
+            }}
+          />
         }
       >
         <Field id="ivr-copy-name" label={t('telephony.tree.copyName')} error={copyError}>

@@ -19,6 +19,7 @@ import {
   type PollSummary,
 } from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
+import { DialogFooter } from '../../components/DialogFooter';
 import { useApi } from '../../app/ServicesContext';
 import { formatActive, formatDateTime } from '../../format/format';
 import { PageHeader } from '../../layout/PageHeader';
@@ -188,10 +189,10 @@ function AnswerGroupsPanel() {
         onHide={() => setEditing(null)}
         style={{ width: 'min(560px, 96vw)' }}
         footer={
-          <div className="admin-confirm__footer">
-            <Button label={t('admin.form.cancel')} text onClick={() => setEditing(null)} />
-            <Button label={t('admin.form.save')} icon="pi pi-check" onClick={() => void save()} />
-          </div>
+          <DialogFooter
+            cancel={{ label: t('admin.form.cancel'), onClick: () => setEditing(null) }}
+            action={{ label: t('admin.form.save'), icon: 'pi pi-check', onClick: () => void save() }}
+          />
         }
       >
         {editing && (
