@@ -175,11 +175,12 @@ export default {
     const conversations = await fixture(db, agents, lines);
     const active = conversations.filter((c) => c.status === 'Active');
     const prefix = `${env.QUEUE_PREFIX}-s1-${Date.now().toString(36)}`;
-    const api = await startIpcServer(path.join(here, 'servers/api-server-ipc.cjs'), {
-      ...env,
-      QUEUE_PREFIX: prefix,
-      RATE_LIMIT_WEBCHAT_MESSAGES: '1000000',
-    });
+    // BENCH_PROFILE_DIR=<dir>: the API child also writes a V8 CPU profile there when it stops.
+    const api = await startIpcServer(
+      path.join(here, 'servers/api-server-ipc.cjs'),
+      { ...env, QUEUE_PREFIX: prefix, RATE_LIMIT_WEBCHAT_MESSAGES: '1000000' },
+      ['--expose-gc', ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [])],
+    );
     const sockets = [];
     try {
       const idle = procStats(api.pid);
