@@ -16,6 +16,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
+import { rawListParts } from '../admin/paginate';
 import { isUniqueViolation } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { assertTemplateRules } from './template-rules';
@@ -69,29 +70,21 @@ export class OutboundTemplatesService {
   ) {}
 
   async list(principal: Principal, query: PagedQuery): Promise<Page<OutboundTemplateView>> {
-    const field = query.sortField ?? 'name';
-    const column = SORTABLE[field];
-    if (!column)
-      throw new AppException('validation', {
-        message: `sortField must be one of ${Object.keys(SORTABLE).join(', ')}`,
-        data: { fields: { sortField: ['unknown sort field'] } },
-      });
-    const page = query.page ?? 1;
-    const pageSize = query.pageSize ?? 25;
+    const { page, pageSize, orderBy, limit, like } = rawListParts(
+      query,
+      { sortable: SORTABLE, defaultSort: { field: 'name', order: 'asc' } },
+      't.id',
+    );
     const params: unknown[] = [principal.clientId];
     let where = 't.tenant_id = $1 AND t.deleted_at IS NULL';
-    if (query.q) {
-      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (like) {
+      params.push(like);
       where += ` AND (t.name ILIKE $${params.length} OR t.description ILIKE $${params.length})`;
     }
-    const order = query.sortOrder === 'desc' ? 'DESC' : query.sortOrder === 'asc' ? 'ASC' : field === 'name' ? 'ASC' : 'DESC';
     const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM outbound_templates t WHERE ${where}`, params)) as {
       total: number;
     }[];
-    const rows = (await this.dataSource.query(
-      `${SELECT} WHERE ${where} ORDER BY ${column} ${order}, t.id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
-      params,
-    )) as TemplateRow[];
+    const rows = (await this.dataSource.query(`${SELECT} WHERE ${where} ORDER BY ${orderBy} ${limit}`, params)) as TemplateRow[];
     return { items: rows.map(view), total, page, pageSize };
   }
 

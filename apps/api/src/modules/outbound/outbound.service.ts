@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
+import { escapeLike, rawListParts } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { callView, OutboundHostService, type CallRow, type CampaignRow } from './outbound-host.service';
@@ -145,28 +146,23 @@ export class OutboundService {
   // ── campaigns ──
 
   async list(principal: Principal, query: PagedQuery): Promise<Page<DialerCampaignView>> {
-    const field = query.sortField ?? 'createdAt';
-    const column = SORTABLE[field];
-    if (!column)
-      throw new AppException('validation', {
-        message: `sortField must be one of ${Object.keys(SORTABLE).join(', ')}`,
-        data: { fields: { sortField: ['unknown sort field'] } },
-      });
-    const page = query.page ?? 1;
-    const pageSize = query.pageSize ?? 25;
+    const { page, pageSize, orderBy, limit, like } = rawListParts(
+      query,
+      { sortable: SORTABLE, defaultSort: { field: 'createdAt', order: 'desc' } },
+      'c.id',
+    );
     const params: unknown[] = [principal.clientId];
     let where = `c.tenant_id = $1 AND c.deleted_at IS NULL`;
-    if (query.q) {
-      params.push(`%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (like) {
+      params.push(like);
       where += ` AND c.name ILIKE $${params.length}`;
     }
-    const order = query.sortOrder === 'asc' ? 'ASC' : query.sortOrder === 'desc' ? 'DESC' : field === 'createdAt' ? 'DESC' : 'ASC';
     const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM dialer_campaigns c WHERE ${where}`, params)) as {
       total: number;
     }[];
     const rows = (await this.dataSource.query(
       `SELECT c.*, l.name AS phone_list_name FROM dialer_campaigns c LEFT JOIN phone_lists l ON l.id = c.phone_list_id
-        WHERE ${where} ORDER BY ${column} ${order}, c.id LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
+        WHERE ${where} ORDER BY ${orderBy} ${limit}`,
       params,
     )) as CampaignRow[];
     return { items: rows.map(campaignView), total, page, pageSize } as Page<DialerCampaignView>;
@@ -323,7 +319,7 @@ export class OutboundService {
     // Numbers are stored without separators: '+34 911' finds '+34911…'.
     const digits = (query.q ?? '').replace(/[\s().-]/g, '');
     if (digits) {
-      params.push(`%${digits.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      params.push(`%${escapeLike(digits)}%`);
       where += ` AND d.phone ILIKE $${params.length}`;
     }
     if (query.campaignId) {

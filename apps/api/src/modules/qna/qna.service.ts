@@ -4,7 +4,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
-import { paginate } from '../admin/paginate';
+import { escapeLike, paginate } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { QnaEntry } from './qna-entry.entity';
@@ -59,7 +59,7 @@ export class QnaService {
                OR question ILIKE $3 OR answer ILIKE $3)
         ORDER BY rank DESC, question ASC
         LIMIT $4`,
-      [clientId, q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit],
+      [clientId, q, `%${escapeLike(q)}%`, limit],
     );
     return rows.map((row) => ({ ...row, rank: Number(row.rank) }));
   }
