@@ -357,8 +357,10 @@ export class OutboundHostService {
     actor: Actor,
     tenantId?: string,
     at = Date.now(),
+    /** The row as this transaction already locked it, to skip reading it again. */
+    locked?: CallRow,
   ): Promise<CallRow> {
-    const current = await this.lockCall(manager, id, tenantId);
+    const current = locked?.id === id ? locked : await this.lockCall(manager, id, tenantId);
     const snapshot = restore(outboundCallMachine, current.snapshot as never);
     const result = step(outboundCallMachine, snapshot, { ...input, at: Math.max(at, 0), actor } as OutboundCallEvent);
     if (!result.changed || !result.record) throw illegal('the call', input.type, current.status);
@@ -566,7 +568,7 @@ export class OutboundHostService {
       const mark = { outbox: w.outbox.length, timers: w.timers.length };
       await manager.query('SAVEPOINT carrier_event');
       try {
-        await this.stepCall(manager, w, callId, input, SYSTEM, undefined, at);
+        await this.stepCall(manager, w, callId, input, SYSTEM, undefined, at, call);
       } catch (error) {
         if (!isIllegalTransition(error)) throw error;
         await manager.query('ROLLBACK TO SAVEPOINT carrier_event');
