@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { roomName, type MessageView, type NoteView } from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { isUniqueViolation } from '../admin/rule-check';
 import { MachineHostService } from '../machine-host/machine-host.service';
-import { writeOutbox } from '../machine-host/outbox';
+import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
 import { SentimentProducer } from '../dashboards/sentiment-producer.service';
 import { messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
@@ -17,10 +19,14 @@ export interface NewMessage {
   clientMessageId?: string;
 }
 
+/** How often a customer's message is read and written again when the conversation moved meanwhile. */
+const CUSTOMER_MESSAGE_ATTEMPTS = 6;
+
 /**
  * Messages are stored once (a repeated client message id returns the stored one), numbered per
- * conversation under the conversation's row lock, and pushed through the outbox of the same
- * transaction. A customer's message is also `conversation.messageReceived` for the machine.
+ * conversation (unique (conversation, sequence)), and pushed through the outbox of the statement
+ * or transaction that stores them. A customer's message is also `conversation.messageReceived`
+ * for the machine.
  */
 @Injectable()
 export class MessagesService {
@@ -32,7 +38,68 @@ export class MessagesService {
   ) {}
 
   async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
-    const stored = await this.host.transaction(async (manager, outbox) => {
+    const stored = (input.sender.kind === 'customer' ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
+    // After commit: the worker scores customer messages (dashboards' sentiment); its sweep covers a lost request.
+    if (input.sender.kind === 'customer')
+      this.sentiment.request({ messageId: stored.id, tenantId: input.tenantId, conversationId: input.conversationId });
+    return stored;
+  }
+
+  /**
+   * A customer's message in two round trips, the hot path of every chat: read the conversation
+   * (with its last sequence and any message already stored under this client id), step its
+   * machine, then one statement writes the conversation (version-checked), its log row, the
+   * message and the pushes (MachineHostService.writeConversationAlone). No transaction, no row
+   * lock: if the version moved, or an agent's message took the sequence (unique), nothing was
+   * written and it is read and tried again. Answers null to leave it to the locked path (a step
+   * with intents, or attempts used up).
+   */
+  private async sendAlone(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView | null> {
+    for (let attempt = 1; attempt <= CUSTOMER_MESSAGE_ATTEMPTS; attempt++) {
+      const [current] = (await this.dataSource.query(
+        `SELECT c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
+                (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = $2) AS stored_message_id
+         FROM conversations c WHERE c.id = $1`,
+        [input.conversationId, input.clientMessageId ?? null],
+      )) as (ConversationRow & { last_sequence: number | null; stored_message_id: string | null })[];
+      if (!current || current.tenant_id !== input.tenantId) throw AppException.notFound();
+      const { last_sequence: lastSequence, stored_message_id: storedId, ...conversation } = current;
+      if (storedId) return this.storedMessage(storedId);
+      guard(conversation);
+      const message: MessageRow = {
+        id: randomUUID(),
+        conversation_id: conversation.id,
+        sequence: (lastSequence ?? 0) + 1,
+        sender_kind: input.sender.kind,
+        sender_id: input.sender.id ?? null,
+        text: input.text,
+        client_message_id: input.clientMessageId ?? null,
+        created_at: new Date(),
+        delivered_at: null,
+        read_at: null,
+      };
+      const view = messageView(message);
+      try {
+        const written = await this.host.writeConversationAlone(conversation, { type: 'conversation.messageReceived' }, input.sender, {
+          effects: [this.messagePush(conversation, view)],
+          companion: (value) =>
+            `INSERT INTO messages (id, conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id, created_at)
+             SELECT ${value(message.id)}::uuid, u.id, u.tenant_id, ${value(message.sequence)}::int, ${value(message.sender_kind)}, ${value(message.sender_id)},
+                    ${value(message.text)}, ${value(message.client_message_id)}, ${value(message.created_at)} FROM u`,
+        });
+        if (written === 'needs-transaction') return null;
+        if (written) return view;
+      } catch (error) {
+        // Another message took the number, or the same client id was stored meanwhile: read again.
+        if (!isUniqueViolation(error, 'uq_messages_sequence') && !isUniqueViolation(error, 'uq_messages_client_id')) throw error;
+      }
+    }
+    return null;
+  }
+
+  /** The general path: under the conversation's row lock, in one transaction. */
+  private async sendLocked(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
+    return this.host.transaction(async (manager, outbox) => {
       const conversation = await this.host.lockConversation(manager, input.conversationId, input.tenantId);
       if (input.clientMessageId) {
         const [existing] = (await manager.query(`SELECT * FROM messages WHERE conversation_id = $1 AND client_message_id = $2`, [
@@ -59,29 +126,28 @@ export class MessagesService {
         [input.conversationId, input.tenantId, input.sender.kind, input.sender.id ?? null, input.text, input.clientMessageId ?? null],
       )) as MessageRow[];
       const view = messageView(row);
-      outbox.push(...(await this.pushMessage(manager, conversation, view)));
+      outbox.push(...(await writeOutbox(manager, [this.messagePush(conversation, view)])));
       return view;
     });
-    // After commit: the worker scores customer messages (dashboards' sentiment); its sweep covers a lost request.
-    if (input.sender.kind === 'customer')
-      this.sentiment.request({ messageId: stored.id, tenantId: input.tenantId, conversationId: input.conversationId });
-    return stored;
   }
 
-  private pushMessage(manager: EntityManager, conversation: ConversationRow, view: MessageView): Promise<string[]> {
+  private async storedMessage(id: string): Promise<MessageView> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM messages WHERE id = $1`, [id])) as MessageRow[];
+    return messageView(row);
+  }
+
+  private messagePush(conversation: ConversationRow, view: MessageView): OutboxEffect {
     const rooms = [roomName({ kind: 'conversation', id: conversation.id })];
     if (conversation.agent_id) rooms.push(roomName({ kind: 'agent', id: conversation.agent_id }));
-    return writeOutbox(manager, [
-      {
-        topic: 'socket',
-        payload: {
-          emits: [
-            { namespace: 'staff', rooms, event: 'message.created', data: view },
-            { namespace: 'visitor', rooms: [rooms[0]], event: 'message.created', data: view },
-          ],
-        },
+    return {
+      topic: 'socket',
+      payload: {
+        emits: [
+          { namespace: 'staff', rooms, event: 'message.created', data: view },
+          { namespace: 'visitor', rooms: [rooms[0]], event: 'message.created', data: view },
+        ],
       },
-    ]);
+    };
   }
 
   /** Messages in order; the reader's fetch marks the other side's messages delivered. */

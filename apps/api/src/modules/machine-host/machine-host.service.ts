@@ -32,7 +32,7 @@ import {
   type SocketEmit,
 } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
-import { writeVersioned, type Written } from './versioned-write';
+import { writeVersioned, type VersionedWrite, type Written } from './versioned-write';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -241,6 +241,46 @@ export class MachineHostService {
     locked?: ConversationRow,
   ): Promise<Dispatched<ConversationRow>> {
     const current = locked?.id === id ? locked : await this.lockConversation(manager, id, tenantId);
+    const plan = this.planConversationStep(current, input, actor);
+    // Effects first (a released agent is stepped in this same transaction, its rows written before
+    // ours, as they always were); then the conversation's row, log row and outbox in one statement.
+    const outboxIds: string[] = [];
+    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds);
+    effects.push(this.conversationPush(plan.next, current.agent_id));
+    const written = await writeVersioned<ConversationRow>(manager, this.conversationWrite(plan, effects));
+    if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
+    this.remember(manager, written);
+    outboxIds.push(...written.outboxIds);
+    return { row: written.row, outboxIds };
+  }
+
+  /**
+   * A conversation event written without a transaction or row lock, by one statement (versioned
+   * UPDATE, log row, outbox rows and the caller's `companion` INSERT), then handed to the relay —
+   * for steps whose only effect is their push (a customer's message). Answers null, having written
+   * nothing, when the version moved since `current` was read (the caller reads again and retries),
+   * and 'needs-transaction' when the step has intents: their effects may write other rows, so it
+   * must go through `dispatchConversation` under the row lock.
+   */
+  async writeConversationAlone(
+    current: ConversationRow,
+    input: ConversationEventInput,
+    actor: Actor,
+    extra: { effects: OutboxEffect[]; companion?: VersionedWrite['companion'] },
+  ): Promise<Written<ConversationRow> | null | 'needs-transaction'> {
+    const plan = this.planConversationStep(current, input, actor);
+    if (plan.intents.length > 0) return 'needs-transaction';
+    const effects = [this.conversationPush(plan.next, current.agent_id), ...extra.effects];
+    const written = await writeVersioned<ConversationRow>(this.dataSource.manager, {
+      ...this.conversationWrite(plan, effects),
+      companion: extra.companion,
+    });
+    if (written) this.relay.kick(written.outboxIds, written.records);
+    return written;
+  }
+
+  /** Steps the conversation's machine (no I/O) and works out the row as the write will leave it. */
+  private planConversationStep(current: ConversationRow, input: ConversationEventInput, actor: Actor) {
     const snapshot = restore(conversationMachine, current.snapshot as never);
     const result = step(conversationMachine, snapshot, { ...input, at: Date.now(), actor } as ConversationEvent);
     if (!result.changed || !result.record) throw illegal('conversation', input.type, current.status);
@@ -260,14 +300,14 @@ export class MachineHostService {
       last_event: input.type,
       updated_at: new Date(result.record.at),
     };
-    // Effects first (a released agent is stepped in this same transaction, its rows written before
-    // ours, as they always were); then the conversation's row, log row and outbox in one statement.
-    const outboxIds: string[] = [];
-    const effects = await this.conversationEffects(manager, current, next, result.intents, actor, outboxIds);
-    effects.push(this.conversationPush(next, current.agent_id));
-    const written = await writeVersioned<ConversationRow>(manager, {
+    return { current, next, persisted, record: result.record, intents: result.intents, context };
+  }
+
+  private conversationWrite(plan: ReturnType<MachineHostService['planConversationStep']>, effects: OutboxEffect[]): VersionedWrite {
+    const { current, next } = plan;
+    return {
       table: 'conversations',
-      key: { column: 'id', value: id },
+      key: { column: 'id', value: current.id },
       version: current.version,
       set: [
         ['status', next.status],
@@ -276,19 +316,15 @@ export class MachineHostService {
         ['priority', next.priority],
         ['queued_at', next.queued_at],
         ['closed_at', next.closed_at],
-        ['snapshot', JSON.stringify(persisted)],
+        ['snapshot', JSON.stringify(plan.persisted)],
         ['last_event', next.last_event],
         ['updated_at', next.updated_at],
       ],
       entity: 'conversation',
-      record: result.record,
-      logData: conversationLogData(context),
+      record: plan.record,
+      logData: conversationLogData(plan.context),
       effects,
-    });
-    if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
-    this.remember(manager, written);
-    outboxIds.push(...written.outboxIds);
-    return { row: written.row, outboxIds };
+    };
   }
 
   /** Hands a one-statement write's outbox rows to the transaction's list, for the relay after commit. */

@@ -15,6 +15,12 @@ export interface VersionedWrite {
   record: TransitionRecord;
   logData: object | null;
   effects: OutboxEffect[];
+  /**
+   * Another INSERT that belongs to the step (a customer's message with its messageReceived event):
+   * built with the statement's placeholder function, it must select FROM u, so it happens only if
+   * the versioned UPDATE did.
+   */
+  companion?: (placeholder: (value: unknown) => string) => string;
 }
 
 export interface Written<TRow> {
@@ -52,6 +58,7 @@ export async function writeVersioned<TRow>(manager: EntityManager, write: Versio
   const topicsParam = placeholder(topics);
   const payloadsParam = placeholder(payloads);
   const key = write.key.column;
+  const companion = write.companion ? `, companion AS (${write.companion(placeholder)})` : '';
   const [updated] = (await manager.query(
     `WITH u AS (
        UPDATE ${write.table} SET ${assignments}, version = version + 1 WHERE ${key} = $1 AND version = $2 RETURNING *
@@ -62,7 +69,7 @@ export async function writeVersioned<TRow>(manager: EntityManager, write: Versio
        INSERT INTO outbox (topic, payload)
        SELECT t, p::jsonb FROM u, unnest(${topicsParam}::text[], ${payloadsParam}::text[]) WITH ORDINALITY AS e(t, p, n) ORDER BY n
        RETURNING id
-     )
+     )${companion}
      SELECT u.*, ARRAY(SELECT id::text FROM queued ORDER BY id) AS outbox_ids FROM u`,
     params,
   )) as (TRow & { outbox_ids: string[] })[];

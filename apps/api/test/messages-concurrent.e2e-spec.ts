@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
+import { MessagesService } from '../src/modules/conversations/messages.service';
+import { createTenant } from './support/factories';
+import { createLine } from './support/realtime';
+import { startTestApp, type TestApp } from './support/test-app';
+
+/**
+ * A customer's message takes the one-statement path (no transaction, no row lock: the
+ * conversation's version and the unique message number decide), while an agent's message takes
+ * the row lock. Both at once, on one conversation, from two API processes, with the same client
+ * message ids sent twice at the same time: every message is stored once, numbered 1…n without a
+ * gap, and each customer message is exactly one machine step.
+ */
+describe('concurrent messages on one conversation across two API processes', () => {
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
+  });
+  afterAll(() => Promise.all([a.close(), b.close()]));
+
+  it('stores each message once, numbers them 1…n, and logs one step per customer message', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const lineId = await createLine(a.dataSource, tenant, 'Concurrent messages');
+    const host = a.app.get(MachineHostService);
+    const id = randomUUID();
+    await host.transaction(async (manager, outbox) => {
+      const created = await host.createConversation(
+        manager,
+        {
+          id,
+          tenantId: tenant.client.id,
+          channel: 'webchat',
+          entryLineId: lineId,
+          customerName: 'C',
+          customerEmail: null,
+          visitorId: null,
+        },
+        { kind: 'customer' },
+      );
+      outbox.push(...created.outboxIds);
+    });
+
+    const services = [a.app.get(MessagesService), b.app.get(MessagesService)];
+    const open = () => undefined;
+    const customerIds = Array.from({ length: 24 }, (_, i) => `c-${i}`);
+    // Every customer message is sent twice at once (a retried request), through both processes.
+    const customerSends = customerIds.flatMap((clientMessageId, i) =>
+      [0, 1].map((copy) =>
+        services[(i + copy) % 2].send(
+          { conversationId: id, tenantId: tenant.client.id, sender: { kind: 'customer' }, text: `customer ${i}`, clientMessageId },
+          open,
+        ),
+      ),
+    );
+    const agentSends = Array.from({ length: 12 }, (_, i) =>
+      services[i % 2].send(
+        { conversationId: id, tenantId: tenant.client.id, sender: { kind: 'agent', id: 'agent-1' }, text: `agent ${i}` },
+        open,
+      ),
+    );
+    const [customerViews, agentViews] = await Promise.all([Promise.all(customerSends), Promise.all(agentSends)]);
+
+    // Both copies of a customer message answer the same stored message.
+    for (let i = 0; i < customerIds.length; i++) expect(customerViews[2 * i].id).toBe(customerViews[2 * i + 1].id);
+
+    const stored = (await a.dataSource.query(
+      `SELECT sequence, sender_kind, client_message_id, text FROM messages WHERE conversation_id = $1 ORDER BY sequence`,
+      [id],
+    )) as { sequence: number; sender_kind: string; client_message_id: string | null; text: string }[];
+    expect(stored).toHaveLength(customerIds.length + agentViews.length);
+    expect(stored.map((row) => row.sequence)).toEqual(stored.map((_, i) => i + 1));
+    expect(
+      stored
+        .filter((row) => row.sender_kind === 'customer')
+        .map((row) => row.client_message_id)
+        .sort(),
+    ).toEqual([...customerIds].sort());
+    // What each caller was answered is what was stored.
+    const bySequence = new Map(stored.map((row) => [row.sequence, row]));
+    for (const view of [...customerViews, ...agentViews]) expect(bySequence.get(view.sequence)?.text).toBe(view.text);
+
+    // One machine step per stored customer message, in one unbroken chain of versions.
+    const log = (await a.dataSource.query(
+      `SELECT version, event FROM transition_log WHERE entity_type = 'conversation' AND entity_id = $1 ORDER BY version`,
+      [id],
+    )) as { version: number; event: string }[];
+    expect(log.map((row) => row.version)).toEqual(log.map((_, i) => i + 1));
+    expect(log.filter((row) => row.event === 'conversation.messageReceived')).toHaveLength(customerIds.length);
+    const [conversation] = (await a.dataSource.query(`SELECT version FROM conversations WHERE id = $1`, [id])) as { version: number }[];
+    expect(conversation.version).toBe(1 + customerIds.length);
+
+    // And one message.created push per stored message.
+    const pushes = (await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox WHERE topic = 'socket' AND payload::text LIKE $1 AND payload::text LIKE '%message.created%'`,
+      [`%${id}%`],
+    )) as { n: number }[];
+    expect(pushes[0].n).toBe(stored.length);
+  });
+});
