@@ -11,6 +11,7 @@ import { io } from 'socket.io-client';
 import { startServer } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
+const { STAFF_BATCH_AUTH, deliverStaffBatch } = require('@centralita/contracts');
 const jwt = require('jsonwebtoken');
 export const here = path.dirname(new URL(import.meta.url).pathname);
 export const domain = require(path.resolve(here, '../../libs/domain/dist/index.js'));
@@ -90,10 +91,7 @@ export async function createLine(db, tag) {
     `INSERT INTO attention_lines (client_id, name, type, channel) VALUES ($1, $2, 'inbound', 'WebChat') RETURNING id`,
     [DEMO_CLIENT_ID, `Bench ${tag} ${randomUUID().slice(0, 6)}`],
   );
-  await db.query(`INSERT INTO attention_line_routing (attention_line_id, tenant_id) VALUES ($1, $2)`, [
-    rows[0].id,
-    DEMO_CLIENT_ID,
-  ]);
+  await db.query(`INSERT INTO attention_line_routing (attention_line_id, tenant_id) VALUES ($1, $2)`, [rows[0].id, DEMO_CLIENT_ID]);
   return rows[0].id;
 }
 
@@ -127,7 +125,7 @@ export async function call(url, route, { token, body, method = body === undefine
 
 export function connect(url, namespace, token, auth = {}) {
   const socket = io(`${url}${namespace}`, {
-    auth: token ? { token } : auth,
+    auth: token ? { ...auth, token } : auth,
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
@@ -147,6 +145,16 @@ export function connect(url, namespace, token, auth = {}) {
       reject(error);
     });
   });
+}
+
+/**
+ * A supervisor's /staff socket as the console opens it: the tenant-wide stream in batches
+ * (STAFF_BATCH_AUTH), each batch handed to the socket's own listeners push by push.
+ */
+export async function connectSupervisor(url, token) {
+  const socket = await connect(url, '/staff', token, { [STAFF_BATCH_AUTH]: true });
+  socket.on('batch', (pushes) => deliverStaffBatch(socket, pushes));
+  return socket;
 }
 
 /** Runs `work(item)` over `items` with at most `limit` in flight. */

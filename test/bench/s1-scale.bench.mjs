@@ -2,7 +2,8 @@
 // supervisors and open conversations written straight to PostgreSQL with snapshots produced by the
 // real machines (libs/domain): every agent logged in on one of 20 lines holding 5 Active
 // conversations (capacity 5), the other half of the conversations LiningUp. Then every agent and
-// supervisor connects a /staff socket, and customers POST messages to Active conversations at
+// supervisor connects a /staff socket (supervisors as the console does: the tenant-wide stream in
+// batches, STAFF_BATCH_AUTH), and customers POST messages to Active conversations at
 // 500 msg/s offered (open loop, at most 256 in flight, the rest counted as skipped) while the
 // server's CPU (/proc utime+stime) and memory are read. Ratio = delivered msg/s ÷ 500.
 // Full size: 2,000 agents, 200 supervisors, 20,000 conversations; --quick runs a tenth.
@@ -12,6 +13,7 @@ import {
   DEMO_CLIENT_ID,
   accessToken,
   connect,
+  connectSupervisor,
   createLine,
   createUsers,
   domain,
@@ -188,7 +190,9 @@ export default {
       const pending = new Map();
       const staff = [...agents.map((user) => ({ user, agent: true })), ...supervisors.map((user) => ({ user, agent: false }))];
       await pooled(staff, 50, async ({ user, agent }) => {
-        const socket = await connect(api.url, '/staff', accessToken(env.JWT_SECRET, user));
+        const token = accessToken(env.JWT_SECRET, user);
+        // Supervisors as the console connects them: the tenant-wide stream in batches.
+        const socket = agent ? await connect(api.url, '/staff', token) : await connectSupervisor(api.url, token);
         sockets.push(socket);
         if (agent)
           socket.on('message.created', (view) => {

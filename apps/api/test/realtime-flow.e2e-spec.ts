@@ -1,11 +1,12 @@
-import type {
-  AgentView,
-  ConversationView,
-  JoinAck,
-  MessageView,
-  QueuePositionView,
-  StartChatResult,
-  SurveyView,
+import {
+  deliverStaffBatch,
+  type AgentView,
+  type ConversationView,
+  type JoinAck,
+  type MessageView,
+  type QueuePositionView,
+  type StartChatResult,
+  type SurveyView,
 } from '@centralita/contracts';
 import { timeInStates, type TransitionRecord } from '@centralita/domain';
 import { eventually as eventuallyWithin } from '../../../test/support/eventually';
@@ -15,6 +16,7 @@ import {
   createCampaign,
   createPoll,
   createLine,
+  connectBatchedStaff,
   createStaff,
   createTenant,
   data,
@@ -66,9 +68,11 @@ describe('real-time conversation flow', () => {
     await t.close();
   });
 
-  async function staff(member: StaffMember): Promise<{ socket: StaffSocket; received: Received[] }> {
-    const socket = await connectStaff(t.url, member.token);
+  async function staff(member: StaffMember, batched = false): Promise<{ socket: StaffSocket; received: Received[] }> {
+    const socket = await (batched ? connectBatchedStaff : connectStaff)(t.url, member.token);
     sockets.push(socket);
+    // As the console does: a batch is handed to the same listeners (record's onAny too), push by push.
+    if (batched) socket.on('batch', (pushes) => deliverStaffBatch(socket, pushes));
     return { socket, received: record(socket) };
   }
 
@@ -85,7 +89,8 @@ describe('real-time conversation flow', () => {
   }
 
   it('carries a chat from the queue through a transfer to the survey, pushing every version to the supervisor', async () => {
-    const board = await staff(supervisor);
+    // The supervisor's board as the console opens it: tenant-wide pushes in batches.
+    const board = await staff(supervisor, true);
     const desk1 = await staff(agent1);
     const desk2 = await staff(agent2);
 

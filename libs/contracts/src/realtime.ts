@@ -134,6 +134,46 @@ export interface StaffServerEvents {
   'message.read': (view: ReadView) => void;
   /** A conversation's rolling customer sentiment turned negative (tenant room; dashboards). */
   'sentiment.alert': (view: SentimentAlertView) => void;
+  /**
+   * Several tenant-wide pushes at once, in the order they were made — only to sockets that asked
+   * for it (handshake `auth.batch: true`, see STAFF_BATCH_AUTH). Unpack with `deliverStaffBatch`.
+   */
+  batch: (pushes: StaffPush[]) => void;
+}
+
+/** One push inside a `batch`: the event's name and its payload, as it would have arrived alone. */
+export type StaffPush = {
+  [K in Exclude<keyof StaffServerEvents, 'batch'>]: [event: K, data: Parameters<StaffServerEvents[K]>[0]];
+}[Exclude<keyof StaffServerEvents, 'batch'>];
+
+/**
+ * Handshake flag on `/staff` (`auth: { token, batch: true }`): the supervisor's tenant-wide stream
+ * (every conversation and agent of the tenant) arrives coalesced, one `batch` frame for what the
+ * server pushed in the same turn of its event loop, instead of one frame per push. With hundreds of
+ * supervisors and hundreds of messages a second, frames per socket, not bytes, are what cost
+ * (QUALITY.md S1). Each push still arrives once, in order, with its version.
+ */
+export const STAFF_BATCH_AUTH = 'batch';
+
+/** The room of a tenant's supervisors who asked for batches (beside the plain `tenant:<id>`). */
+export function batchedTenantRoom(tenantRoom: string): string {
+  return `${tenantRoom}#batched`;
+}
+
+interface PushListeners {
+  listeners(event: string): ((...args: never[]) => unknown)[];
+  listenersAny(): ((...args: never[]) => unknown)[];
+}
+
+/**
+ * Hands every push of a `batch` to the socket's own listeners (`on(event)` and `onAny`), as if
+ * each had arrived alone. socket.io-client's `emit` sends to the server, so listeners are called directly.
+ */
+export function deliverStaffBatch(socket: PushListeners, pushes: StaffPush[]): void {
+  for (const [event, data] of pushes) {
+    for (const listener of socket.listenersAny()) (listener as (event: string, data: unknown) => void)(event, data);
+    for (const listener of socket.listeners(event)) (listener as (data: unknown) => void)(data);
+  }
 }
 
 /** Server → client events on `/visitor`. Visitors never see notes, agents' boards or other queues. */

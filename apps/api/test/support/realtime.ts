@@ -1,5 +1,6 @@
 import {
   SOCKET_NAMESPACES,
+  STAFF_BATCH_AUTH,
   type Envelope,
   type StaffClientEvents,
   type StaffServerEvents,
@@ -26,8 +27,13 @@ export function record(socket: Socket): Received[] {
   return received;
 }
 
-function connect<T extends Socket>(url: string, namespace: string, token: string): Promise<T> {
-  const socket = io(`${url}${namespace}`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true }) as T;
+function connect<T extends Socket>(url: string, namespace: string, token: string, auth: Record<string, unknown> = {}): Promise<T> {
+  const socket = io(`${url}${namespace}`, {
+    auth: { ...auth, token },
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  }) as T;
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', (error) => {
@@ -38,6 +44,9 @@ function connect<T extends Socket>(url: string, namespace: string, token: string
 }
 
 export const connectStaff = (url: string, token: string) => connect<StaffSocket>(url, SOCKET_NAMESPACES.staff, token);
+/** A staff socket as the console opens it: the supervisor stream in batches (STAFF_BATCH_AUTH). */
+export const connectBatchedStaff = (url: string, token: string) =>
+  connect<StaffSocket>(url, SOCKET_NAMESPACES.staff, token, { [STAFF_BATCH_AUTH]: true });
 export const connectVisitor = (url: string, token: string) => connect<VisitorSocket>(url, SOCKET_NAMESPACES.visitor, token);
 
 export async function createLine(

@@ -1,5 +1,7 @@
 import {
   SOCKET_NAMESPACES,
+  batchedTenantRoom,
+  type StaffPush,
   type StaffClientEvents,
   type StaffServerEvents,
   type VisitorClientEvents,
@@ -50,6 +52,9 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   private redis: Redis | null = null;
   /** The adapter's client and its duplicates (stream readers, subscriber), all closed on shutdown. */
   private readonly clients = new Set<Redis>();
+  /** Tenant-wide pushes for batched supervisors, per batched room in push order, sent at the end of this loop turn. */
+  private readonly batches = new Map<string, StaffPush[]>();
+  private batchFlush: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -88,16 +93,50 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     return this.io ? (this.io.of(SOCKET_NAMESPACES.visitor) as VisitorNamespace) : null;
   }
 
-  /** Broadcasts to rooms on every API process (through the adapter). */
+  /**
+   * Broadcasts to rooms on every API process (through the adapter). A push for a tenant room also
+   * goes to the supervisors who asked for batches (STAFF_BATCH_AUTH), but coalesced: everything
+   * pushed to their room during this turn of the event loop leaves as one `batch` frame when the
+   * turn ends (setImmediate: no timer, no added wait when the server is idle). They are left out of
+   * the immediate broadcast, even when they are also in one of its other rooms, so each push reaches
+   * them once and tenant-wide pushes keep their order.
+   */
   emit(namespace: SocketNamespace, rooms: string[], event: string, data: unknown): void {
     if (!this.io || rooms.length === 0) return;
-    const target = this.io.of(SOCKET_NAMESPACES[namespace]).to(rooms) as unknown as { emit: (event: string, data: unknown) => void };
+    const nsp = this.io.of(SOCKET_NAMESPACES[namespace]);
+    const batched = namespace === 'staff' ? rooms.filter((room) => room.startsWith('tenant:')).map(batchedTenantRoom) : [];
+    const target = (batched.length > 0 ? nsp.to(rooms).except(batched) : nsp.to(rooms)) as unknown as {
+      emit: (event: string, data: unknown) => void;
+    };
     target.emit(event, data);
+    if (batched.length === 0) return;
+    for (const room of batched) {
+      const pushes = this.batches.get(room);
+      if (pushes) pushes.push([event, data] as StaffPush);
+      else this.batches.set(room, [[event, data] as StaffPush]);
+    }
+    this.batchFlush ??= setImmediate(() => this.flushBatches());
+  }
+
+  private flushBatches(): void {
+    this.batchFlush = null;
+    const staff = this.staff;
+    if (staff)
+      for (const [room, pushes] of this.batches) {
+        // One push goes out as itself: the client handles both forms alike.
+        const target = staff.to(room) as unknown as { emit: (event: string, data: unknown) => void };
+        if (pushes.length === 1) target.emit(pushes[0][0], pushes[0][1]);
+        else target.emit('batch', pushes);
+      }
+    this.batches.clear();
   }
 
   async onApplicationShutdown(): Promise<void> {
     const io = this.io;
     this.io = null;
+    if (this.batchFlush) clearImmediate(this.batchFlush);
+    this.batchFlush = null;
+    this.batches.clear();
     if (io) {
       io.disconnectSockets(true);
       // close() would also close the HTTP server, which Nest closes itself.

@@ -1,4 +1,4 @@
-import { PERMISSIONS, ROOM_KINDS, roomName, type JoinAck, type RoomRef } from '@centralita/contracts';
+import { PERMISSIONS, ROOM_KINDS, STAFF_BATCH_AUTH, batchedTenantRoom, roomName, type JoinAck, type RoomRef } from '@centralita/contracts';
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { isUUID } from 'class-validator';
@@ -72,8 +72,12 @@ export class SocketAccessService implements OnApplicationBootstrap {
       const principal = socket.data.principal as Principal;
       if (!socket.recovered) {
         void socket.join(roomName({ kind: 'agent', id: principal.userId }));
-        if (principal.permissions.includes(PERMISSIONS.conversationsSupervise))
-          void socket.join(roomName({ kind: 'tenant', id: principal.clientId }));
+        if (principal.permissions.includes(PERMISSIONS.conversationsSupervise)) {
+          // Either the plain tenant room or, when the client asked for batches, its batched twin (never both).
+          const tenantRoom = roomName({ kind: 'tenant', id: principal.clientId });
+          const batched = (socket.handshake.auth as Record<string, unknown> | undefined)?.[STAFF_BATCH_AUTH] === true;
+          void socket.join(batched ? batchedTenantRoom(tenantRoom) : tenantRoom);
+        }
       }
       void this.presenceSignal(principal.userId, 'agent.reconnected');
       socket.on('disconnect', () => {

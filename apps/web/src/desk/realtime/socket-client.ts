@@ -1,6 +1,8 @@
 import { io, type Socket } from 'socket.io-client';
 import {
   SOCKET_NAMESPACES,
+  STAFF_BATCH_AUTH,
+  deliverStaffBatch,
   type JoinAck,
   type RoomRef,
   type StaffClientEvents,
@@ -36,7 +38,12 @@ export function needsResync(firstConnect: boolean, recovered: boolean, gapMs: nu
   return !recovered || gapMs > LONG_GAP_MS;
 }
 
-function connect<S extends Socket>(namespace: string, token: () => string | null, handlers: RealtimeHandlers): RealtimeConnection<S> {
+function connect<S extends Socket>(
+  namespace: string,
+  token: () => string | null,
+  handlers: RealtimeHandlers,
+  extraAuth: Record<string, unknown> = {},
+): RealtimeConnection<S> {
   const socket = io(namespace, {
     path: '/socket.io',
     transports: ['websocket', 'polling'],
@@ -44,7 +51,7 @@ function connect<S extends Socket>(namespace: string, token: () => string | null
     reconnectionDelay: 500,
     reconnectionDelayMax: 5_000,
     // The token is read at every attempt: a refreshed access token is used after a reconnect.
-    auth: (cb) => cb({ token: token() ?? '' }),
+    auth: (cb) => cb({ ...extraAuth, token: token() ?? '' }),
   }) as unknown as S;
   const rooms = new Map<string, RoomRef>();
   let first = true;
@@ -91,8 +98,15 @@ function connect<S extends Socket>(namespace: string, token: () => string | null
   };
 }
 
-export const connectStaff = (token: () => string | null, handlers: RealtimeHandlers) =>
-  connect<StaffSocket>(SOCKET_NAMESPACES.staff, token, handlers);
+/**
+ * The console asks for the supervisor stream in batches (STAFF_BATCH_AUTH) and unpacks each one
+ * into the same listeners, so screens only ever see single events.
+ */
+export function connectStaff(token: () => string | null, handlers: RealtimeHandlers): RealtimeConnection<StaffSocket> {
+  const connection = connect<StaffSocket>(SOCKET_NAMESPACES.staff, token, handlers, { [STAFF_BATCH_AUTH]: true });
+  connection.socket.on('batch', (pushes) => deliverStaffBatch(connection.socket, pushes));
+  return connection;
+}
 
 export const connectVisitor = (token: () => string | null, handlers: RealtimeHandlers) =>
   connect<VisitorSocket>(SOCKET_NAMESPACES.visitor, token, handlers);

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { deliverStaffBatch, type ConversationView } from '@centralita/contracts';
+import { eventually } from '../../../test/support/eventually';
+import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
+import { MessagesService } from '../src/modules/conversations/messages.service';
+import { RealtimeService } from '../src/modules/realtime/realtime.service';
+import { connectBatchedStaff, connectStaff, createLine, createStaff, createTenant, record, type StaffSocket } from './support/realtime';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const versionsOf = (received: { event: string; data: unknown }[], id: string) =>
+  received
+    .filter((entry) => entry.event === 'conversation.updated' && (entry.data as ConversationView).id === id)
+    .map((entry) => (entry.data as ConversationView).version);
+
+/**
+ * Supervisors who ask for batches (as the console does) get the tenant-wide stream coalesced per
+ * turn of the server's event loop: one frame instead of one per push, each push once, in order,
+ * even when they also joined one of the push's other rooms. Everyone else is unaffected.
+ */
+describe('batched supervisor stream', () => {
+  let t: TestApp;
+  const sockets: StaffSocket[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.close();
+    await t.close();
+  });
+
+  async function scene() {
+    const tenant = await createTenant(t.dataSource);
+    const lineId = await createLine(t.dataSource, tenant, 'Batches');
+    const supervisor = await createStaff(t, tenant, 'SUPER');
+    const plain = await connectStaff(t.url, supervisor.token);
+    const batched = await connectBatchedStaff(t.url, supervisor.token);
+    sockets.push(plain, batched);
+    const host = t.app.get(MachineHostService);
+    const id = randomUUID();
+    await host.transaction(async (manager, outbox) => {
+      const created = await host.createConversation(
+        manager,
+        {
+          id,
+          tenantId: tenant.client.id,
+          channel: 'webchat',
+          entryLineId: lineId,
+          customerName: 'C',
+          customerEmail: null,
+          visitorId: null,
+        },
+        { kind: 'customer' },
+      );
+      outbox.push(...created.outboxIds);
+    });
+    // The batched supervisor also watches the conversation itself: it must still get each push once.
+    expect(await new Promise((resolve) => batched.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
+    const frames = record(batched);
+    const plainReceived = record(plain);
+    const unpacked: { event: string; data: unknown }[] = [];
+    batched.on('batch', (pushes) =>
+      deliverStaffBatch(
+        { listeners: () => [], listenersAny: () => [(event: string, data: unknown) => unpacked.push({ event, data })] },
+        pushes,
+      ),
+    );
+    batched.on('conversation.updated', (data) => unpacked.push({ event: 'conversation.updated', data }));
+    return { tenant, id, frames, plainReceived, unpacked };
+  }
+
+  it('sends the pushes of one loop turn as one batch frame, in order, once; a plain socket gets them one by one', async () => {
+    const { tenant, id, frames, plainReceived, unpacked } = await scene();
+    const realtime = t.app.get(RealtimeService);
+    const rooms = [`tenant:${tenant.client.id}`, `conversation:${id}`];
+    for (let version = 11; version <= 15; version++) realtime.emit('staff', rooms, 'conversation.updated', { id, version });
+
+    await eventually(() => expect(versionsOf(plainReceived, id)).toEqual(expect.arrayContaining([11, 12, 13, 14, 15])));
+    await eventually(() => expect(versionsOf(unpacked, id).filter((v) => v > 10)).toEqual([11, 12, 13, 14, 15]));
+    const batches = frames.filter((entry) => entry.event === 'batch');
+    expect(batches).toHaveLength(1);
+    expect((batches[0].data as [string, { version: number }][]).map(([event, view]) => `${event}@${view.version}`)).toEqual([
+      'conversation.updated@11',
+      'conversation.updated@12',
+      'conversation.updated@13',
+      'conversation.updated@14',
+      'conversation.updated@15',
+    ]);
+    // Nothing of it arrived outside the batch, though the socket is in the conversation room too.
+    expect(frames.filter((entry) => entry.event === 'conversation.updated' && (entry.data as ConversationView).version > 10)).toEqual([]);
+    expect(plainReceived.some((entry) => entry.event === 'batch')).toBe(false);
+
+    // A push alone in its turn arrives as itself.
+    realtime.emit('staff', rooms, 'conversation.updated', { id, version: 16 });
+    await eventually(() => expect(frames.at(-1)).toEqual({ event: 'conversation.updated', data: { id, version: 16 } }));
+  });
+
+  it('carries every machine step of concurrent customer messages, each version once, in push order', async () => {
+    const { tenant, id, plainReceived, unpacked } = await scene();
+    const messages = t.app.get(MessagesService);
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        messages.send(
+          { conversationId: id, tenantId: tenant.client.id, sender: { kind: 'customer' }, text: `m${i}`, clientMessageId: `m${i}` },
+          () => undefined,
+        ),
+      ),
+    );
+    const expected = Array.from({ length: 30 }, (_, i) => i + 2);
+    // Every step reaches both sockets once; the batched one in the very order the server pushed them.
+    await eventually(() => expect([...versionsOf(plainReceived, id)].sort((x, y) => x - y)).toEqual(expected));
+    await eventually(() => expect(versionsOf(unpacked, id)).toEqual(versionsOf(plainReceived, id)));
+  });
+});
