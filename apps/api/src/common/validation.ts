@@ -1,4 +1,5 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { AppException } from './app.exception';
 
 /** "email must be an email" style messages, with the path of nested fields ("address.city ..."). */
@@ -27,7 +28,44 @@ export function validationException(errors: ValidationError[]): AppException {
   });
 }
 
+type MetadataStorage = ReturnType<typeof getMetadataStorage>;
+type TargetMetadatas = ReturnType<MetadataStorage['getTargetValidationMetadatas']>;
+const MEMOIZED = Symbol('centralita:memoized-validation-metadata');
+
+/**
+ * class-validator finds a class's rules on every validate() by testing every validated class of
+ * the app for being its parent: a few percent of every validated request (QUALITY.md P4), for an
+ * answer that only changes when a rule is declared. So the answer is kept per class and options,
+ * and all of it is forgotten whenever a rule is added (decorators run as classes are declared).
+ * The kept arrays are frozen: class-validator only reads them.
+ */
+export function memoizeValidationMetadata(storage: MetadataStorage = getMetadataStorage()): void {
+  const marked = storage as MetadataStorage & { [MEMOIZED]?: true };
+  if (marked[MEMOIZED]) return;
+  marked[MEMOIZED] = true;
+  let kept = new WeakMap<object, Map<string, TargetMetadatas>>();
+  const addValidationMetadata = storage.addValidationMetadata.bind(storage);
+  const getTargetValidationMetadatas = storage.getTargetValidationMetadatas.bind(storage);
+  storage.addValidationMetadata = (metadata) => {
+    addValidationMetadata(metadata);
+    kept = new WeakMap();
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    if (typeof target !== 'function') return getTargetValidationMetadatas(target, schema, always, strictGroups, groups);
+    const key = JSON.stringify([schema, always, strictGroups, groups ?? null]);
+    let byOptions = kept.get(target);
+    if (!byOptions) kept.set(target, (byOptions = new Map()));
+    let metadatas = byOptions.get(key);
+    if (!metadatas) {
+      metadatas = Object.freeze(getTargetValidationMetadatas(target, schema, always, strictGroups, groups)) as TargetMetadatas;
+      byOptions.set(key, metadatas);
+    }
+    return metadatas;
+  };
+}
+
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,

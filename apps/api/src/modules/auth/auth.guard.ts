@@ -6,6 +6,9 @@ import { AccessTokenService } from './access-token.service';
 import { PrincipalCacheService } from './principal-cache.service';
 import type { Principal, RequestWithPrincipal } from './principal';
 
+/** A controller class or handler function, as the reflector takes them. */
+type MetadataTarget = Parameters<Reflector['getAllAndOverride']>[1][number];
+
 /**
  * Global guard: authenticates the bearer token, checks it against the user's current state
  * (active, tokenVersion, revoked session) and enforces the route's declared access rule.
@@ -13,6 +16,12 @@ import type { Principal, RequestWithPrincipal } from './principal';
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly logger = new Logger(AuthGuard.name);
+  /**
+   * Access rules by handler and controller: decorator metadata never changes after start-up, and
+   * the reflector lookup ran on every request (P4). Keyed by both because a subclass controller
+   * shares its parent's handler functions but may declare its own rule.
+   */
+  private readonly rules = new WeakMap<MetadataTarget, WeakMap<MetadataTarget, AccessRule | undefined>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -22,7 +31,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
+    const rule = this.ruleOf(context.getHandler(), context.getClass());
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     if (!rule) {
       this.logger.error(`${request.method} ${request.path} declares no access rule: refused`);
@@ -41,6 +50,15 @@ export class AuthGuard implements CanActivate {
       throw AppException.forbidden();
     }
     return true;
+  }
+
+  private ruleOf(handler: MetadataTarget, controller: MetadataTarget): AccessRule | undefined {
+    let byController = this.rules.get(handler);
+    if (!byController) this.rules.set(handler, (byController = new WeakMap()));
+    if (byController.has(controller)) return byController.get(controller);
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, controller]);
+    byController.set(controller, rule);
+    return rule;
   }
 
   async authenticate(token: string): Promise<Principal> {
