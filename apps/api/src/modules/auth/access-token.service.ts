@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AppException } from '../../common/app.exception';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface AccessTokenSubject {
   userId: string;
@@ -12,11 +13,7 @@ export interface AccessTokenSubject {
   tokenVersion: number;
 }
 
-/**
- * Bound of the verified-token cache: about one entry per live access token (10 minutes each), so
- * this covers thousands of signed-in users; a few MB at most. Oldest entries go first.
- */
-export const VERIFIED_TOKENS_MAX_ENTRIES = 10_000;
+export { VERIFIED_TOKENS_MAX_ENTRIES } from './verified-tokens';
 
 /** Short-lived HS256 access JWTs: algorithm, issuer, audience, expiry and token kind all checked. */
 @Injectable()
@@ -26,14 +23,8 @@ export class AccessTokenService {
    * as a public key on every verify, which cost more than the rest of a request (P4).
    */
   private readonly key: KeyObject;
-  /**
-   * Claims of tokens that passed every check, keyed by the exact token string (signature
-   * included), so a hit is a token whose bytes were already verified with our key. Verifying the
-   * same token on every request was the largest share of a guarded request (P4). Only expiry can
-   * change for such a token, and it is checked again on every hit; revocation, tokenVersion and
-   * the active flag are checked per request by the guard, never cached here.
-   */
-  private readonly verified = new Map<string, Readonly<AccessTokenClaims>>();
+  /** Tokens already verified (revocation, tokenVersion and the active flag stay the guard's, per request). */
+  private readonly verified = new VerifiedTokens<AccessTokenClaims>();
 
   constructor(
     private readonly jwt: JwtService,
@@ -56,14 +47,11 @@ export class AccessTokenService {
   }
 
   verify(token: string): AccessTokenClaims {
-    const hit = this.verified.get(token);
-    if (hit) {
-      if (!isExpired(hit)) return hit;
-      this.verified.delete(token);
-      throw new AppException('session_expired');
-    }
+    const hit = this.verified.lookup(token);
+    if (hit === 'expired') throw new AppException('session_expired');
+    if (hit) return hit;
     const claims = this.verifyUncached(token);
-    this.remember(token, claims);
+    this.verified.remember(token, claims);
     return claims;
   }
 
@@ -90,17 +78,4 @@ export class AccessTokenService {
     }
     return claims;
   }
-
-  private remember(token: string, claims: AccessTokenClaims): void {
-    // Every token we sign has exp; one without it is verified each time rather than kept forever.
-    if (typeof claims.exp !== 'number') return;
-    // Map keeps insertion order: dropping the first key evicts the oldest (soonest to expire).
-    if (this.verified.size >= VERIFIED_TOKENS_MAX_ENTRIES) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, Object.freeze(claims));
-  }
-}
-
-/** jsonwebtoken's own rule (no clock tolerance): expired from the second `exp` names. */
-function isExpired(claims: Readonly<AccessTokenClaims>): boolean {
-  return Math.floor(Date.now() / 1000) >= claims.exp;
 }

@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { AppException } from '../../common/app.exception';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { VerifiedTokens } from '../auth/verified-tokens';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 
 export interface VisitorIdentity {
@@ -16,6 +17,8 @@ export interface VisitorIdentity {
 @Injectable()
 export class VisitorTokenService {
   private readonly jwt: JwtService;
+  /** A visitor sends every message with the same token: verified once, then only its expiry is checked. */
+  private readonly verified = new VerifiedTokens<VisitorTokenClaims>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -38,6 +41,14 @@ export class VisitorTokenService {
 
   verify(token: string | null | undefined): VisitorIdentity {
     if (!token) throw new AppException('unauthorized', { message: 'A visitor token is required' });
+    const hit = this.verified.lookup(token);
+    if (hit === 'expired') throw invalidVisitorToken();
+    const claims = hit ?? this.verifyUncached(token);
+    if (!hit) this.verified.remember(token, claims);
+    return { conversationId: claims.sub, tenantId: claims.cid, visitorId: claims.vid };
+  }
+
+  private verifyUncached(token: string): VisitorTokenClaims {
     let claims: VisitorTokenClaims;
     try {
       claims = this.jwt.verify<VisitorTokenClaims>(token, {
@@ -46,11 +57,13 @@ export class VisitorTokenService {
         audience: this.config.jwt.audience,
       });
     } catch {
-      throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
+      throw invalidVisitorToken();
     }
     if (claims.typ !== 'visitor' || typeof claims.sub !== 'string' || typeof claims.cid !== 'string' || typeof claims.vid !== 'string') {
-      throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
+      throw invalidVisitorToken();
     }
-    return { conversationId: claims.sub, tenantId: claims.cid, visitorId: claims.vid };
+    return claims;
   }
 }
+
+const invalidVisitorToken = () => new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
