@@ -4,10 +4,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import type { Principal } from '../auth/principal';
-import { MachineHostService } from '../machine-host/machine-host.service';
+import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from '../machine-host/views';
 import type { SendMessageDto, TransferDto } from './conversations.dto';
 import { MessagesService } from './messages.service';
+
+/** The event that makes an agent in `status` available again (POST /api/agent/presence/available). */
+function availableEvent(status: string): 'agent.resumed' | 'agent.afterCallWorkEnded' | 'agent.madeAvailable' {
+  return status === 'paused' ? 'agent.resumed' : status === 'afterCallWork' ? 'agent.afterCallWorkEnded' : 'agent.madeAvailable';
+}
 
 /** Offered when a tenant has configured none. */
 export const DEFAULT_PAUSE_REASONS = [
@@ -140,15 +145,25 @@ export class DeskService {
     return agentView(row);
   }
 
+  /**
+   * Back to work: the event depends on the state (a pause ends, wrap-up ends, or the agent stops
+   * waiting for an outbound call). The host reads the row anyway, so the common case, a pause
+   * ending, is sent straight away (two round trips instead of three on every resume); when the host
+   * refuses it for the state it found, having written nothing, the state's own event follows, as
+   * it always did. No presence row answers the desk's own not-found message.
+   */
   async available(principal: Principal): Promise<AgentView> {
-    const current = await this.presence(principal);
-    const type =
-      current.status === 'paused'
-        ? 'agent.resumed'
-        : current.status === 'afterCallWork'
-          ? 'agent.afterCallWorkEnded'
-          : 'agent.madeAvailable';
-    return agentView(await this.host.dispatch('agent', principal.userId, { type } as never, this.actorOf(principal), principal.clientId));
+    const send = (status: string) =>
+      this.host.dispatch('agent', principal.userId, { type: availableEvent(status) } as never, this.actorOf(principal), principal.clientId);
+    try {
+      return agentView(await send('paused'));
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      if (error.code === 'not_found') return agentView(await send((await this.presence(principal)).status));
+      const found = isIllegalTransition(error) ? (error.data as { state?: unknown } | null)?.state : undefined;
+      if (typeof found !== 'string' || found === 'paused') throw error;
+      return agentView(await send(found));
+    }
   }
 
   async pause(principal: Principal, reasonId: string, agentId = principal.userId, forced = false): Promise<AgentView> {

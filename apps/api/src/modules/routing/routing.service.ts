@@ -45,6 +45,8 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly lineRuns = new Map<string, LineRun>();
   /** Queue pushes in progress in this process, by line (see publishQueueSoon). */
   private readonly publishing = new Map<string, { again: boolean }>();
+  /** Campaign queue pushes in progress in this process, by campaign (see publishCampaignSoon). */
+  private readonly publishingCampaigns = new Map<string, { again: boolean }>();
   /** What each waiting customer was last told, by line, so unchanged positions are not re-sent. */
   private readonly lastPositions = new Map<string, Map<string, string>>();
 
@@ -101,29 +103,28 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
 
   /**
    * The agent's capacity or state changed: route the lines they serve that have customers waiting,
-   * and refresh the others' queue views (their "agents available" moved).
+   * and refresh the others' queue views (their "agents available" moved), then the view of the
+   * campaign they are logged into (it counts them whichever lines they serve). Every presence change
+   * runs this, so it reads the lines and the campaign in one round trip.
    */
   async routeAgent(agentId: string): Promise<void> {
-    const lines: { attention_line_id: string; waiting: boolean }[] = await this.dataSource.query(
-      `SELECT a.attention_line_id,
-         EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
-       FROM agent_attention_lines a WHERE a.user_id = $1`,
-      [agentId],
-    );
-    for (const line of lines) {
+    const rows: { tenant_id: string | null; campaign_id: string | null; attention_line_id: string | null; waiting: boolean }[] =
+      await this.dataSource.query(
+        `SELECT p.tenant_id, p.campaign_id, a.attention_line_id,
+           EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
+         FROM (SELECT $1::uuid AS user_id) me
+         LEFT JOIN agent_presence p ON p.user_id = me.user_id
+         LEFT JOIN agent_attention_lines a ON a.user_id = me.user_id`,
+        [agentId],
+      );
+    for (const line of rows) {
+      if (!line.attention_line_id) continue;
       if (line.waiting) await this.routeLine(line.attention_line_id);
       else this.publishQueueSoon(line.attention_line_id);
     }
-    // The campaign the agent is logged into counts them whichever lines they serve.
-    const [presence] = (await this.dataSource.query(`SELECT tenant_id, campaign_id FROM agent_presence WHERE user_id = $1`, [agentId])) as {
-      tenant_id: string;
-      campaign_id: string | null;
-    }[];
-    if (presence?.campaign_id) {
-      for (const view of await this.campaignQueues(presence.tenant_id, [presence.campaign_id])) {
-        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: presence.tenant_id })], 'campaignQueue.updated', view);
-      }
-    }
+    // Pushed once the lines above were routed, so the view counts what they assigned.
+    const [presence] = rows;
+    if (presence?.tenant_id && presence.campaign_id) this.publishCampaignSoon(presence.tenant_id, presence.campaign_id);
   }
 
   /** The agent left holding conversations: each goes back to its line's queue. */
@@ -391,21 +392,44 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    * after it, so a busy line costs one queue view per routing round, not one per event.
    */
   publishQueueSoon(attentionLineId: string): void {
-    const state = this.publishing.get(attentionLineId);
+    this.coalesce(this.publishing, attentionLineId, () => this.publishQueue(attentionLineId));
+  }
+
+  /**
+   * Pushes the campaign's queue soon, folding calls the same way: every presence change of an
+   * agent logged into the campaign asks for it (routeAgent), and so does every line push of the
+   * campaign, so a burst of changes costs a few views, each read after the changes it covers,
+   * instead of one query and one tenant-wide broadcast per change. One push at a time per campaign
+   * also keeps an older view from overtaking a newer one.
+   */
+  publishCampaignSoon(tenantId: string, campaignId: string): void {
+    this.coalesce(this.publishingCampaigns, campaignId, async () => {
+      for (const campaign of await this.campaignQueues(tenantId, [campaignId])) {
+        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: tenantId })], 'campaignQueue.updated', campaign);
+      }
+    });
+  }
+
+  /**
+   * Runs `push` now unless a push of the same key is being prepared; then that one goes round once
+   * more when done, so whatever changed before the call is seen by a push that starts after it.
+   */
+  private coalesce(pending: Map<string, { again: boolean }>, key: string, push: () => Promise<void>): void {
+    const state = pending.get(key);
     if (state) {
       state.again = true;
       return;
     }
     const entry = { again: false };
-    this.publishing.set(attentionLineId, entry);
+    pending.set(key, entry);
     void (async () => {
       try {
         do {
           entry.again = false;
-          await this.publishQueue(attentionLineId).catch((error: Error) => this.logger.warn(`queue push: ${error.message}`));
+          await push().catch((error: Error) => this.logger.warn(`queue push: ${error.message}`));
         } while (entry.again);
       } finally {
-        this.publishing.delete(attentionLineId);
+        pending.delete(key);
       }
     })();
   }
@@ -419,11 +443,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       'queue.updated',
       view,
     );
-    if (campaignId) {
-      for (const campaign of await this.campaignQueues(tenantId, [campaignId])) {
-        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: tenantId })], 'campaignQueue.updated', campaign);
-      }
-    }
+    if (campaignId) this.publishCampaignSoon(tenantId, campaignId);
     // Only customers whose position or estimate moved hear about it; the map forgets those served.
     const previous = this.lastPositions.get(attentionLineId) ?? new Map<string, string>();
     const current = new Map<string, string>();
