@@ -7,6 +7,10 @@ import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 
 /** BullMQ waits for Redis without limit; the relay gives up and leaves the row to the poller. */
 const JOB_DEADLINE_MS = 3000;
+/** How long delivered rows of the fast path wait to be marked, together (capped by a quarter of outboxStaleMs). */
+const MARK_DELAY_MS = 100;
+/** Marked at once when this many are waiting. */
+const MARK_BATCH_MAX = 2000;
 
 class RedisUnavailable extends Error {}
 
@@ -33,8 +37,8 @@ interface OutboxRow {
  * Fast path: the transaction that wrote the rows hands them over right after commit (`kick`), and
  * they are delivered from memory, without reading them back. Socket pushes go out at once, in
  * commit order. Jobs of kicks arriving while a delivery is under way are coalesced into the next
- * one, so under load one delivery covers many transactions: one pipelined `addBulk` per queue, and
- * one UPDATE marks the whole batch (pushes included) delivered. Slow path: the poller claims rows older than
+ * one, so under load one delivery covers many transactions: one pipelined `addBulk` per queue; and
+ * one UPDATE marks everything delivered in the last ~100 ms (pushes included) delivered. Slow path: the poller claims rows older than
  * `outboxStaleMs` with FOR UPDATE SKIP LOCKED (several processes never take the same row) — the
  * rows of a process that died between commit and delivery, or whose Redis call failed.
  * Delivery is at least once: a socket push may repeat if a process stalls past `outboxStaleMs`
@@ -51,6 +55,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Socket rows pushed straight from `kick`, to be marked delivered by the next flush. */
   private emitted: string[] = [];
   private flushQueued = false;
+  /** Ids the fast path delivered, waiting for the next `UPDATE … delivered_at` (see markSoon). */
+  private toMark: string[] = [];
+  private markTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -69,6 +76,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.poller) clearInterval(this.poller);
+    this.markNowQueued();
     await within(this.chain, 3000);
   }
 
@@ -96,8 +104,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** Resolves once everything kicked so far has been attempted (tests, shutdown). */
+  /** Resolves once everything kicked so far has been attempted and marked (tests, benchmarks, shutdown). */
   idle(): Promise<void> {
+    this.markNowQueued();
     return this.chain;
   }
 
@@ -122,7 +131,39 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.emitted = [];
     if (!this.dataSource.isInitialized) return;
     const delivered = await this.perform(rows);
-    await this.markDelivered(this.dataSource.manager, [...emitted, ...delivered]);
+    this.markSoon([...emitted, ...delivered]);
+  }
+
+  /**
+   * Marking delivered rows is bookkeeping for the poller, which only takes rows older than
+   * outboxStaleMs: so the fast path marks them a little later, many deliveries in one UPDATE,
+   * instead of one UPDATE per delivery (at hundreds of messages a second that was a third of the
+   * statements a message cost). A process that dies in between leaves them to the poller, which
+   * re-pushes (views are versioned) and re-adds jobs under their taken ids (nothing enqueued twice).
+   */
+  private markSoon(ids: string[]): void {
+    if (ids.length === 0) return;
+    this.toMark.push(...ids);
+    if (this.toMark.length >= MARK_BATCH_MAX) this.markNowQueued();
+    else if (!this.markTimer) {
+      const delay = Math.max(0, Math.min(MARK_DELAY_MS, Math.floor(this.config.outboxStaleMs / 4)));
+      this.markTimer = setTimeout(() => {
+        this.markTimer = null;
+        this.markNowQueued();
+      }, delay);
+      this.markTimer.unref();
+    }
+  }
+
+  private markNowQueued(): void {
+    if (this.markTimer) clearTimeout(this.markTimer);
+    this.markTimer = null;
+    if (this.toMark.length === 0) return;
+    const ids = this.toMark;
+    this.toMark = [];
+    this.enqueue(async () => {
+      if (this.dataSource.isInitialized) await this.markDelivered(this.dataSource.manager, ids);
+    });
   }
 
   private emit(row: OutboxRow): void {
@@ -213,7 +254,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private jobOf(row: OutboxRow) {
-    const { name, jobId, delayMs, data } = (row.payload as Extract<OutboxEffect, { topic: 'job' }>['payload']);
+    const { name, jobId, delayMs, data } = row.payload as Extract<OutboxEffect, { topic: 'job' }>['payload'];
     return {
       name,
       data,
