@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { isUniqueViolation } from '../admin/rule-check';
-import { MachineHostService } from '../machine-host/machine-host.service';
+import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
 import { SentimentProducer } from '../dashboards/sentiment-producer.service';
@@ -21,6 +21,15 @@ export interface NewMessage {
 
 /** How often a customer's message is read and written again when the conversation moved meanwhile. */
 const CUSTOMER_MESSAGE_ATTEMPTS = 6;
+/** Conversations whose last written row this process keeps for the next customer message (~3 KB each). */
+const CONVERSATIONS_KEPT = 10_000;
+
+/** A conversation as a customer's message needs it: the row, its last message number, a message already stored under the client id. */
+interface KeptConversation {
+  row: ConversationRow;
+  lastSequence: number;
+  storedMessageId: string | null;
+}
 
 /**
  * Messages are stored once (a repeated client message id returns the stored one), numbered per
@@ -30,6 +39,15 @@ const CUSTOMER_MESSAGE_ATTEMPTS = 6;
  */
 @Injectable()
 export class MessagesService {
+  /**
+   * The row each customer message written by this process left, by conversation, with the number
+   * it took: the conversation's next customer message steps from it instead of reading (one round
+   * trip instead of two). Only a guess: every change of a conversation moves its version, so the
+   * write refuses a stale row, and a number taken meanwhile by an agent's message or a resend's
+   * client id is refused by the unique keys; either way nothing is written and it reads again.
+   */
+  private readonly lastWritten = new Map<string, KeptConversation>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
@@ -46,30 +64,32 @@ export class MessagesService {
   }
 
   /**
-   * A customer's message in two round trips, the hot path of every chat: read the conversation
-   * (with its last sequence and any message already stored under this client id), step its
-   * machine, then one statement writes the conversation (version-checked), its log row, the
-   * message and the pushes (MachineHostService.writeConversationAlone). No transaction, no row
-   * lock: if the version moved, or an agent's message took the sequence (unique), nothing was
-   * written and it is read and tried again. Answers null to leave it to the locked path (a step
-   * with intents, or attempts used up).
+   * A customer's message in one or two round trips, the hot path of every chat: the conversation
+   * as this process last wrote it (see lastWritten), or else read (with its last sequence and any
+   * message already stored under this client id); its machine stepped; then one statement writes
+   * the conversation (version-checked), its log row, the message and the pushes
+   * (MachineHostService.writeConversationAlone). No transaction, no row lock: if the version
+   * moved, or the number or client id was taken (unique), nothing was written and it is read and
+   * tried again. Answers null to leave it to the locked path (a step with intents, or attempts used up).
    */
   private async sendAlone(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView | null> {
     for (let attempt = 1; attempt <= CUSTOMER_MESSAGE_ATTEMPTS; attempt++) {
-      const [current] = (await this.dataSource.query(
-        `SELECT c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
-                (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = $2) AS stored_message_id
-         FROM conversations c WHERE c.id = $1`,
-        [input.conversationId, input.clientMessageId ?? null],
-      )) as (ConversationRow & { last_sequence: number | null; stored_message_id: string | null })[];
-      if (!current || current.tenant_id !== input.tenantId) throw AppException.notFound();
-      const { last_sequence: lastSequence, stored_message_id: storedId, ...conversation } = current;
-      if (storedId) return this.storedMessage(storedId);
-      guard(conversation);
+      const kept = attempt === 1 ? this.keptConversation(input.conversationId) : undefined;
+      const current = kept ?? (await this.readForMessage(input));
+      if (!current || current.row.tenant_id !== input.tenantId) throw AppException.notFound();
+      if (current.storedMessageId) return this.storedMessage(current.storedMessageId);
+      const conversation = current.row;
+      try {
+        guard(conversation);
+      } catch (error) {
+        // Refused on the kept row: it may be stale, so the answer comes from the table.
+        if (kept) continue;
+        throw error;
+      }
       const message: MessageRow = {
         id: randomUUID(),
         conversation_id: conversation.id,
-        sequence: (lastSequence ?? 0) + 1,
+        sequence: current.lastSequence + 1,
         sender_kind: input.sender.kind,
         sender_id: input.sender.id ?? null,
         text: input.text,
@@ -88,18 +108,51 @@ export class MessagesService {
                     ${value(message.text)}, ${value(message.client_message_id)}, ${value(message.created_at)} FROM u`,
         });
         if (written === 'needs-transaction') return null;
-        if (written) return view;
+        if (written) {
+          this.keepConversation(written.row, message.sequence);
+          return view;
+        }
       } catch (error) {
-        // Another message took the number, or the same client id was stored meanwhile: read again.
-        if (!isUniqueViolation(error, 'uq_messages_sequence') && !isUniqueViolation(error, 'uq_messages_client_id')) throw error;
+        // Another message took the number, or the same client id was stored meanwhile, or the machine
+        // refused the step on a kept (maybe stale) row: read again.
+        const retry =
+          isUniqueViolation(error, 'uq_messages_sequence') ||
+          isUniqueViolation(error, 'uq_messages_client_id') ||
+          (kept !== undefined && isIllegalTransition(error));
+        if (!retry) throw error;
       }
+      this.lastWritten.delete(input.conversationId);
     }
     return null;
   }
 
+  /** The conversation, its last message number and any message already stored under this client id, in one read. */
+  private async readForMessage(input: NewMessage): Promise<KeptConversation | undefined> {
+    const [found] = (await this.dataSource.query(
+      `SELECT c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
+              (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = $2) AS stored_message_id
+       FROM conversations c WHERE c.id = $1`,
+      [input.conversationId, input.clientMessageId ?? null],
+    )) as (ConversationRow & { last_sequence: number | null; stored_message_id: string | null })[];
+    if (!found) return undefined;
+    const { last_sequence: lastSequence, stored_message_id: storedMessageId, ...row } = found;
+    return { row, lastSequence: lastSequence ?? 0, storedMessageId };
+  }
+
+  private keptConversation(id: string): KeptConversation | undefined {
+    return this.lastWritten.get(id);
+  }
+
+  private keepConversation(row: ConversationRow, lastSequence: number): void {
+    // Re-inserted so the Map's order is least recently written first: the oldest goes when full.
+    this.lastWritten.delete(row.id);
+    this.lastWritten.set(row.id, { row, lastSequence, storedMessageId: null });
+    if (this.lastWritten.size > CONVERSATIONS_KEPT) this.lastWritten.delete(this.lastWritten.keys().next().value!);
+  }
+
   /** The general path: under the conversation's row lock, in one transaction. */
   private async sendLocked(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
-    return this.host.transaction(async (manager, outbox) => {
+    const stored = await this.host.transaction(async (manager, outbox) => {
       const conversation = await this.host.lockConversation(manager, input.conversationId, input.tenantId);
       if (input.clientMessageId) {
         const [existing] = (await manager.query(`SELECT * FROM messages WHERE conversation_id = $1 AND client_message_id = $2`, [
@@ -129,6 +182,12 @@ export class MessagesService {
       outbox.push(...(await writeOutbox(manager, [this.messagePush(conversation, view)])));
       return view;
     });
+    // Committed. An agent's message leaves the version alone: a kept row only needs the new number.
+    // A customer's moved the version, so the kept row would only cost a refused write.
+    const kept = this.lastWritten.get(input.conversationId);
+    if (kept && input.sender.kind !== 'customer') kept.lastSequence = Math.max(kept.lastSequence, stored.sequence);
+    else this.lastWritten.delete(input.conversationId);
+    return stored;
   }
 
   private async storedMessage(id: string): Promise<MessageView> {
