@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { AppException } from '../../common/app.exception';
 import { ACCESS_RULE, type AccessRule } from './access.decorator';
 import type { AccessTokenService } from './access-token.service';
-import { AuthGuard, bearerToken } from './auth.guard';
+import { AuthGuard, bearerToken, claimsAccessType } from './auth.guard';
 import type { PrincipalCacheService, PrincipalState } from './principal-cache.service';
 import type { RequestWithPrincipal } from './principal';
 
@@ -27,6 +27,10 @@ const state: PrincipalState = {
   tokenVersion: 3,
   active: true,
 };
+
+/** An unsigned JWT-shaped string with this payload: the guard only peeks at it, the (mocked) service verifies. */
+const jwtShaped = (payload: object) => `h.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.s`;
+const accessShaped = jwtShaped({ typ: 'access', sub: 'user-1' });
 
 function setup(options: {
   rule?: AccessRule;
@@ -51,7 +55,7 @@ function setup(options: {
     getClass: () => class {},
     switchToHttp: () => ({ getRequest: () => request }),
   } as unknown as ExecutionContext;
-  return { guard: new AuthGuard(reflector, tokens, principals), context, request };
+  return { guard: new AuthGuard(reflector, tokens, principals), context, request, tokens };
 }
 
 const codeOf = async (promise: Promise<unknown>): Promise<string> =>
@@ -71,19 +75,30 @@ describe(AuthGuard.name, () => {
     await expect(anonymous.guard.canActivate(anonymous.context)).resolves.toBe(true);
     expect(anonymous.request.principal).toBeUndefined();
 
-    const signedIn = setup({ rule: { kind: 'public' }, authorization: 'Bearer t' });
+    const signedIn = setup({ rule: { kind: 'public' }, authorization: `Bearer ${accessShaped}` });
     await signedIn.guard.canActivate(signedIn.context);
     expect(signedIn.request.principal).toMatchObject({ userId: 'user-1', clientId: 'client-1', sessionId: 'session-1' });
 
     const badToken = setup({
       rule: { kind: 'public' },
-      authorization: 'Bearer t',
+      authorization: `Bearer ${accessShaped}`,
       verify: () => {
         throw new AppException('unauthorized');
       },
     });
     await expect(badToken.guard.canActivate(badToken.context)).resolves.toBe(true);
     expect(badToken.request.principal).toBeUndefined();
+  });
+
+  it("does not verify a web-chat visitor's token on a public route (it can never be a staff session)", async () => {
+    const visitor = setup({ rule: { kind: 'public' }, authorization: `Bearer ${jwtShaped({ typ: 'visitor', sub: 'conv-1' })}` });
+    await expect(visitor.guard.canActivate(visitor.context)).resolves.toBe(true);
+    expect(visitor.request.principal).toBeUndefined();
+    expect(visitor.tokens.verify).not.toHaveBeenCalled();
+    // Anything else that is not a JWT claiming typ access is skipped the same way, and never throws.
+    for (const token of ['t', 'a.b', 'a.%%%.c', `a.${Buffer.from('[1]').toString('base64url')}.c`])
+      expect(claimsAccessType(token)).toBe(false);
+    expect(claimsAccessType(accessShaped)).toBe(true);
   });
 
   it('requires a bearer token elsewhere', async () => {
