@@ -68,9 +68,24 @@ export function rememberWritten(manager: EntityManager, ids: string[], topics: O
   written.set(manager, records);
 }
 
-/** The outbox columns of `effects`, as `writeOutbox` and the one-statement writers insert them. */
+/**
+ * The outbox columns of `effects`, as `writeOutbox` and the one-statement writers insert them. The
+ * socket pushes of one write share one row (their emits in order, where the first one stood): the
+ * relay sends a row's emits one after the other anyway, and a customer's message then costs one
+ * socket row to insert and mark delivered instead of two.
+ */
 export function outboxColumns(effects: OutboxEffect[]): { topics: OutboxEffect['topic'][]; payloads: string[] } {
-  return { topics: effects.map((effect) => effect.topic), payloads: effects.map((effect) => JSON.stringify(effect.payload)) };
+  const rows: OutboxEffect[] = [];
+  let pushes: SocketEmit[] | null = null;
+  for (const effect of effects) {
+    if (effect.topic !== 'socket') rows.push(effect);
+    else if (pushes) pushes.push(...effect.payload.emits);
+    else {
+      pushes = [...effect.payload.emits];
+      rows.push({ topic: 'socket', payload: { emits: pushes } });
+    }
+  }
+  return { topics: rows.map((row) => row.topic), payloads: rows.map((row) => JSON.stringify(row.payload)) };
 }
 
 /** Timer job ids: the kind, the entity and the armedAt the event will echo (no ':' in BullMQ ids). */
