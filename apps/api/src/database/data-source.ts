@@ -30,6 +30,7 @@ import { ReportExports1763700800000 } from './migrations/1763700800000-report-ex
 import { OutboundTemplates1763700900000 } from './migrations/1763700900000-outbound-templates';
 import { OutboundCarrierSequence1763700950000 } from './migrations/1763700950000-outbound-carrier-sequence';
 import { LineArrivalsIndex1763700960000 } from './migrations/1763700960000-line-arrivals-index';
+import { MachineRowsFillfactor1763700970000 } from './migrations/1763700970000-machine-rows-fillfactor';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -86,6 +87,7 @@ export const MIGRATIONS = [
   OutboundTemplates1763700900000,
   OutboundCarrierSequence1763700950000,
   LineArrivalsIndex1763700960000,
+  MachineRowsFillfactor1763700970000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {
