@@ -135,7 +135,8 @@ export function call(url, route, { token, body, method = body === undefined ? 'G
           reject(new Error(`${method} ${route} answered ${response.statusCode} with no JSON: ${error.message}`));
           return;
         }
-        if (response.statusCode !== 200) reject(new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(envelope)}`));
+        if (response.statusCode !== 200)
+          reject(new Error(`${method} ${route} answered ${response.statusCode}: ${JSON.stringify(envelope)}`));
         else resolve(envelope.data);
       });
     });
