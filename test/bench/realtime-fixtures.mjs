@@ -116,9 +116,11 @@ export async function linkAgents(db, users, lineId) {
 /**
  * One HTTP call, answered with the envelope's data. node:http over a keep-alive agent rather than
  * fetch: the load generator shares the two cores with the servers it measures, and fetch (undici)
- * cost it several times more CPU per request.
+ * cost it several times more CPU per request. A pooled connection the server closed as idle just
+ * as it was reused fails with ECONNRESET before the request was read: that one is sent again on a
+ * fresh connection (Node's documented keep-alive retry; every call here is safe to repeat).
  */
-export function call(url, route, { token, body, method = body === undefined ? 'GET' : 'POST' } = {}) {
+export function call(url, route, { token, body, method = body === undefined ? 'GET' : 'POST' } = {}, retried = false) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) };
   if (payload !== undefined) headers['Content-Length'] = Buffer.byteLength(payload);
@@ -140,7 +142,10 @@ export function call(url, route, { token, body, method = body === undefined ? 'G
         else resolve(envelope.data);
       });
     });
-    request.on('error', reject);
+    request.on('error', (error) => {
+      if (request.reusedSocket && error.code === 'ECONNRESET' && !retried) resolve(call(url, route, { token, body, method }, true));
+      else reject(error);
+    });
     request.end(payload);
   });
 }
@@ -247,8 +252,10 @@ export async function openLoop({ rate, seconds, maxInFlight = 2000 }, fire) {
     inFlight++;
     pending.push(
       Promise.resolve(fire(i))
-        .catch(() => {
+        .catch((error) => {
           failed++;
+          // BENCH_VERBOSE: say why (the first few), so a failed run can be told from a slow one.
+          if (process.env.BENCH_VERBOSE && failed <= 3) console.error(`openLoop call ${i} failed: ${error.message}`);
         })
         .finally(() => {
           inFlight--;
