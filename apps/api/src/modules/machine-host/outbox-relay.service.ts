@@ -58,6 +58,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Ids the fast path delivered, waiting for the next `UPDATE … delivered_at` (see markSoon). */
   private toMark: string[] = [];
   private markTimer: NodeJS.Timeout | null = null;
+  /** Jobs of the API's own queues running in this process (see perform), settled or not. */
+  private readonly localRuns = new Set<Promise<void>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -76,8 +78,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.poller) clearInterval(this.poller);
-    this.markNowQueued();
-    await within(this.chain, 3000);
+    await within(this.idle(), 3000);
   }
 
   /**
@@ -105,9 +106,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Resolves once everything kicked so far has been attempted and marked (tests, benchmarks, shutdown). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    await Promise.all([...this.localRuns]);
     this.markNowQueued();
-    return this.chain;
+    await this.chain;
   }
 
   private enqueue(work: () => Promise<void>): void {
@@ -130,7 +132,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.pending = [];
     this.emitted = [];
     if (!this.dataSource.isInitialized) return;
-    const delivered = await this.perform(rows);
+    const delivered = await this.perform(rows, true);
     this.markSoon([...emitted, ...delivered]);
   }
 
@@ -211,7 +213,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    * once; jobs are added per queue in one pipelined call; removals run side by side. A queue whose
    * Redis call fails leaves its rows undelivered for the poller.
    */
-  private async perform(rows: OutboxRow[]): Promise<string[]> {
+  private async perform(rows: OutboxRow[], runLocally = false): Promise<string[]> {
     const delivered: string[] = [];
     const jobs = new Map<RealtimeQueueName, OutboxRow[]>();
     const removals: Promise<string | null>[] = [];
@@ -223,6 +225,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           delivered.push(String(row.id));
           break;
         case 'job': {
+          // Fast path only: an immediate job of the API's own queues runs here; its row is marked
+          // when it settles (or it goes through Redis after all if it fails).
+          if (runLocally && !effect.payload.delayMs && this.runHere(row, effect.payload)) break;
           const batch = jobs.get(effect.payload.queue) ?? [];
           batch.push(row);
           jobs.set(effect.payload.queue, batch);
@@ -251,6 +256,25 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     for (const ids of await Promise.all(added)) delivered.push(...ids);
     for (const id of await Promise.all(removals)) if (id !== null) delivered.push(id);
     return delivered;
+  }
+
+  private runHere(row: OutboxRow, job: Extract<OutboxEffect, { topic: 'job' }>['payload']): boolean {
+    const id = String(row.id);
+    const run = this.queues.runLocally(job.queue, { id: job.jobId ?? `ob-${id}`, name: job.name, data: job.data });
+    if (!run) return false;
+    const settled = run.then(
+      () => this.markSoon([id]),
+      (error: Error) => {
+        this.logger.warn(`${job.queue} job ${id} failed here, handed to its queue: ${error.message}`);
+        this.enqueue(async () => {
+          await deadline(this.queues.queue(job.queue).addBulk([this.jobOf(row)]), JOB_DEADLINE_MS);
+          this.markSoon([id]);
+        });
+      },
+    );
+    this.localRuns.add(settled);
+    void settled.finally(() => this.localRuns.delete(settled));
+    return true;
   }
 
   private jobOf(row: OutboxRow) {

@@ -7,6 +7,11 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 export type RealtimeQueueName = (typeof REALTIME_QUEUES)[keyof typeof REALTIME_QUEUES];
 export type JobHandler = (job: Job) => Promise<void>;
 
+/** Queues whose immediate jobs the relay may run in this process (see runLocally). */
+const LOCAL_QUEUES: ReadonlySet<RealtimeQueueName> = new Set([REALTIME_QUEUES.routing]);
+/** Local runs at once, like the queue worker's concurrency; beyond it jobs go through Redis. */
+const LOCAL_RUNS_MAX = 16;
+
 /**
  * The API's own queues: producers for the relay, and consumers started at bootstrap (timers and
  * routing run machines, and machines only run in the API). Handlers register by queue; a queue
@@ -20,6 +25,8 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   private readonly handlers = new Map<RealtimeQueueName, JobHandler>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: Redis[] = [];
+  private localRuns = 0;
+  private closing = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     // Producers fail fast while Redis is away; the outbox keeps the effect until it is back.
@@ -48,6 +55,24 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     this.handlers.set(name, handler);
   }
 
+  /**
+   * Runs an immediate job of one of the API's own queues here and now, with the queue's handler,
+   * instead of a round trip through Redis to a worker that is this same process (a routing request
+   * follows every presence change and every queued customer). Answers null when it does not: a
+   * queue that takes no local runs, too many in flight, or shutting down — the caller enqueues it.
+   * The caller keeps the job's outbox row undelivered until the run settles, so a crash in between
+   * still leaves it to the poller.
+   */
+  runLocally(name: RealtimeQueueName, job: { id: string; name: string; data: unknown }): Promise<void> | null {
+    const handler = this.handlers.get(name);
+    if (!LOCAL_QUEUES.has(name) || !handler || this.closing || this.localRuns >= LOCAL_RUNS_MAX) return null;
+    this.localRuns++;
+    // Handlers read the job's name and data only.
+    return Promise.resolve()
+      .then(() => handler({ id: job.id, name: job.name, data: job.data } as Job))
+      .finally(() => this.localRuns--);
+  }
+
   onApplicationBootstrap(): void {
     for (const name of Object.values(REALTIME_QUEUES)) {
       const handler = this.handlers.get(name);
@@ -64,6 +89,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     // BullMQ's close() waits for a connection that may never come while Redis is away: bounded.
     // Without Redis there is nothing to finish: force-close and do not wait.
     const connected = this.workerConnections.every((connection) => connection.status === 'ready');
