@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { MessagesService } from '../src/modules/conversations/messages.service';
 import { createTenant } from './support/factories';
-import { createLine } from './support/realtime';
+import { createLine, openConversation } from './support/realtime';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -24,24 +22,7 @@ describe('concurrent messages on one conversation across two API processes', () 
   it('stores each message once, numbers them 1…n, and logs one step per customer message', async () => {
     const tenant = await createTenant(a.dataSource);
     const lineId = await createLine(a.dataSource, tenant, 'Concurrent messages');
-    const host = a.app.get(MachineHostService);
-    const id = randomUUID();
-    await host.transaction(async (manager, outbox) => {
-      const created = await host.createConversation(
-        manager,
-        {
-          id,
-          tenantId: tenant.client.id,
-          channel: 'webchat',
-          entryLineId: lineId,
-          customerName: 'C',
-          customerEmail: null,
-          visitorId: null,
-        },
-        { kind: 'customer' },
-      );
-      outbox.push(...created.outboxIds);
-    });
+    const id = await openConversation(a, tenant, lineId);
 
     const services = [a.app.get(MessagesService), b.app.get(MessagesService)];
     const open = () => undefined;

@@ -1,10 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { deliverStaffBatch, type ConversationView } from '@centralita/contracts';
 import { eventually } from '../../../test/support/eventually';
-import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { MessagesService } from '../src/modules/conversations/messages.service';
 import { RealtimeService } from '../src/modules/realtime/realtime.service';
-import { connectBatchedStaff, connectStaff, createLine, createStaff, createTenant, record, type StaffSocket } from './support/realtime';
+import {
+  connectBatchedStaff,
+  connectStaff,
+  createLine,
+  createStaff,
+  createTenant,
+  openConversation,
+  record,
+  type StaffSocket,
+} from './support/realtime';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const versionsOf = (received: { event: string; data: unknown }[], id: string) =>
@@ -36,24 +43,7 @@ describe('batched supervisor stream', () => {
     const plain = await connectStaff(t.url, supervisor.token);
     const batched = await connectBatchedStaff(t.url, supervisor.token);
     sockets.push(plain, batched);
-    const host = t.app.get(MachineHostService);
-    const id = randomUUID();
-    await host.transaction(async (manager, outbox) => {
-      const created = await host.createConversation(
-        manager,
-        {
-          id,
-          tenantId: tenant.client.id,
-          channel: 'webchat',
-          entryLineId: lineId,
-          customerName: 'C',
-          customerEmail: null,
-          visitorId: null,
-        },
-        { kind: 'customer' },
-      );
-      outbox.push(...created.outboxIds);
-    });
+    const id = await openConversation(t, tenant, lineId);
     // The batched supervisor also watches the conversation itself: it must still get each push once.
     expect(await new Promise((resolve) => batched.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
     const frames = record(batched);

@@ -7,8 +7,10 @@ import {
   type VisitorClientEvents,
   type VisitorServerEvents,
 } from '@centralita/contracts';
+import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
+import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
 import { createTenant, createUser, type TestTenant } from './factories';
 import { login, type TestApp } from './test-app';
 
@@ -110,6 +112,21 @@ export async function createStaff(t: TestApp, tenant: TestTenant, role: 'AGENT' 
 }
 
 export { createTenant };
+
+/** A web-chat conversation written straight through the host (Transitory, version 1), for tests that skip the visitor API. */
+export async function openConversation(t: TestApp, tenant: TestTenant, entryLineId: string, customerName = 'C'): Promise<string> {
+  const host = t.app.get(MachineHostService);
+  const id = randomUUID();
+  await host.transaction(async (manager, outbox) => {
+    const created = await host.createConversation(
+      manager,
+      { id, tenantId: tenant.client.id, channel: 'webchat', entryLineId, customerName, customerEmail: null, visitorId: null },
+      { kind: 'customer' },
+    );
+    outbox.push(...created.outboxIds);
+  });
+  return id;
+}
 
 export function data<T>(response: { status: number; body: unknown }): T {
   if (response.status !== 200) throw new Error(`expected 200, got ${response.status} ${JSON.stringify(response.body)}`);
