@@ -1,11 +1,23 @@
 // P3: agent state change → supervisor board. Agents alternate POST /api/agent/presence/pause and
-// /available; every supervisor socket on /staff (auto-joined to the tenant room) must receive the
-// matching agent.updated (same agent, same version). Latency per delivery = receipt − request
+// /available; every supervisor socket on /staff (auto-joined to the tenant room; connected as the
+// console does, the tenant-wide stream in batches, STAFF_BATCH_AUTH) must receive the matching agent.updated (same agent, same version). Latency per delivery = receipt − request
 // start, p99 over every (event, supervisor) pair. Baseline: a bare Socket.IO server broadcasting
 // to a room of the same number of clients, triggered by a client emit, same counts and pacing.
 import path from 'node:path';
 import { startServer } from './lib.mjs';
-import { accessToken, call, connect, createUsers, drainOutbox, here, percentile, pool, pooled, startApi } from './realtime-fixtures.mjs';
+import {
+  accessToken,
+  call,
+  connect,
+  connectSupervisor,
+  createUsers,
+  drainOutbox,
+  here,
+  percentile,
+  pool,
+  pooled,
+  startApi,
+} from './realtime-fixtures.mjs';
 
 /** Runs `rounds` changes per trigger, one at a time each; resolves the latencies of every delivery. */
 async function measure({ triggers, audience, rounds, fire }) {
@@ -57,7 +69,8 @@ export default {
     const sockets = [];
     try {
       // Real run.
-      const board = await pooled(supervisors, 20, (user) => connect(api.url, '/staff', accessToken(env.JWT_SECRET, user)));
+      // Supervisors as the console connects them: the tenant-wide stream in batches (STAFF_BATCH_AUTH).
+      const board = await pooled(supervisors, 20, (user) => connectSupervisor(api.url, accessToken(env.JWT_SECRET, user)));
       sockets.push(...board);
       // agent.updated → 'board' key (agentId@version), so one listener shape serves both runs.
       for (const socket of board)
