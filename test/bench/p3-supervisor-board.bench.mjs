@@ -1,7 +1,8 @@
 // P3: agent state change → supervisor board. Agents alternate POST /api/agent/presence/pause and
 // /available; every supervisor socket on /staff (auto-joined to the tenant room; connected as the
-// console does, the tenant-wide stream in batches, STAFF_BATCH_AUTH) must receive the matching agent.updated (same agent, same version). Latency per delivery = receipt − request
-// start, p99 over every (event, supervisor) pair. Baseline: a bare Socket.IO server broadcasting
+// console does, the tenant-wide stream in batches, STAFF_BATCH_AUTH) must receive the matching
+// agent.updated (same agent, same version). Latency per delivery = receipt − request start, p99
+// over every (event, supervisor) pair. Baseline: a bare Socket.IO server broadcasting
 // to a room of the same number of clients, triggered by a client emit, same counts and pacing.
 import path from 'node:path';
 import { startServer } from './lib.mjs';
