@@ -82,9 +82,10 @@ export class MessagesService {
       try {
         guard(conversation);
       } catch (error) {
+        if (!kept) throw error;
         // Refused on the kept row: it may be stale, so the answer comes from the table.
-        if (kept) continue;
-        throw error;
+        this.lastWritten.delete(input.conversationId);
+        continue;
       }
       const message: MessageRow = {
         id: randomUUID(),
