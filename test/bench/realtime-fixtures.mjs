@@ -149,7 +149,9 @@ export function call(url, route, { token, body, method = body === undefined ? 'G
     request.end(payload);
   });
 }
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// Idle pooled connections are dropped after 4 s, before the API's own 5 s keep-alive timeout
+// closes them under a request.
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
 
 export function connect(url, namespace, token, auth = {}) {
   const socket = io(`${url}${namespace}`, {
