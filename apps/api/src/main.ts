@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { REFRESH_TOKEN_HEADER } from '@centralita/contracts';
 import { AppModule } from './app.module';
 import { configureHttp } from './common/http-setup';
+import { indexApiRoutes } from './common/route-index';
 import { APP_CONFIG, loadConfig, type AppConfig, type ConfigOverrides } from './config/app-config';
 
 export interface CreateAppOptions {
@@ -31,7 +32,7 @@ function setupSwagger(app: NestExpressApplication): void {
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Centralita API' });
 }
 
-/** The configured application, not yet listening: main() listens on PORT, tests on port 0. */
+/** The configured, initialised application, not yet listening: main() listens on PORT, tests on port 0. */
 export async function createApp(options: CreateAppOptions = {}): Promise<NestExpressApplication> {
   const config = loadConfig(options.env ?? process.env, options.config);
   const logger = options.logger ?? (config.nodeEnv === 'test' ? (['error', 'warn'] as LogLevel[]) : undefined);
@@ -43,6 +44,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestExp
   configureHttp(app, config);
   app.setGlobalPrefix('api', { exclude: [{ path: 'Session/{*path}', method: RequestMethod.ALL }] });
   setupSwagger(app);
+  // Routes are registered by init: only then can they be indexed (see indexApiRoutes).
+  await app.init();
+  indexApiRoutes(app.getHttpAdapter().getInstance());
   return app;
 }
 
