@@ -76,6 +76,9 @@ function webChatFrameAncestors(app: NestExpressApplication): (lineId: unknown) =
 export function configureHttp(app: NestExpressApplication, config: AppConfig): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
+  // API answers are no-store: an ETag (a hash of every JSON body) would never be used. The
+  // console's files keep theirs (express.static and sendFile set their own).
+  http.set('etag', false);
   http.set('trust proxy', config.trustProxy);
 
   const parseJson = express.json({
