@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
 
 /**
@@ -20,17 +20,6 @@ const LIST = '/OutboundCampaign/CampaignList';
 const FORM = '/OutboundCampaign/SubmitOutboundCampaing';
 
 jest.setTimeout(90_000);
-
-async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl()}${route}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const envelope = (await response.json()) as { data: T; errorMessage?: string };
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
-  return envelope.data;
-}
 
 /** The browser tier's own database (see browser-setup.ts): callbacks are booked by agents, so tests write them. */
 function database(): Client {

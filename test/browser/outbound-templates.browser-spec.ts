@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { ALWAYS_OPEN, api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
 /**
  * Outbound templates in the console: an administrator writes a script, declares its placeholders
@@ -15,22 +15,8 @@ const suffix = Date.now().toString(36).slice(-5);
 
 const DEMO_LIST_ID = '00000000-0000-4000-8000-00000000d1a1';
 const DEMO_TEMPLATE_ID = '00000000-0000-4000-8000-00000000d1a3';
-const ALWAYS_OPEN = Object.fromEntries(
-  ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((day) => [day, [{ from: '00:00', to: '23:59' }]]),
-);
 
 jest.setTimeout(60_000);
-
-async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl()}${route}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const envelope = (await response.json()) as { data: T; errorMessage?: string };
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
-  return envelope.data;
-}
 
 /** The whole form in one frame (the console scrolls its content area, so a full-page shot would cut it). */
 async function screenshot(page: Page, name: string): Promise<void> {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { ALWAYS_OPEN, api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
 /**
  * Outbound dialing end to end: the built worker runs the dialer with the carrier simulator (every
@@ -12,22 +12,8 @@ import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '..
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEMO_LIST_ID = '00000000-0000-4000-8000-00000000d1a1';
-const ALWAYS_OPEN = Object.fromEntries(
-  ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((day) => [day, [{ from: '00:00', to: '23:59' }]]),
-);
 
 jest.setTimeout(90_000);
-
-async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl()}${route}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const envelope = (await response.json()) as { data: T; errorMessage?: string };
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
-  return envelope.data;
-}
 
 describe('Outbound dialing: agent desk and live campaign board', () => {
   let browser: Browser;

@@ -56,3 +56,20 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await page.getByTestId('signin-password').fill(password);
   await page.getByTestId('signin-submit').click();
 }
+
+/** An API call from a test, answered with the envelope's data; a non-2xx answer throws with its message. */
+export async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl()}${route}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const envelope = (await response.json()) as { data: T; errorMessage?: string };
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
+  return envelope.data;
+}
+
+/** Calling windows open all day, every day (outbound campaigns that must dial whenever the test runs). */
+export const ALWAYS_OPEN = Object.fromEntries(
+  ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((day) => [day, [{ from: '00:00', to: '23:59' }]]),
+);
