@@ -107,6 +107,12 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     return { id: user.id, token: (await login(t, email, password)).accessToken };
   }
 
+  /** A tenant with an administrator and an agent. */
+  async function scene() {
+    const tenant = await createTenant(t.dataSource);
+    return { tenant, admin: await staff(tenant, 'ADMIN'), agent: await staff(tenant, 'AGENT') };
+  }
+
   async function trunk(token: string, body: object): Promise<string> {
     const response = await t.http().post('/api/trunks').set(bearer(token)).send(body);
     if (response.status !== 200) throw new Error(JSON.stringify(response.body));
@@ -136,6 +142,17 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     return id;
   }
 
+  /** A started progressive campaign, calling at any hour, over a new phone list of these contacts. */
+  async function progressiveCampaign(
+    tenant: TestTenant,
+    token: string,
+    contacts: { phone: string; name?: string }[],
+    fields: { name: string; trunkId?: string; callerId?: string },
+  ): Promise<string> {
+    const list = await createPhoneList(t.dataSource, tenant, contacts);
+    return campaign(token, { ...fields, phoneListId: list, mode: 'progressive', callingWindows: ALWAYS_OPEN });
+  }
+
   async function waitForCall(token: string): Promise<void> {
     expect((await t.http().post('/api/agent/presence/login').set(bearer(token)).send({})).status).toBe(200);
     expect((await t.http().post('/api/outbound/agent/waiting').set(bearer(token))).status).toBe(200);
@@ -147,9 +164,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     ]) as Promise<{ id: string; phone: string; status: string; agent_id: string | null }[]>;
 
   it("simulator: dials through the campaign's trunk with its decrypted credentials and caller id, and bridges to the agent's softphone", async () => {
-    const tenant = await createTenant(t.dataSource);
-    const admin = await staff(tenant, 'ADMIN');
-    const agent = await staff(tenant, 'AGENT');
+    const { tenant, admin, agent } = await scene();
     const trunkId = await trunk(admin.token, {
       name: 'Carrier',
       host: 'sip.carrier.test',
@@ -161,14 +176,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
       maxConcurrentCalls: 5,
     });
     await softphone(admin.token, agent.id, 'pbx.acme.test', 'ana');
-    const list = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000101', name: 'Contact' }]);
-    const id = await campaign(admin.token, {
-      name: 'Trunked',
-      phoneListId: list,
-      mode: 'progressive',
-      callingWindows: ALWAYS_OPEN,
-      trunkId,
-    });
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000101', name: 'Contact' }], { name: 'Trunked', trunkId });
     const carrier = simulator();
     await startDialer(tenant, carrier, 'simulator').start();
     await waitForCall(agent.token);
@@ -211,17 +219,8 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
   });
 
   it('simulator: a campaign without a trunk still dials, through the simulator trunk', async () => {
-    const tenant = await createTenant(t.dataSource);
-    const admin = await staff(tenant, 'ADMIN');
-    const agent = await staff(tenant, 'AGENT');
-    const list = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000201' }]);
-    const id = await campaign(admin.token, {
-      name: 'No trunk',
-      phoneListId: list,
-      mode: 'progressive',
-      callingWindows: ALWAYS_OPEN,
-      callerId: '+34910000002',
-    });
+    const { tenant, admin, agent } = await scene();
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000201' }], { name: 'No trunk', callerId: '+34910000002' });
     const carrier = simulator();
     await startDialer(tenant, carrier, 'simulator').start();
     await waitForCall(agent.token);
@@ -232,17 +231,8 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
   });
 
   it('drachtio: a campaign without a trunk dials nothing and the dialer says why', async () => {
-    const tenant = await createTenant(t.dataSource);
-    const admin = await staff(tenant, 'ADMIN');
-    const agent = await staff(tenant, 'AGENT');
-    const list = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000301' }]);
-    const id = await campaign(admin.token, {
-      name: 'No trunk',
-      phoneListId: list,
-      mode: 'progressive',
-      callingWindows: ALWAYS_OPEN,
-      callerId: '+34910000003',
-    });
+    const { tenant, admin, agent } = await scene();
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000301' }], { name: 'No trunk', callerId: '+34910000003' });
     const carrier = simulator();
     const log: string[] = [];
     const dialer = startDialer(tenant, carrier, 'drachtio', log);
@@ -262,23 +252,14 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
   });
 
   it('drachtio: an agent without a softphone account cannot be bridged; the contact is hung up and the call goes to wrap-up', async () => {
-    const tenant = await createTenant(t.dataSource);
-    const admin = await staff(tenant, 'ADMIN');
-    const agent = await staff(tenant, 'AGENT');
+    const { tenant, admin, agent } = await scene();
     const trunkId = await trunk(admin.token, {
       name: 'Carrier',
       host: 'sip.carrier.test',
       callerId: '+34910000004',
       maxConcurrentCalls: 2,
     });
-    const list = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000401' }]);
-    const id = await campaign(admin.token, {
-      name: 'No softphone',
-      phoneListId: list,
-      mode: 'progressive',
-      callingWindows: ALWAYS_OPEN,
-      trunkId,
-    });
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000401' }], { name: 'No softphone', trunkId });
     const carrier = simulator();
     const log: string[] = [];
     const dialer = startDialer(tenant, carrier, 'drachtio', log);
@@ -307,9 +288,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
   });
 
   it("drachtio against a drachtio server: the trunk's digest credentials, and the agent's INVITE names the outbound call", async () => {
-    const tenant = await createTenant(t.dataSource);
-    const admin = await staff(tenant, 'ADMIN');
-    const agent = await staff(tenant, 'AGENT');
+    const { tenant, admin, agent } = await scene();
     const agentScript: InviteScript = { responses: [{ status: 200, reason: 'OK', body: FAKE_SDP }] };
     const carrierScript: InviteScript = {
       digest: { realm: 'carrier.test', username: 'acme', password: 'trunk-s3cret' },
@@ -333,12 +312,8 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
       maxConcurrentCalls: 2,
     });
     await softphone(admin.token, agent.id, 'pbx.acme.test', 'ana');
-    const list = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000501', name: 'Contact' }]);
-    const id = await campaign(admin.token, {
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000501', name: 'Contact' }], {
       name: 'Real carrier',
-      phoneListId: list,
-      mode: 'progressive',
-      callingWindows: ALWAYS_OPEN,
       trunkId,
       callerId: '+34910000005',
     });
