@@ -81,39 +81,23 @@ export function TemplateTestPanel({ api, template }: { api: TemplatesApi; templa
       <p className="muted">{t('outboundTemplates.test.hint')}</p>
       {lists && lists.length > 0 && (
         <div className="tpl-sample">
-          <label>
-            <span>{t('outboundTemplates.test.phoneList')}</span>
-            <select
-              className="p-inputtext p-component tpl-select"
-              value={listId}
-              data-testid="tpl-test-list"
-              onChange={(event) => setListId(event.target.value)}
-            >
-              <option value="">{t('outboundTemplates.test.pickList')}</option>
-              {lists.map((list) => (
-                <option key={list.id} value={list.id}>
-                  {list.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Picker
+            label={t('outboundTemplates.test.phoneList')}
+            placeholder={t('outboundTemplates.test.pickList')}
+            testId="tpl-test-list"
+            value={listId}
+            onChange={setListId}
+            options={lists.map((list) => ({ value: list.id, label: list.name }))}
+          />
           {listId && (
-            <label>
-              <span>{t('outboundTemplates.test.row')}</span>
-              <select
-                className="p-inputtext p-component tpl-select"
-                value={contactId}
-                data-testid="tpl-test-contact"
-                onChange={(event) => setContactId(event.target.value)}
-              >
-                <option value="">{t('outboundTemplates.test.pickRow')}</option>
-                {entries.map((entry) => (
-                  <option key={entry.id} value={entry.id}>
-                    {entry.name ? `${entry.name} · ${entry.phone}` : entry.phone}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <Picker
+              label={t('outboundTemplates.test.row')}
+              placeholder={t('outboundTemplates.test.pickRow')}
+              testId="tpl-test-contact"
+              value={contactId}
+              onChange={setContactId}
+              options={entries.map((entry) => ({ value: entry.id, label: entry.name ? `${entry.name} · ${entry.phone}` : entry.phone }))}
+            />
           )}
         </div>
       )}
@@ -165,5 +149,34 @@ export function TemplateTestPanel({ api, template }: { api: TemplatesApi; templa
         </div>
       )}
     </section>
+  );
+}
+
+/** A labelled native select with an empty first choice (the list and row pickers of the test panel). */
+function Picker(props: {
+  label: string;
+  placeholder: string;
+  testId: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: { value: string; label: string }[];
+}) {
+  return (
+    <label>
+      <span>{props.label}</span>
+      <select
+        className="p-inputtext p-component tpl-select"
+        value={props.value}
+        data-testid={props.testId}
+        onChange={(event) => props.onChange(event.target.value)}
+      >
+        <option value="">{props.placeholder}</option>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
