@@ -1,12 +1,15 @@
 // Shared helpers of the benchmarks: child servers, HTTP load with autocannon, medians.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
 
 /** Starts `node <script>` and resolves when it prints its {"port"} line. */
 export async function startServer(script, env) {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_PROFILE_DIR=<dir>: each server also writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = readline.createInterface({ input: child.stdout });
   const [line] = await Promise.race([
     once(lines, 'line'),
@@ -18,6 +21,8 @@ export async function startServer(script, env) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    /** CPU seconds (user + system) the server has used so far, from /proc (Linux). */
+    cpuSeconds: () => processCpuSeconds(child.pid),
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -26,10 +31,17 @@ export async function startServer(script, env) {
   };
 }
 
+/** utime + stime of a process in seconds (fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s). */
+export function processCpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export async function load(url, { path, headers = {}, seconds, connections = 20 }) {
   const result = await autocannon({ url: `${url}${path}`, headers, duration: seconds, connections, pipelining: 1 });
   if (result.non2xx > 0) throw new Error(`${result.non2xx} non-2xx answers from ${url}${path}`);
-  return { rps: result.requests.average, p99Ms: result.latency.p99 };
+  return { rps: result.requests.average, p99Ms: result.latency.p99, requests: result.requests.total };
 }
 
 export const median = (values) => {

@@ -1,9 +1,8 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EnvelopeExceptionFilter } from './common/envelope-exception.filter';
-import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -83,7 +82,6 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
       ],
     };

@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { REFRESH_TOKEN_HEADER } from '@centralita/contracts';
 import { AppModule } from './app.module';
+import { EnvelopeExpressAdapter } from './common/envelope-adapter';
 import { configureHttp } from './common/http-setup';
 import { indexApiRoutes } from './common/route-index';
 import { APP_CONFIG, loadConfig, type AppConfig, type ConfigOverrides } from './config/app-config';
@@ -36,7 +37,7 @@ function setupSwagger(app: NestExpressApplication): void {
 export async function createApp(options: CreateAppOptions = {}): Promise<NestExpressApplication> {
   const config = loadConfig(options.env ?? process.env, options.config);
   const logger = options.logger ?? (config.nodeEnv === 'test' ? (['error', 'warn'] as LogLevel[]) : undefined);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new EnvelopeExpressAdapter(), {
     bodyParser: false,
     abortOnError: false,
     ...(logger !== undefined ? { logger } : {}),
