@@ -32,7 +32,8 @@ import {
   type SocketEmit,
 } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
-import { writeVersioned, type VersionedWrite, type Written } from './versioned-write';
+import { NaturalBatcher } from '../../common/natural-batcher';
+import { writeVersioned, writeVersionedBatch, type ColumnTypes, type VersionedWrite, type Written } from './versioned-write';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -60,6 +61,22 @@ const AGENT_WRITE_ATTEMPTS = 8;
 /** Agents whose last row this process keeps (see lastAgentRows), and for how long after it was read. */
 const AGENT_ROWS_KEPT = 5000;
 const AGENT_ROW_FRESH_MS = 30_000;
+/**
+ * Agent events alone are group-committed (see agentWrites): at most this many statements in flight
+ * at once, each writing up to AGENT_BATCH_MAX agents' steps. Two keeps a statement always ready to
+ * go while the other is in PostgreSQL, and leaves the rest of the pool to everything else.
+ */
+const AGENT_WRITES_IN_FLIGHT = 2;
+const AGENT_BATCH_MAX = 64;
+const AGENT_COLUMN_TYPES: ColumnTypes = {
+  status: 'text',
+  capacity: 'int',
+  active_count: 'int',
+  snapshot: 'jsonb',
+  last_event: 'text',
+  state_since: 'timestamptz',
+  updated_at: 'timestamptz',
+};
 
 export interface NewConversation {
   id: string;
@@ -115,6 +132,18 @@ export class MachineHostService {
    * expire AGENT_ROW_FRESH_MS after the read, so a renamed user's pushes catch up.
    */
   private readonly lastAgentRows = new Map<string, { row: AgentRow; readAt: number }>();
+
+  /**
+   * Writes of agent events alone, group-committed: while AGENT_WRITES_IN_FLIGHT statements are in
+   * PostgreSQL, the steps planned meanwhile (other agents' events) gather and go as one statement.
+   * One agent's steps never share a statement: its later step waits for the next one.
+   */
+  private readonly agentWrites = new NaturalBatcher<AgentStepPlan, Written<AgentRow> | null>({
+    maxInFlight: AGENT_WRITES_IN_FLIGHT,
+    maxBatch: AGENT_BATCH_MAX,
+    keyOf: (plan) => plan.current.user_id,
+    run: (plans) => this.writeAgentSteps(plans),
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -177,7 +206,7 @@ export class MachineHostService {
         if (kept) continue;
         throw error;
       }
-      const written = await this.writeAgentStep(this.dataSource.manager, plan);
+      const written = await this.agentWrites.submit(plan);
       if (written) {
         this.keepAgentRow(userId, written.row, readAt);
         this.relay.kick(written.outboxIds, written.records);
@@ -433,8 +462,24 @@ export class MachineHostService {
 
   /** Writes a planned agent step (one statement, see writeVersioned); null when the version moved. */
   private async writeAgentStep(manager: EntityManager, plan: AgentStepPlan): Promise<Written<AgentRow> | null> {
+    const written = await writeVersioned<AgentRow>(manager, this.agentWrite(plan));
+    return written && { ...written, row: { ...written.row, name: plan.current.name } };
+  }
+
+  /** Several agents' planned steps outside any transaction, one statement (see writeVersionedBatch). */
+  private async writeAgentSteps(plans: AgentStepPlan[]): Promise<(Written<AgentRow> | null)[]> {
+    if (plans.length === 1) return [await this.writeAgentStep(this.dataSource.manager, plans[0])];
+    const written = await writeVersionedBatch<AgentRow>(
+      this.dataSource.manager,
+      plans.map((plan) => this.agentWrite(plan)),
+      AGENT_COLUMN_TYPES,
+    );
+    return written.map((one, index) => one && { ...one, row: { ...one.row, name: plans[index].current.name } });
+  }
+
+  private agentWrite(plan: AgentStepPlan): VersionedWrite {
     const { current, next } = plan;
-    const written = await writeVersioned<AgentRow>(manager, {
+    return {
       table: 'agent_presence',
       key: { column: 'user_id', value: current.user_id },
       version: current.version,
@@ -451,8 +496,7 @@ export class MachineHostService {
       record: plan.record,
       logData: plan.logData,
       effects: plan.effects,
-    });
-    return written && { ...written, row: { ...written.row, name: current.name } };
+    };
   }
 
   private async log(

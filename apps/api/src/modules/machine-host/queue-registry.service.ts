@@ -9,8 +9,12 @@ export type JobHandler = (job: Job) => Promise<void>;
 
 /** Queues whose immediate jobs the relay may run in this process (see runLocally). */
 const LOCAL_QUEUES: ReadonlySet<RealtimeQueueName> = new Set([REALTIME_QUEUES.routing]);
-/** Local runs at once, like the queue worker's concurrency; beyond it jobs go through Redis. */
-const LOCAL_RUNS_MAX = 16;
+/**
+ * Local runs at once; beyond it jobs go through Redis. Most routing runs of a burst wait on shared
+ * work (one agents' lines lookup for many agents, one run per line), not on a connection each, so
+ * this is well above the queue worker's concurrency: a burst of presence changes stays in process.
+ */
+const LOCAL_RUNS_MAX = 64;
 
 /**
  * The API's own queues: producers for the relay, and consumers started at bootstrap (timers and

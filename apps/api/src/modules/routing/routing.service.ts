@@ -15,6 +15,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { Job } from 'bullmq';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { NaturalBatcher } from '../../common/natural-batcher';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
@@ -23,6 +24,14 @@ import { RealtimeService } from '../realtime/realtime.service';
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
 const ROUTING_BATCH = 20;
+
+/** What routeAgent needs of an agent: its tenant and campaign, and each of its lines with whether anyone waits there. */
+interface AgentLines {
+  tenant_id: string | null;
+  campaign_id: string | null;
+  attention_line_id: string | null;
+  waiting: boolean;
+}
 
 interface LineRun {
   /** Set by a call that arrived during the run: go round once more. */
@@ -49,6 +58,16 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly publishingCampaigns = new Map<string, { again: boolean }>();
   /** What each waiting customer was last told, by line, so unchanged positions are not re-sent. */
   private readonly lastPositions = new Map<string, Map<string, string>>();
+  /**
+   * Agents' lines, looked up for many agents in one query when their presence changes come in a
+   * burst (every presence change asks, see routeAgent): a lookup goes at once while one is free,
+   * the ones asked meanwhile share the next.
+   */
+  private readonly agentLines = new NaturalBatcher<string, AgentLines[]>({
+    maxInFlight: 1,
+    maxBatch: 256,
+    run: (agentIds) => this.lookUpAgentLines(agentIds),
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -108,15 +127,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    * runs this, so it reads the lines and the campaign in one round trip.
    */
   async routeAgent(agentId: string): Promise<void> {
-    const rows: { tenant_id: string | null; campaign_id: string | null; attention_line_id: string | null; waiting: boolean }[] =
-      await this.dataSource.query(
-        `SELECT p.tenant_id, p.campaign_id, a.attention_line_id,
-           EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
-         FROM (SELECT $1::uuid AS user_id) me
-         LEFT JOIN agent_presence p ON p.user_id = me.user_id
-         LEFT JOIN agent_attention_lines a ON a.user_id = me.user_id`,
-        [agentId],
-      );
+    const rows = await this.agentLines.submit(agentId);
     for (const line of rows) {
       if (!line.attention_line_id) continue;
       if (line.waiting) await this.routeLine(line.attention_line_id);
@@ -125,6 +136,21 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     // Pushed once the lines above were routed, so the view counts what they assigned.
     const [presence] = rows;
     if (presence?.tenant_id && presence.campaign_id) this.publishCampaignSoon(presence.tenant_id, presence.campaign_id);
+  }
+
+  /** Each agent's rows (at least one, with nulls for an unknown agent), in the order asked. */
+  private async lookUpAgentLines(agentIds: string[]): Promise<AgentLines[][]> {
+    const rows: (AgentLines & { asked: number })[] = await this.dataSource.query(
+      `SELECT me.asked, p.tenant_id, p.campaign_id, a.attention_line_id,
+         EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS me(user_id, asked)
+       LEFT JOIN agent_presence p ON p.user_id = me.user_id
+       LEFT JOIN agent_attention_lines a ON a.user_id = me.user_id`,
+      [agentIds],
+    );
+    const byAgent: AgentLines[][] = agentIds.map(() => []);
+    for (const { asked, ...row } of rows) byAgent[Number(asked) - 1].push(row);
+    return byAgent;
   }
 
   /** The agent left holding conversations: each goes back to its line's queue. */
