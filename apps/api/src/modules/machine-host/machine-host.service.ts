@@ -413,10 +413,12 @@ export class MachineHostService {
     input: AgentEventInput,
     actor: Actor,
     tenantId?: string,
+    /** The row as this transaction already locked it (FOR UPDATE, with the user's name), to skip reading it again. */
+    locked?: AgentRow,
   ): Promise<Dispatched<AgentRow>> {
     // A transaction moves the row: the kept one would only cost a refused write.
     this.lastAgentRows.delete(userId);
-    const current = await this.lockAgent(manager, userId, tenantId);
+    const current = locked?.user_id === userId ? locked : await this.lockAgent(manager, userId, tenantId);
     const written = await this.writeAgentStep(manager, this.planAgentStep(current, input, actor));
     if (!written) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
     this.remember(manager, written);

@@ -17,6 +17,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
+import type { AgentRow, ConversationRow } from '../machine-host/views';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import { RealtimeService } from '../realtime/realtime.service';
@@ -31,6 +32,12 @@ interface AgentLines {
   campaign_id: string | null;
   attention_line_id: string | null;
   waiting: boolean;
+}
+
+/** The line's agents with room (what selectAgent picks from) and their rows as this transaction locked them. */
+interface Candidates {
+  list: AgentCandidate[];
+  rows: Map<string, AgentRow>;
 }
 
 interface LineRun {
@@ -221,15 +228,15 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       const batch = await this.host.transaction(async (manager, outbox) => {
         await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
         const heads = (await manager.query(
-          `SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id LIMIT $2 FOR UPDATE`,
+          `SELECT * FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id LIMIT $2 FOR UPDATE`,
           [attentionLineId, ROUTING_BATCH],
-        )) as { id: string }[];
+        )) as ConversationRow[];
         if (heads.length === 0) return { assigned: 0, more: false };
         const candidates = await this.candidates(manager, attentionLineId);
         const policy = await this.policy(manager, attentionLineId);
         let count = 0;
         for (const head of heads) {
-          const pick = await this.assign(manager, outbox, head.id, candidates, policy);
+          const pick = await this.assign(manager, outbox, head, candidates, policy);
           if (!pick) return { assigned: count, more: false };
           count++;
         }
@@ -247,31 +254,44 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private async assign(
     manager: EntityManager,
     outbox: string[],
-    conversationId: string,
-    candidates: AgentCandidate[],
+    head: ConversationRow,
+    candidates: Candidates,
     policy: RoutingPolicy,
   ): Promise<boolean> {
-    while (candidates.length > 0) {
-      const pick = selectAgent(candidates, policy);
+    const conversationId = head.id;
+    const { list, rows } = candidates;
+    while (list.length > 0) {
+      const pick = selectAgent(list, policy);
       if (!pick) return false;
-      const index = candidates.indexOf(pick);
+      const index = list.indexOf(pick);
       try {
-        const agent = await this.host.dispatchAgent(manager, pick.agentId, { type: 'agent.conversationAssigned', conversationId }, SYSTEM);
+        // Both rows were locked by this transaction (heads, candidates): stepped from what it holds.
+        const agent = await this.host.dispatchAgent(
+          manager,
+          pick.agentId,
+          { type: 'agent.conversationAssigned', conversationId },
+          SYSTEM,
+          undefined,
+          rows.get(pick.agentId),
+        );
+        rows.set(pick.agentId, agent.row);
         const conversation = await this.host.dispatchConversation(
           manager,
           conversationId,
           { type: 'conversation.assigned', agentId: pick.agentId },
           SYSTEM,
+          undefined,
+          head,
         );
         outbox.push(...agent.outboxIds, ...conversation.outboxIds);
         const updated = routingCandidate(restore(agentPresenceMachine, agent.row.snapshot as never));
-        if (updated) candidates[index] = updated;
-        else candidates.splice(index, 1);
+        if (updated) list[index] = updated;
+        else list.splice(index, 1);
         return true;
       } catch (error) {
         // Another line's router filled this agent meanwhile (we saw them before locking): next one.
         if (!isIllegalTransition(error)) throw error;
-        candidates.splice(index, 1);
+        list.splice(index, 1);
       }
     }
     return false;
@@ -281,14 +301,17 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    * The line's agents with room, locked in user-id order: a batch assigns to several agents, and
    * routers of lines sharing agents would deadlock if each locked them in the order it picked them.
    */
-  private async candidates(manager: EntityManager, attentionLineId: string): Promise<AgentCandidate[]> {
-    const rows: { snapshot: never }[] = await manager.query(
-      `SELECT p.snapshot FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
+  private async candidates(manager: EntityManager, attentionLineId: string): Promise<Candidates> {
+    const rows: AgentRow[] = await manager.query(
+      `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
        WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy') AND p.active_count < p.capacity
        ORDER BY p.user_id FOR UPDATE OF p`,
       [attentionLineId],
     );
-    return rows.map((row) => routingCandidate(restore(agentPresenceMachine, row.snapshot))).filter((c): c is AgentCandidate => c !== null);
+    const list = rows
+      .map((row) => routingCandidate(restore(agentPresenceMachine, row.snapshot as never)))
+      .filter((c): c is AgentCandidate => c !== null);
+    return { list, rows: new Map(rows.map((row) => [row.user_id, row])) };
   }
 
   private async policy(manager: EntityManager, attentionLineId: string): Promise<RoutingPolicy> {
