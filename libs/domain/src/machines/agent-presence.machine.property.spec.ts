@@ -1,6 +1,7 @@
 import { describe, it } from '@jest/globals';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
+import { transition as xstateTransition } from 'xstate';
 import { timeInStates } from '../kpi/time-in-states';
 import { MAX_CHATS_PER_AGENT } from '../limits';
 import {
@@ -223,7 +224,22 @@ describe(`${agentPresenceMachine.id} (random event sequences)`, () => {
           const event = toEvent(command, before, at, actor);
           const result = step(agentPresenceMachine, before, event);
 
-          // The web enables buttons with `can`; it must agree with what the host will accept.
+          // step() runs the machine on a reusable inert scope (machine-step.ts): it must answer
+          // exactly what xstate's own pure transition() answers, state, context and actions.
+          const [reference, referenceActions] = xstateTransition(agentPresenceMachine, before, event);
+          invariant((reference === before) === !result.changed, 'step() refuses what transition() refuses');
+          invariant(
+            isDeepStrictEqual([reference.value, reference.context], [result.snapshot.value, result.snapshot.context]),
+            'step() reaches the state transition() reaches',
+          );
+          invariant(
+            isDeepStrictEqual(
+              referenceActions.filter((action) => !action.type.startsWith('xstate.')).map(({ type, params }) => ({ type, params })),
+              result.intents,
+            ),
+            'step() asks for the actions transition() asks for',
+          );
+
           // The web enables buttons with `can`; it must agree with what the host will accept.
           invariant(before.can(event) === result.changed, 'can() agrees with step()');
           // A snapshot read back from JSON is the same state: same value and context, same answers.
