@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { DEMO, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
 const suffix = Date.now().toString(36).slice(-5);
 
@@ -33,8 +33,27 @@ describe('Administration', () => {
     await page.goto('/attentionList/attentionEdit');
     await page.getByTestId('line-name').fill(line);
     await pick(page, 'line-channel', 'WhatsApp');
+    // Routing: the least-occupied agent, priority 3 (12 is refused on the form), 90 s in the queue.
+    await pick(page, 'line-routing-policy', 'Least occupied agent');
+    await page.locator('#line-priority').fill('12');
+    await page.getByTestId('admin-save').click();
+    await page.getByTestId('line-priority-error').waitFor();
+    await page.locator('#line-priority').fill('3');
+    await page.locator('#line-queue-timeout').fill('90');
     await save(page, '/attentionList/attentionList');
     await page.getByTestId('admin-list').getByText(line).waitFor();
+    const { accessToken } = await api<{ accessToken: string }>('POST', '/api/auth/login', null, {
+      email: DEMO.admin,
+      password: DEMO_PASSWORD,
+    });
+    const saved = await api<{ items: { name: string; routingPolicy: string; priority: number; queueTimeoutSeconds: number | null }[] }>(
+      'GET',
+      `/api/attention-lines?q=${encodeURIComponent(line)}`,
+      accessToken,
+    );
+    expect(saved.items).toEqual([
+      expect.objectContaining({ name: line, routingPolicy: 'least-occupied', priority: 3, queueTimeoutSeconds: 90 }),
+    ]);
 
     const campaign = `Campaign ${suffix}`;
     await page.goto('/campaings/submitCampaings');

@@ -76,6 +76,61 @@ describe('Attention lines administration (e2e)', () => {
     expect(Object.keys(bad.body.data.fields).sort()).toEqual(['businessHours', 'channel']);
   });
 
+  it('keeps a line’s routing settings: defaults, saved values where routing reads them, and refused bad values', async () => {
+    const created = (await t.http().post('/api/attention-lines').set(bearer(adminA)).send(line()).expect(200)).body.data;
+    // Not sent: the longest-idle agent, priority 0, the account's maximum queue wait.
+    expect(created).toMatchObject({ routingPolicy: 'longest-idle', priority: 0, queueTimeoutSeconds: null });
+    const routing = async () =>
+      (await t.dataSource.query(
+        `SELECT routing_policy, priority, queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1`,
+        [created.id],
+      )) as { routing_policy: string; priority: number; queue_timeout_seconds: number | null }[];
+    expect(await routing()).toEqual([{ routing_policy: 'longest-idle', priority: 0, queue_timeout_seconds: null }]);
+
+    const settings = { routingPolicy: 'least-occupied', priority: 7, queueTimeoutSeconds: 120 };
+    const updated = (
+      await t
+        .http()
+        .put(`/api/attention-lines/${created.id}`)
+        .set(bearer(adminA))
+        .send(line({ name: created.name, ...settings }))
+        .expect(200)
+    ).body.data;
+    expect(updated).toMatchObject(settings);
+    expect((await t.http().get(`/api/attention-lines/${created.id}`).set(bearer(adminA)).expect(200)).body.data).toMatchObject(settings);
+    const listed = (await t.http().get('/api/attention-lines').query({ q: created.name }).set(bearer(adminA)).expect(200)).body.data.items;
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, ...settings })]);
+    expect(await routing()).toEqual([{ routing_policy: 'least-occupied', priority: 7, queue_timeout_seconds: 120 }]);
+    const audit = await t.dataSource.getRepository(AuditLog).findOneByOrFail({ entityId: created.id, action: 'update' });
+    expect(audit.before).toMatchObject({ routingPolicy: 'longest-idle', priority: 0, queueTimeoutSeconds: null });
+    expect(audit.after).toMatchObject(settings);
+
+    for (const [field, value] of [
+      ['routingPolicy', 'random'],
+      ['priority', 10],
+      ['priority', -1],
+      ['queueTimeoutSeconds', 10],
+      ['queueTimeoutSeconds', 100_000],
+    ] as const) {
+      const refused = await t
+        .http()
+        .put(`/api/attention-lines/${created.id}`)
+        .set(bearer(adminA))
+        .send(line({ name: created.name, ...settings, [field]: value }))
+        .expect(400);
+      expect(Object.keys(refused.body.data.fields)).toEqual([field]);
+    }
+    const fractional = await t
+      .http()
+      .put(`/api/attention-lines/${created.id}`)
+      .set(bearer(adminA))
+      .send(line({ name: created.name, ...settings, priority: 1.5 }))
+      .expect(400);
+    expect(fractional.body.errorMessage).toContain('priority');
+    // Nothing of the refused calls was stored.
+    expect(await routing()).toEqual([{ routing_policy: 'least-occupied', priority: 7, queue_timeout_seconds: 120 }]);
+  });
+
   it("links the tenant's own poll and campaign, and refuses another tenant's as unknown", async () => {
     const campaign = (
       await t

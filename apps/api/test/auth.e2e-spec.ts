@@ -34,6 +34,8 @@ describe('Auth (e2e)', () => {
         clientName: 'Demo Contact Centre',
         avatar: null,
         sessionTime: 480,
+        // The tenant's platform setting; the demo tenant keeps the default.
+        idleLogoutMinutes: 30,
       });
       expect(body.data!.user.permissions).toContain('users.manage');
     });

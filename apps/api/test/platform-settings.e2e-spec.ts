@@ -43,6 +43,23 @@ describe('Platform settings and channels (e2e)', () => {
     expect(await t.dataSource.getRepository(AuditLog).countBy({ entityType: 'platform-settings', entityId: tenantA.client.id })).toBe(1);
   });
 
+  it('gives every user of the tenant its idle sign-out in the session user, which needs no settings.manage', async () => {
+    await t
+      .http()
+      .put('/api/platform-settings')
+      .set(bearer(adminA))
+      .send({ ...settings, idleLogoutMinutes: 7 })
+      .expect(200);
+    await t.http().get('/api/platform-settings').set(bearer(agentA)).expect(403);
+    const agent = (await t.http().get('/api/auth/user-info').set(bearer(agentA)).expect(200)).body.data;
+    expect(agent.idleLogoutMinutes).toBe(7);
+    const profile = (await t.http().get('/api/auth/profile').set(bearer(agentA)).expect(200)).body.data;
+    expect(profile.idleLogoutMinutes).toBe(7);
+    // Another tenant that never saved its settings has the default.
+    const other = (await t.http().get('/api/auth/user-info').set(bearer(adminB)).expect(200)).body.data;
+    expect(other.idleLogoutMinutes).toBe(30);
+  });
+
   it('stores channel secrets encrypted, answers them masked, and keeps them when the mask comes back', async () => {
     const put = await t
       .http()

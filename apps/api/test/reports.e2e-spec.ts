@@ -1,4 +1,4 @@
-import { REPORT_EXPORT_QUEUE, type ReportExportState, type ReportPage } from '@centralita/contracts';
+import { REPORT_EXPORT_QUEUE, reportExportHeaders, type ReportExportState, type ReportPage } from '@centralita/contracts';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Worker, type Queue } from 'bullmq';
 import ExcelJS from 'exceljs';
@@ -440,15 +440,19 @@ describe('Reports (e2e)', () => {
       await worker.close();
     });
 
-    async function exportOf(format: 'csv' | 'xlsx', query: Record<string, string> = {}): Promise<ReportExportState> {
-      const started = (
-        await t
-          .http()
-          .post('/api/reports/conversations/exports')
-          .send({ ...WINDOW, ...query, format })
-          .set(bearer(supervisor))
-          .expect(200)
-      ).body.data as ReportExportState;
+    /** `acceptLanguage`: what the console sends (its language); none means the default, Spanish. */
+    async function exportOf(
+      format: 'csv' | 'xlsx',
+      query: Record<string, string> = {},
+      acceptLanguage?: string,
+    ): Promise<ReportExportState> {
+      const request = t
+        .http()
+        .post('/api/reports/conversations/exports')
+        .send({ ...WINDOW, ...query, format })
+        .set(bearer(supervisor));
+      if (acceptLanguage) request.set('Accept-Language', acceptLanguage);
+      const started = (await request.expect(200)).body.data as ReportExportState;
       expect(started).toMatchObject({ status: 'queued', progress: 0, type: 'conversations', format });
       const queue = t.app.get<Queue>(getQueueToken(REPORT_EXPORT_QUEUE));
       expect((await queue.getJob(started.id))?.data).toEqual({ exportId: started.id });
@@ -463,8 +467,8 @@ describe('Reports (e2e)', () => {
       );
     }
 
-    it('writes the CSV the table shows, with formula cells neutralised', async () => {
-      const done = await exportOf('csv');
+    it('writes the CSV the table shows, with formula cells neutralised (asked for in English)', async () => {
+      const done = await exportOf('csv', {}, 'en');
       expect(done).toMatchObject({ progress: 100, rowCount: 3, totalRows: 3 });
       const file = await t.http().get(`/api/reports/exports/${done.id}/download`).set(bearer(supervisor)).expect(200);
       expect(file.headers['content-type']).toContain('text/csv');
@@ -483,12 +487,10 @@ describe('Reports (e2e)', () => {
       ]);
     });
 
-    it('writes an XLSX with numbers as numbers and formula cells neutralised', async () => {
-      const done = await exportOf('xlsx', { channel: 'whatsapp' });
-      expect(done.rowCount).toBe(1);
+    async function workbookOf(exportId: string): Promise<ExcelJS.Worksheet> {
       const file = await t
         .http()
-        .get(`/api/reports/exports/${done.id}/download`)
+        .get(`/api/reports/exports/${exportId}/download`)
         .set(bearer(supervisor))
         .buffer(true)
         .parse((res, callback) => {
@@ -500,13 +502,43 @@ describe('Reports (e2e)', () => {
       expect(file.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load(file.body as Buffer);
-      const sheet = workbook.worksheets[0]!;
+      return workbook.worksheets[0]!;
+    }
+
+    const csvHeader = async (exportId: string) =>
+      (await t.http().get(`/api/reports/exports/${exportId}/download`).set(bearer(supervisor)).expect(200)).text
+        .replace(/^\uFEFF/, '')
+        .split('\r\n')[0];
+
+    it('writes an XLSX with numbers as numbers and formula cells neutralised', async () => {
+      const done = await exportOf('xlsx', { channel: 'whatsapp' }, 'en');
+      expect(done.rowCount).toBe(1);
+      const sheet = await workbookOf(done.id);
       expect(sheet.rowCount).toBe(2);
+      expect((sheet.getRow(1).values as unknown[]).slice(1, 4)).toEqual(['Conversation', 'Started', 'Channel']);
       const values = (sheet.getRow(2).values as unknown[]).slice(1);
       expect(values[0]).toBe(conv.c2);
       expect(values[5]).toBe(`'=HYPERLINK("http://x")`);
       expect(values[8]).toBe(60);
       expect(sheet.getRow(2).getCell(6).type).toBe(ExcelJS.ValueType.String);
+    });
+
+    it("heads the file in the requester's language: German when the console asks for it, Spanish by default", async () => {
+      const german = await exportOf('csv', { channel: 'whatsapp' }, 'de-DE,de;q=0.9,en;q=0.8');
+      expect(await csvHeader(german.id)).toBe(
+        '"Gespräch","Beginn","Kanal","Linie","Agent","Kunde","Status","Geschlossen","Wartezeit (s)","Bearbeitungszeit (s)","Nachrichten"',
+      );
+      const germanSheet = await workbookOf((await exportOf('xlsx', { channel: 'whatsapp' }, 'de')).id);
+      expect((germanSheet.getRow(1).values as unknown[]).slice(1)).toEqual(reportExportHeaders('conversations', 'de'));
+      // Only headers change: the same cells whatever the language.
+      expect((germanSheet.getRow(2).values as unknown[])[9]).toBe(60);
+
+      const spanish = await exportOf('csv', { channel: 'whatsapp' });
+      expect(await csvHeader(spanish.id)).toBe(
+        '"Conversación","Inicio","Canal","Línea","Agente","Cliente","Estado","Cierre","Espera (s)","Tiempo de atención (s)","Mensajes"',
+      );
+      const [{ language }] = await sql(`SELECT language FROM report_exports WHERE id = $1`, [spanish.id]);
+      expect(language).toBe('es');
     });
 
     it('deletes files past the retention period and answers 409 for an expired export', async () => {

@@ -191,6 +191,9 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     const own = await createLine(t.dataSource, tenantA, 'Own timeout');
     await t.dataSource.query(`UPDATE attention_line_routing SET queue_timeout_seconds = 45 WHERE attention_line_id = $1`, [own]);
     expect(await queued(own)).toBe(45_000);
+    // A routing row whose timeout was left empty on the line's form also waits the platform setting.
+    await t.dataSource.query(`UPDATE attention_line_routing SET queue_timeout_seconds = NULL WHERE attention_line_id = $1`, [own]);
+    expect(await queued(own)).toBe(600_000);
   });
 
   it('tells a customer about to start how long the line expects them to wait: Erlang C on an empty queue, the position behind others', async () => {
@@ -199,7 +202,12 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     const serving = await createStaff(t, tenantA, 'AGENT', [lineId]);
     const host = t.app.get(MachineHostService);
     await host.transaction((manager) => host.ensureAgent(manager, serving.userId, tenantA.client.id, 2, []));
-    await host.dispatch('agent', serving.userId, { type: 'agent.loggedIn', capacity: 2, pauseReasons: [] }, { kind: 'agent', id: serving.userId });
+    await host.dispatch(
+      'agent',
+      serving.userId,
+      { type: 'agent.loggedIn', capacity: 2, pauseReasons: [] },
+      { kind: 'agent', id: serving.userId },
+    );
     expect((await lineView(lineId)).estimatedWaitSeconds).toBeNull(); // serving, but no handle times yet
 
     // Three chats in the last hour, each handled in 180 s.

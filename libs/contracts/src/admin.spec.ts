@@ -140,6 +140,19 @@ describe(validateAttentionLine.name, () => {
       'businessHours:pattern',
     ]);
   });
+  it('bounds the routing settings: a known policy, priority 0–9, a queue timeout of 30 s to a day or none', () => {
+    expect(validateAttentionLine({ ...line, routingPolicy: 'least-occupied', priority: 9, queueTimeoutSeconds: 30 })).toEqual([]);
+    expect(validateAttentionLine({ ...line, routingPolicy: 'longest-idle', priority: 0, queueTimeoutSeconds: null })).toEqual([]);
+    expect(fields(validateAttentionLine({ ...line, routingPolicy: 'random', priority: 10, queueTimeoutSeconds: 29 }))).toEqual([
+      'routingPolicy:oneOf',
+      'priority:range',
+      'queueTimeoutSeconds:range',
+    ]);
+    expect(fields(validateAttentionLine({ ...line, priority: 1.5, queueTimeoutSeconds: 86_401 }))).toEqual([
+      'priority:integer',
+      'queueTimeoutSeconds:range',
+    ]);
+  });
 });
 
 describe(validateQna.name, () => {

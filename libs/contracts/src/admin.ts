@@ -342,6 +342,13 @@ export const ATTENTION_LINE_CHANNELS = [
   'Video',
 ] as const;
 export const ATTENTION_LINE_TYPES = ['inbound', 'outbound'] as const;
+/** Who gets a line's next customer: the agent idle the longest (default), or the one holding the fewest conversations. */
+export const ROUTING_POLICIES = ['longest-idle', 'least-occupied'] as const;
+export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
+/** A line's priority: its customers are served before those of lower priority in any queue they wait in. */
+export const LINE_PRIORITY_MAX = 9;
+/** A line's own queue timeout, in seconds (the same bounds as the account's maximum queue wait). */
+export const LINE_QUEUE_TIMEOUT_RANGE = { min: 30, max: 86_400 } as const;
 
 /** One opening window of a weekday (0 = Sunday … 6 = Saturday), times 'HH:MM' in the tenant's zone. */
 export interface BusinessHoursWindow {
@@ -364,6 +371,11 @@ export interface AttentionLineInput {
   pollId: string | null;
   /** The campaign whose live queue counts this line's waiting customers. */
   campaignId: string | null;
+  routingPolicy: RoutingPolicyName;
+  /** 0 (default) to LINE_PRIORITY_MAX; a conversation keeps the priority of the line it came in by. */
+  priority: number;
+  /** How long a customer may wait in this line's queue; null = the account's maximum queue wait. */
+  queueTimeoutSeconds: number | null;
 }
 
 export interface AttentionLineSummary extends AttentionLineInput {
@@ -385,7 +397,11 @@ export function validateAttentionLine(input: Partial<Record<keyof AttentionLineI
     .maxLength('businessUnit', 120)
     .maxLength('originType', 40)
     .maxLength('originLine', 120)
-    .maxLength('serviceType', 40);
+    .maxLength('serviceType', 40)
+    // Left out, the routing settings take their defaults (see DEFAULT_LINE_ROUTING in the API).
+    .oneOf('routingPolicy', ROUTING_POLICIES)
+    .intRange('priority', 0, LINE_PRIORITY_MAX)
+    .intRange('queueTimeoutSeconds', LINE_QUEUE_TIMEOUT_RANGE.min, LINE_QUEUE_TIMEOUT_RANGE.max);
   const issues = checker.issues;
   const hours = Array.isArray(input.businessHours) ? (input.businessHours as Partial<BusinessHoursWindow>[]) : [];
   const bad = hours.find(

@@ -11,6 +11,12 @@ export interface SessionUser {
   clientName: string;
   /** Session length in minutes granted to this user (the access token is refreshed within it). */
   sessionTime: number;
+  /**
+   * The tenant's idle sign-out (platform settings): minutes without activity after which the
+   * console signs the user out. Here because every user's console applies it, while the platform
+   * settings themselves are for settings.manage only.
+   */
+  idleLogoutMinutes: number;
   permissions: string[];
 }
 

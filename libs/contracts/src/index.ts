@@ -12,6 +12,8 @@ export * from './realtime';
 export * from './clock';
 export * from './telephony';
 export * from './reports';
+export * from './report-export-headers';
+export * from './languages';
 export * from './dashboards';
 export * from './outbound';
 export * from './softphone';

@@ -1,3 +1,5 @@
+import type { ReportColumnKey } from './report-export-headers';
+
 /**
  * Reports (/reports/reports): report types, their columns, filters, exports and the export queue.
  * Every figure is read from the transition log (through the KPI library) or from the stored rows.
@@ -21,76 +23,70 @@ export type ReportExportStatus = 'queued' | 'running' | 'done' | 'failed' | 'exp
 /** How a column's value is to be shown: `datetime` is ISO-8601, `seconds` a duration, `ratio` 0..1. */
 export type ReportColumnKind = 'text' | 'datetime' | 'seconds' | 'number' | 'ratio';
 export interface ReportColumn {
-  key: string;
+  /** Exported files head it with REPORT_EXPORT_HEADERS; the console translates `reports.columns.<key>`. */
+  key: ReportColumnKey;
   kind: ReportColumnKind;
-  /** English header of the exported file; the console translates `reports.columns.<key>`. */
-  label: string;
   sortable?: boolean;
 }
 
-const col = (key: string, kind: ReportColumnKind, label: string, sortable = false): ReportColumn => ({ key, kind, label, sortable });
+const col = (key: ReportColumnKey, kind: ReportColumnKind, sortable = false): ReportColumn => ({ key, kind, sortable });
 
 export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
   conversations: [
-    col('id', 'text', 'Conversation'),
-    col('createdAt', 'datetime', 'Started', true),
-    col('channel', 'text', 'Channel', true),
-    col('line', 'text', 'Line', true),
-    col('agent', 'text', 'Agent', true),
-    col('customer', 'text', 'Customer', true),
-    col('status', 'text', 'Status', true),
-    col('closedAt', 'datetime', 'Closed', true),
-    col('waitSeconds', 'seconds', 'Wait (s)'),
-    col('handleSeconds', 'seconds', 'Handle time (s)'),
-    col('messages', 'number', 'Messages'),
+    col('id', 'text'),
+    col('createdAt', 'datetime', true),
+    col('channel', 'text', true),
+    col('line', 'text', true),
+    col('agent', 'text', true),
+    col('customer', 'text', true),
+    col('status', 'text', true),
+    col('closedAt', 'datetime', true),
+    col('waitSeconds', 'seconds'),
+    col('handleSeconds', 'seconds'),
+    col('messages', 'number'),
   ],
   'agent-activity': [
-    col('agent', 'text', 'Agent', true),
-    col('email', 'text', 'Email', true),
-    col('staffedSeconds', 'seconds', 'Logged in (s)'),
-    col('availableSeconds', 'seconds', 'Available (s)'),
-    col('handlingSeconds', 'seconds', 'Handling (s)'),
-    col('pausedSeconds', 'seconds', 'Paused (s)'),
-    col('occupancy', 'ratio', 'Occupancy'),
-    col('chatsHandled', 'number', 'Chats handled'),
-    col('averageHandleSeconds', 'seconds', 'Average handle time (s)'),
+    col('agent', 'text', true),
+    col('email', 'text', true),
+    col('staffedSeconds', 'seconds'),
+    col('availableSeconds', 'seconds'),
+    col('handlingSeconds', 'seconds'),
+    col('pausedSeconds', 'seconds'),
+    col('occupancy', 'ratio'),
+    col('chatsHandled', 'number'),
+    col('averageHandleSeconds', 'seconds'),
   ],
-  pauses: [
-    col('agent', 'text', 'Agent', true),
-    col('pauses', 'number', 'Pauses'),
-    col('pausedSeconds', 'seconds', 'Paused (s)'),
-    col('reasons', 'text', 'Seconds by reason'),
-  ],
+  pauses: [col('agent', 'text', true), col('pauses', 'number'), col('pausedSeconds', 'seconds'), col('reasons', 'text')],
   queue: [
-    col('line', 'text', 'Line', true),
-    col('channel', 'text', 'Channel', true),
-    col('offered', 'number', 'Offered'),
-    col('answered', 'number', 'Answered'),
-    col('abandoned', 'number', 'Abandoned'),
-    col('timedOut', 'number', 'Timed out'),
-    col('serviceLevel', 'ratio', 'Service level'),
-    col('averageSpeedOfAnswerSeconds', 'seconds', 'Average speed of answer (s)'),
-    col('longestWaitSeconds', 'seconds', 'Longest wait (s)'),
+    col('line', 'text', true),
+    col('channel', 'text', true),
+    col('offered', 'number'),
+    col('answered', 'number'),
+    col('abandoned', 'number'),
+    col('timedOut', 'number'),
+    col('serviceLevel', 'ratio'),
+    col('averageSpeedOfAnswerSeconds', 'seconds'),
+    col('longestWaitSeconds', 'seconds'),
   ],
   'survey-answers': [
-    col('answeredAt', 'datetime', 'Answered', true),
-    col('poll', 'text', 'Survey', true),
-    col('question', 'text', 'Question', true),
-    col('value', 'text', 'Answer', true),
-    col('conversationId', 'text', 'Conversation'),
-    col('agent', 'text', 'Agent', true),
-    col('line', 'text', 'Line', true),
-    col('channel', 'text', 'Channel', true),
+    col('answeredAt', 'datetime', true),
+    col('poll', 'text', true),
+    col('question', 'text', true),
+    col('value', 'text', true),
+    col('conversationId', 'text'),
+    col('agent', 'text', true),
+    col('line', 'text', true),
+    col('channel', 'text', true),
   ],
   'outbound-results': [
-    col('startedAt', 'datetime', 'Started', true),
-    col('campaign', 'text', 'Campaign', true),
-    col('phone', 'text', 'Phone', true),
-    col('attempt', 'number', 'Attempt', true),
-    col('outcome', 'text', 'Outcome', true),
-    col('disposition', 'text', 'Disposition', true),
-    col('agent', 'text', 'Agent', true),
-    col('talkSeconds', 'seconds', 'Talk (s)'),
+    col('startedAt', 'datetime', true),
+    col('campaign', 'text', true),
+    col('phone', 'text', true),
+    col('attempt', 'number', true),
+    col('outcome', 'text', true),
+    col('disposition', 'text', true),
+    col('agent', 'text', true),
+    col('talkSeconds', 'seconds'),
   ],
 };
 

@@ -31,6 +31,8 @@ import { OutboundTemplates1763700900000 } from './migrations/1763700900000-outbo
 import { OutboundCarrierSequence1763700950000 } from './migrations/1763700950000-outbound-carrier-sequence';
 import { LineArrivalsIndex1763700960000 } from './migrations/1763700960000-line-arrivals-index';
 import { MachineRowsFillfactor1763700970000 } from './migrations/1763700970000-machine-rows-fillfactor';
+import { ReportExportLanguage1763700980000 } from './migrations/1763700980000-report-export-language';
+import { LineRoutingSettings1763700990000 } from './migrations/1763700990000-line-routing-settings';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -88,6 +90,8 @@ export const MIGRATIONS = [
   OutboundCarrierSequence1763700950000,
   LineArrivalsIndex1763700960000,
   MachineRowsFillfactor1763700970000,
+  ReportExportLanguage1763700980000,
+  LineRoutingSettings1763700990000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

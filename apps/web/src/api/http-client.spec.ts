@@ -57,6 +57,25 @@ describe(createApiClient.name, () => {
     });
   });
 
+  it("sends the console's language as Accept-Language when it has one", async () => {
+    let language = 'de';
+    const fetchMock = jest.fn(async (_url: string, _init: RequestInit) => ok(null));
+    const api = createApiClient({
+      baseUrl: '',
+      fetch: fetchMock as unknown as typeof fetch,
+      tokens: tokenSource(),
+      language: () => language,
+    });
+    await api.post('/api/reports/queue/exports', {});
+    // Read at every call: switching the language in the top bar applies to the next request.
+    language = 'ru';
+    await api.get('/api/menu');
+    expect(fetchMock.mock.calls.map((call) => headersOf(call)['Accept-Language'])).toEqual(['de', 'ru']);
+    const { api: without, fetchMock: plain } = client(async () => ok(null));
+    await without.get('/api/menu');
+    expect(headersOf(plain.mock.calls[0])['Accept-Language']).toBeUndefined();
+  });
+
   it('leaves the bearer out of public calls', async () => {
     const { api, fetchMock } = client(async () => ok(null));
     await api.post('/api/auth/login', { email: 'a@b.co' }, { auth: false });

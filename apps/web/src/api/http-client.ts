@@ -23,6 +23,8 @@ export interface ApiClientOptions {
   onSessionExpired?: () => void;
   /** Called after every successful refresh, whoever triggered it. */
   onTokensRefreshed?: (tokens: TokenPair) => void;
+  /** The console's language, sent as Accept-Language (report exports head their files in it). */
+  language?: () => string;
 }
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
@@ -113,6 +115,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'Content-Type': 'application/json',
+      ...(options.language ? { 'Accept-Language': options.language() } : {}),
       ...opts.headers,
     };
     if (bearer) headers.Authorization = `Bearer ${bearer}`;

@@ -5,7 +5,7 @@ import { createConsoleApi, type ConsoleApi } from '../api/console-api';
 import { createApiClient, type ApiClient } from '../api/http-client';
 import { authMachine } from '../auth/auth.machine';
 import { browserStorage, createSessionStore, type SessionStore, type StorageLike } from '../auth/session-store';
-import { initI18n } from '../i18n/i18n';
+import { currentLanguage, initI18n } from '../i18n/i18n';
 
 export type AuthActor = ActorRefFrom<typeof authMachine>;
 
@@ -23,6 +23,7 @@ export interface AppServices {
 export function createAppServices(): AppServices {
   const storage = browserStorage();
   const session = createSessionStore(storage);
+  const i18n = initI18n(storage);
   let auth: AuthActor | null = null;
 
   const client = createApiClient({
@@ -31,6 +32,7 @@ export function createAppServices(): AppServices {
     tokens: session,
     onSessionExpired: () => auth?.send({ type: 'auth.expired' }),
     onTokensRefreshed: (tokens) => auth?.send({ type: 'auth.refresh', tokens }),
+    language: () => currentLanguage(i18n),
   });
   const api = createConsoleApi(client);
 
@@ -73,6 +75,5 @@ export function createAppServices(): AppServices {
     stored = null;
   }
   auth = createActor(machine, { input: { stored } });
-  const i18n = initI18n(storage);
   return { storage, session, api, client, auth, i18n };
 }

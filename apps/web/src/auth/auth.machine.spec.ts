@@ -29,6 +29,7 @@ const user: SessionUser = {
   clientId: 'c-1',
   clientName: 'Acme',
   sessionTime: 480,
+  idleLogoutMinutes: 30,
   permissions: ['conversations.handle'],
 };
 
@@ -254,8 +255,19 @@ describe(authMachine.id, () => {
       actor.send({ type: 'auth.logout' });
       const { context } = actor.getSnapshot();
       expect(authStatus(actor.getSnapshot())).toBe('unauthenticated');
-      expect(context).toMatchObject({ user: null, accessToken: null, loggedOut: true, disconnected: false });
+      expect(context).toMatchObject({ user: null, accessToken: null, loggedOut: true, idleSignedOut: false, disconnected: false });
       expect(effects.clearSession).toHaveBeenCalledTimes(1);
+    });
+
+    it('signs out the same way when the console was idle, remembering why until the next login', async () => {
+      const { actor, effects } = await loggedIn();
+      actor.send({ type: 'auth.logout', reason: 'idle' });
+      expect(actor.getSnapshot().context).toMatchObject({ user: null, loggedOut: true, idleSignedOut: true });
+      expect(effects.notifyLogout).toHaveBeenCalledWith({ userId: 'u-1', accessToken: loginResult.accessToken });
+      expect(effects.clearSession).toHaveBeenCalledTimes(1);
+      actor.send({ type: 'auth.login', email: 'ana@example.com', password: 'secret-pass' });
+      const snapshot = await waitFor(actor, (s) => s.matches('authenticated'));
+      expect(snapshot.context).toMatchObject({ loggedOut: false, idleSignedOut: false });
     });
 
     it('tells the server with the token it is about to drop', async () => {

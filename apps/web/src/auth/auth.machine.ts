@@ -31,6 +31,8 @@ export interface AuthContext {
   disconnected: boolean;
   /** Set by an explicit logout. */
   loggedOut: boolean;
+  /** Set when that logout was the idle sign-out (platform settings): sign-in says why. */
+  idleSignedOut: boolean;
   error: AuthFailure | null;
   userStatus: LocalUserStatus;
   showAllConversations: boolean;
@@ -39,7 +41,8 @@ export interface AuthContext {
 export type AuthEvent =
   | ({ type: 'auth.login' } & Credentials)
   | ({ type: 'auth.register' } & Registration)
-  | { type: 'auth.logout' }
+  /** `reason: 'idle'`: the console signed out after the tenant's idle time, not the user. */
+  | { type: 'auth.logout'; reason?: 'idle' }
   /** Without tokens: refresh now. With tokens: someone else already refreshed; adopt them. */
   | { type: 'auth.refresh'; tokens?: TokenPair }
   | { type: 'auth.expired' };
@@ -100,7 +103,7 @@ export const authMachine = setup({
       userStatus: 'OFFLINE' as LocalUserStatus,
       showAllConversations: false,
     }),
-    markDisconnected: assign({ disconnected: true, loggedOut: false, error: null }),
+    markDisconnected: assign({ disconnected: true, loggedOut: false, idleSignedOut: false, error: null }),
     adoptTokens: assign(({ event }) => {
       assertEvent(event, 'auth.refresh');
       return event.tokens ? { accessToken: event.tokens.accessToken, refreshToken: event.tokens.refreshToken } : {};
@@ -124,6 +127,7 @@ export const authMachine = setup({
     refreshToken: input.stored?.refreshToken ?? null,
     disconnected: false,
     loggedOut: false,
+    idleSignedOut: false,
     error: null,
     userStatus: 'OFFLINE',
     showAllConversations: false,
@@ -218,6 +222,7 @@ export const authMachine = setup({
                   refreshToken: event.output.refreshToken,
                   disconnected: false,
                   loggedOut: false,
+                  idleSignedOut: false,
                   error: null,
                   userStatus: 'ONLINE' as LocalUserStatus,
                   showAllConversations: false,
@@ -248,6 +253,7 @@ export const authMachine = setup({
                   refreshToken: event.output.refreshToken,
                   disconnected: false,
                   loggedOut: false,
+                  idleSignedOut: false,
                   error: null,
                   userStatus: 'ONLINE' as LocalUserStatus,
                   showAllConversations: false,
@@ -276,7 +282,7 @@ export const authMachine = setup({
             },
             'clearSession',
             'forgetSession',
-            assign({ loggedOut: true, disconnected: false, error: null }),
+            assign(({ event }) => ({ loggedOut: true, idleSignedOut: event.reason === 'idle', disconnected: false, error: null })),
           ],
         },
         'auth.expired': { target: 'unauthenticated', actions: ['clearSession', 'forgetSession', 'markDisconnected'] },

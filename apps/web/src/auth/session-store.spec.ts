@@ -14,6 +14,7 @@ const result: AuthResult = {
     clientId: 'c-1',
     clientName: 'Acme',
     sessionTime: 480,
+    idleLogoutMinutes: 30,
     permissions: [],
   },
 };
@@ -62,6 +63,7 @@ describe(createSessionStore.name, () => {
     const { storage, store } = stored();
     storage.setItem('language', 'en');
     storage.setItem('theme', 'green');
+    storage.setItem('lastActivityAt', '1736931600000');
     store.clear();
     expect(storage.dump()).toEqual({ language: 'en', theme: 'green' });
   });

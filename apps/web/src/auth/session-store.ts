@@ -5,8 +5,14 @@ import type { TokenPair, TokenSource } from '../api/http-client';
 export type StorageLike = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 
 /**
- * Locally kept values of spec §3 plus the refresh token and the local agent flags. Logout
- * removes all of them; the language (and layout preferences) survive a logout.
+ * The user's last activity (ms) in any tab: tabs share the session in localStorage, so they share
+ * the idle sign-out too, and the `storage` event tells the others.
+ */
+export const LAST_ACTIVITY_KEY = 'lastActivityAt';
+
+/**
+ * Locally kept values of spec §3 plus the refresh token, the local agent flags and the last
+ * activity. Logout removes all of them; the language (and layout preferences) survive a logout.
  */
 export const SESSION_KEYS = [
   'accessToken',
@@ -21,6 +27,7 @@ export const SESSION_KEYS = [
   'authUser',
   'userStatus',
   'showAllConversations',
+  LAST_ACTIVITY_KEY,
 ] as const;
 
 export type LocalUserStatus = 'ONLINE' | 'OFFLINE';

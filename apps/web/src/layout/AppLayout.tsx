@@ -7,6 +7,7 @@ import { findRoute, humanise } from '../routing/route-table';
 import { usePreferences } from '../theme/PreferencesProvider';
 import { Breadcrumb } from './Breadcrumb';
 import { Header } from './Header';
+import { IdleSignOut } from './IdleSignOut';
 import { Sidebar } from './Sidebar';
 
 /** layout1 of spec §9: dark sidebar, fixed top bar, breadcrumb bar, page. */
@@ -32,6 +33,7 @@ export function AppLayout() {
             <Outlet />
           </div>
         </main>
+        <IdleSignOut />
       </div>
     </MenuProvider>
   );

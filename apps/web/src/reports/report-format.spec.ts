@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ReportColumn } from '@centralita/contracts';
 import { defaultWindow, formatReportCell, reportQuery } from './report-format';
 
-const column = (kind: ReportColumn['kind'], key = 'x'): ReportColumn => ({ key, kind, label: key });
+const column = (kind: ReportColumn['kind'], key: ReportColumn['key'] = 'value'): ReportColumn => ({ key, kind });
 
 describe(formatReportCell.name, () => {
   it('shows durations as hh:mm:ss, ratios as percentages and nulls as N/A', () => {

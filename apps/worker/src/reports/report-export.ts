@@ -1,4 +1,11 @@
-import { REPORT_COLUMNS, type ReportExportFormat, type ReportFilters, type ReportType } from '@centralita/contracts';
+import {
+  REPORT_COLUMNS,
+  reportExportHeaders,
+  type Language,
+  type ReportExportFormat,
+  type ReportFilters,
+  type ReportType,
+} from '@centralita/contracts';
 import { reportBatches, reportCount, type SqlRunner } from '@centralita/domain';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,6 +26,8 @@ interface ExportRow {
   format: ReportExportFormat;
   filters: ReportFilters;
   status: string;
+  /** The requester's language: the column headers are written in it. */
+  language: Language;
 }
 
 /**
@@ -28,7 +37,7 @@ interface ExportRow {
  * starts the file over.
  */
 export async function runReportExport(run: SqlRunner, exportId: string, options: ReportExportOptions): Promise<void> {
-  const [job] = (await run(`SELECT id, tenant_id, report_type, format, filters, status FROM report_exports WHERE id = $1`, [
+  const [job] = (await run(`SELECT id, tenant_id, report_type, format, filters, status, language FROM report_exports WHERE id = $1`, [
     exportId,
   ])) as unknown as ExportRow[];
   if (!job || job.status === 'done' || job.status === 'failed' || job.status === 'expired') return;
@@ -41,7 +50,7 @@ export async function runReportExport(run: SqlRunner, exportId: string, options:
   const columns = REPORT_COLUMNS[job.report_type];
   const final = path.join(options.dir, `${exportId}.${job.format}`);
   const partial = `${final}.part`;
-  const file = openReportFile(job.format, partial, columns, job.report_type);
+  const file = openReportFile(job.format, partial, reportExportHeaders(job.report_type, job.language), job.report_type);
   let written = 0;
   let lastProgress = 0;
   try {

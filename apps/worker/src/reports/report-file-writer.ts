@@ -1,4 +1,4 @@
-import { csvLine, neutraliseCell, reportCellText, type ReportCell, type ReportColumn } from '@centralita/contracts';
+import { csvLine, neutraliseCell, reportCellText, type ReportCell } from '@centralita/contracts';
 import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -17,10 +17,10 @@ export function exportCell(value: ReportCell): string | number | null {
 
 class CsvWriter implements ReportFileWriter {
   private readonly out: WriteStream;
-  constructor(file: string, columns: readonly ReportColumn[]) {
+  constructor(file: string, headers: readonly string[]) {
     this.out = createWriteStream(file, { encoding: 'utf8' });
     // BOM: spreadsheet programs then read the file as UTF-8.
-    this.out.write(`\uFEFF${csvLine(columns.map((column) => column.label))}`);
+    this.out.write(`\uFEFF${csvLine(headers)}`);
   }
   async write(cells: readonly ReportCell[]): Promise<void> {
     const line = csvLine(cells.map((cell) => reportCellText(exportCell(cell))));
@@ -35,11 +35,11 @@ class CsvWriter implements ReportFileWriter {
 class XlsxWriter implements ReportFileWriter {
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   private readonly sheet: ExcelJS.Worksheet;
-  constructor(file: string, columns: readonly ReportColumn[], sheetName: string) {
+  constructor(file: string, headers: readonly string[], sheetName: string) {
     // Streaming writer: each committed row is serialised to the zip stream and released.
     this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useStyles: false, useSharedStrings: false });
     this.sheet = this.workbook.addWorksheet(sheetName.slice(0, 31));
-    this.sheet.addRow(columns.map((column) => column.label)).commit();
+    this.sheet.addRow([...headers]).commit();
   }
   async write(cells: readonly ReportCell[]): Promise<void> {
     this.sheet.addRow(cells.map(exportCell)).commit();
@@ -50,11 +50,7 @@ class XlsxWriter implements ReportFileWriter {
   }
 }
 
-export function openReportFile(
-  format: 'csv' | 'xlsx',
-  file: string,
-  columns: readonly ReportColumn[],
-  sheetName: string,
-): ReportFileWriter {
-  return format === 'csv' ? new CsvWriter(file, columns) : new XlsxWriter(file, columns, sheetName);
+/** `headers`: the header row, already in the requester's language (reportExportHeaders). */
+export function openReportFile(format: 'csv' | 'xlsx', file: string, headers: readonly string[], sheetName: string): ReportFileWriter {
+  return format === 'csv' ? new CsvWriter(file, headers) : new XlsxWriter(file, headers, sheetName);
 }

@@ -1,3 +1,5 @@
+import type { RoutingPolicyName } from '@centralita/contracts';
+
 /** The routing view of an agent who may take a conversation (see `routingCandidate`). */
 export interface AgentCandidate {
   agentId: string;
@@ -7,8 +9,9 @@ export interface AgentCandidate {
   idleSince: number;
 }
 
-export const ROUTING_POLICIES = ['longest-idle', 'least-occupied'] as const;
-export type RoutingPolicy = (typeof ROUTING_POLICIES)[number];
+// The policies a line may be set to (its form and API validate against the same list).
+export { ROUTING_POLICIES } from '@centralita/contracts';
+export type RoutingPolicy = RoutingPolicyName;
 export const DEFAULT_ROUTING_POLICY: RoutingPolicy = 'longest-idle';
 
 type Comparison = (a: AgentCandidate, b: AgentCandidate) => number;

@@ -1,7 +1,11 @@
 import {
   ATTENTION_LINE_CHANNELS,
   ATTENTION_LINE_TYPES,
+  LINE_PRIORITY_MAX,
+  LINE_QUEUE_TIMEOUT_RANGE,
   PERMISSIONS,
+  ROUTING_POLICIES,
+  type RoutingPolicyName,
   type AttentionLineInput,
   type AttentionLineSummary,
   type BusinessHoursWindow,
@@ -54,6 +58,24 @@ export class AttentionLineInputDto implements Partial<AttentionLineInput> {
   @IsOptional()
   @IsUUID()
   campaignId?: string | null;
+  @ApiPropertyOptional({ enum: ROUTING_POLICIES, default: 'longest-idle', description: 'Who gets the next customer' })
+  @IsOptional()
+  @IsString()
+  routingPolicy?: RoutingPolicyName;
+  @ApiPropertyOptional({ minimum: 0, maximum: LINE_PRIORITY_MAX, default: 0, description: 'Higher is served first' })
+  @IsOptional()
+  @IsInt()
+  priority?: number;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: LINE_QUEUE_TIMEOUT_RANGE.min,
+    maximum: LINE_QUEUE_TIMEOUT_RANGE.max,
+    description: "Seconds a customer may wait in the queue; null = the account's maximum queue wait",
+  })
+  @IsOptional()
+  @IsInt()
+  queueTimeoutSeconds?: number | null;
 }
 
 class AttentionLineOptionDto {

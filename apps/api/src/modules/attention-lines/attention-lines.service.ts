@@ -1,6 +1,7 @@
 import {
   validateAttentionLine,
   type AttentionLineInput,
+  type RoutingPolicyName,
   type AttentionLineSummary,
   type BusinessHoursWindow,
   type OptionItem,
@@ -10,7 +11,7 @@ import {
 } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import type { DataSource, Repository } from 'typeorm';
+import type { DataSource, EntityManager, Repository } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
 import { paginate } from '../admin/paginate';
@@ -18,7 +19,13 @@ import { assertRules, isUniqueViolation } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { AttentionLine } from './attention-line.entity';
 
-export function toAttentionLineSummary(l: AttentionLine): AttentionLineSummary {
+/** A line's routing settings (table attention_line_routing, read by routing and the machine host). */
+export type LineRouting = Pick<AttentionLineInput, 'routingPolicy' | 'priority' | 'queueTimeoutSeconds'>;
+
+/** What a line without a routing row gets: the longest-idle agent, priority 0, the account's maximum queue wait. */
+export const DEFAULT_LINE_ROUTING: LineRouting = { routingPolicy: 'longest-idle', priority: 0, queueTimeoutSeconds: null };
+
+export function toAttentionLineSummary(l: AttentionLine, routing: LineRouting = DEFAULT_LINE_ROUTING): AttentionLineSummary {
   return {
     id: l.id,
     name: l.name,
@@ -32,6 +39,9 @@ export function toAttentionLineSummary(l: AttentionLine): AttentionLineSummary {
     businessHours: l.businessHours ?? [],
     pollId: l.pollId,
     campaignId: l.campaignId,
+    routingPolicy: routing.routingPolicy,
+    priority: routing.priority,
+    queueTimeoutSeconds: routing.queueTimeoutSeconds,
     createdAt: l.createdAt.toISOString(),
     updatedAt: l.updatedAt.toISOString(),
   };
@@ -48,9 +58,9 @@ export class AttentionLinesService {
     private readonly audit: AuditService,
   ) {}
 
-  list(clientId: string, query: PagedQuery): Promise<Page<AttentionLineSummary>> {
+  async list(clientId: string, query: PagedQuery): Promise<Page<AttentionLineSummary>> {
     const qb = this.lines.createQueryBuilder('l').where('l.client_id = :clientId', { clientId });
-    return paginate(
+    const page = await paginate(
       qb,
       query,
       {
@@ -65,8 +75,13 @@ export class AttentionLinesService {
         searchable: ['l.name', 'l.channel', 'l.business_unit', 'l.origin_line', 'l.service_type'],
         defaultSort: { field: 'name', order: 'asc' },
       },
-      toAttentionLineSummary,
+      (line) => line,
     );
+    const routing = await this.routingOf(
+      this.dataSource.manager,
+      page.items.map((line) => line.id),
+    );
+    return { ...page, items: page.items.map((line) => toAttentionLineSummary(line, routing.get(line.id))) };
   }
 
   async options(clientId: string): Promise<OptionItem[]> {
@@ -75,7 +90,24 @@ export class AttentionLinesService {
   }
 
   async get(clientId: string, id: string): Promise<AttentionLineSummary> {
-    return toAttentionLineSummary(await this.find(clientId, id));
+    const line = await this.find(clientId, id);
+    return toAttentionLineSummary(line, (await this.routingOf(this.dataSource.manager, [id])).get(id));
+  }
+
+  /** The routing settings of the given lines that have them (the others use DEFAULT_LINE_ROUTING). */
+  private async routingOf(manager: EntityManager, ids: string[]): Promise<Map<string, LineRouting>> {
+    if (ids.length === 0) return new Map();
+    const rows: { attention_line_id: string; routing_policy: RoutingPolicyName; priority: number; queue_timeout_seconds: number | null }[] =
+      await manager.query(
+        `SELECT attention_line_id, routing_policy, priority, queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = ANY($1::uuid[])`,
+        [ids],
+      );
+    return new Map(
+      rows.map((row) => [
+        row.attention_line_id,
+        { routingPolicy: row.routing_policy, priority: row.priority, queueTimeoutSeconds: row.queue_timeout_seconds },
+      ]),
+    );
   }
 
   async create(principal: Principal, body: Partial<AttentionLineInput>): Promise<AttentionLineSummary> {
@@ -111,9 +143,10 @@ export class AttentionLinesService {
     await this.dataSource.transaction(async (manager) => {
       await manager.softDelete(AttentionLine, { id, clientId: principal.clientId });
       await manager.query(`DELETE FROM agent_attention_lines WHERE attention_line_id = $1 AND tenant_id = $2`, [id, principal.clientId]);
+      const routing = (await this.routingOf(manager, [id])).get(id);
       await this.audit.record(
         principal,
-        { entityType: AUDIT_TYPE, entityId: id, action: 'delete', before: toAttentionLineSummary(current), after: null },
+        { entityType: AUDIT_TYPE, entityId: id, action: 'delete', before: toAttentionLineSummary(current, routing), after: null },
         manager,
       );
     });
@@ -133,6 +166,9 @@ export class AttentionLinesService {
       businessHours: (body.businessHours ?? []).map((w: BusinessHoursWindow) => ({ day: w.day, from: w.from, to: w.to })),
       pollId: body.pollId || null,
       campaignId: body.campaignId || null,
+      routingPolicy: body.routingPolicy ?? DEFAULT_LINE_ROUTING.routingPolicy,
+      priority: body.priority ?? DEFAULT_LINE_ROUTING.priority,
+      queueTimeoutSeconds: body.queueTimeoutSeconds ?? null,
     };
     assertRules(validateAttentionLine(input));
     return input;
@@ -142,9 +178,17 @@ export class AttentionLinesService {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const repo = manager.getRepository(AttentionLine);
-        const before = current ? toAttentionLineSummary(current) : null;
-        const row = await repo.save(current ? repo.merge(current, input) : repo.create({ ...input, clientId: principal.clientId }));
-        const after = toAttentionLineSummary(await repo.findOneByOrFail({ id: row.id }));
+        const before = current ? toAttentionLineSummary(current, (await this.routingOf(manager, [current.id])).get(current.id)) : null;
+        const { routingPolicy, priority, queueTimeoutSeconds, ...columns } = input;
+        const row = await repo.save(current ? repo.merge(current, columns) : repo.create({ ...columns, clientId: principal.clientId }));
+        await manager.query(
+          `INSERT INTO attention_line_routing (attention_line_id, tenant_id, routing_policy, priority, queue_timeout_seconds)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (attention_line_id) DO UPDATE
+             SET routing_policy = EXCLUDED.routing_policy, priority = EXCLUDED.priority, queue_timeout_seconds = EXCLUDED.queue_timeout_seconds`,
+          [row.id, principal.clientId, routingPolicy, priority, queueTimeoutSeconds],
+        );
+        const after = toAttentionLineSummary(await repo.findOneByOrFail({ id: row.id }), { routingPolicy, priority, queueTimeoutSeconds });
         await this.audit.record(
           principal,
           { entityType: AUDIT_TYPE, entityId: row.id, action: current ? 'update' : 'create', before, after },

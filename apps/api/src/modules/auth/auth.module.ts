@@ -3,6 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { PlatformSettingsModule } from '../platform-settings/platform-settings.module';
 import { User } from '../users/user.entity';
 import { AccessRuleAudit } from './access-rule.audit';
 import { AccessTokenService } from './access-token.service';
@@ -20,6 +21,7 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [
     DiscoveryModule,
+    PlatformSettingsModule,
     TypeOrmModule.forFeature([User, RefreshToken, PasswordResetToken]),
     JwtModule.registerAsync({
       inject: [APP_CONFIG],

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AppException } from '../../common/app.exception';
+import { PlatformSettingsService } from '../platform-settings/platform-settings.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { Role } from '../roles/role.entity';
 import { toSessionUser } from '../users/session-user';
@@ -23,6 +24,7 @@ export class AuthService implements OnModuleInit {
     private readonly accessTokens: AccessTokenService,
     private readonly refreshTokens: RefreshTokenService,
     private readonly rateLimiter: RateLimiterService,
+    private readonly platformSettings: PlatformSettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -108,14 +110,14 @@ export class AuthService implements OnModuleInit {
     if (target !== principal.userId && !principal.permissions.includes(PERMISSIONS.usersManage)) throw AppException.forbidden();
     const user = await this.findUser({ id: target, clientId: principal.clientId });
     if (!user) throw AppException.notFound();
-    return toSessionUser(user);
+    return this.sessionUser(user);
   }
 
   async profile(principal: Principal): Promise<Profile> {
     const user = await this.findUser({ id: principal.userId, clientId: principal.clientId });
     if (!user?.role) throw AppException.notFound();
     return {
-      ...toSessionUser(user),
+      ...(await this.sessionUser(user)),
       roleName: user.role.name,
       lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
       passwordExpiresAt: user.passwordExpiresAt?.toISOString() ?? null,
@@ -130,7 +132,11 @@ export class AuthService implements OnModuleInit {
       sessionId: issued.familyId,
       tokenVersion: user.tokenVersion,
     });
-    return { accessToken, refreshToken: issued.token, user: toSessionUser(user) };
+    return { accessToken, refreshToken: issued.token, user: await this.sessionUser(user) };
+  }
+
+  private async sessionUser(user: User): Promise<SessionUser> {
+    return toSessionUser(user, await this.platformSettings.idleLogoutMinutes(user.clientId));
   }
 
   private findUser(where: { id?: string; email?: string; clientId?: string }): Promise<User | null> {

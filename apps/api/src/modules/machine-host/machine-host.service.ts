@@ -589,17 +589,13 @@ export class MachineHostService {
           });
           break;
         case 'scheduleQueueTimeout': {
-          const [line] = (await manager.query(`SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1`, [
-            intent.params.attentionLineId,
-          ])) as { queue_timeout_seconds: number }[];
-          // A line without its own routing row waits the tenant's "max queue wait" (platform settings).
-          const [tenantWait] = line
-            ? []
-            : ((await manager.query(
-                `SELECT (settings->>'maxQueueWaitSeconds')::int AS seconds FROM platform_settings WHERE client_id = $1`,
-                [after.tenant_id],
-              )) as { seconds: number | null }[]);
-          const seconds = line?.queue_timeout_seconds ?? tenantWait?.seconds ?? this.config.defaultQueueTimeoutSeconds;
+          // A line without its own timeout waits the tenant's "max queue wait" (platform settings).
+          const [wait] = (await manager.query(
+            `SELECT (SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1) AS line,
+                    (SELECT (settings->>'maxQueueWaitSeconds')::int FROM platform_settings WHERE client_id = $2) AS tenant`,
+            [intent.params.attentionLineId, after.tenant_id],
+          )) as { line: number | null; tenant: number | null }[];
+          const seconds = wait.line ?? wait.tenant ?? this.config.defaultQueueTimeoutSeconds;
           const { conversationId, armedAt } = intent.params;
           effects.push(
             this.timer(TIMER.queueTimeout, conversationId, armedAt, seconds, 'conversation', {

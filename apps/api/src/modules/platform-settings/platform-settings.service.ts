@@ -35,6 +35,11 @@ export class PlatformSettingsService {
     return { ...DEFAULT_PLATFORM_SETTINGS, ...(row.settings as Partial<PlatformSettings>), emoticons: row.emoticons };
   }
 
+  /** The one setting every signed-in user's console reads (in the session user, not through settings.manage). */
+  async idleLogoutMinutes(clientId: string): Promise<number> {
+    return (await this.getSettings(clientId)).idleLogoutMinutes;
+  }
+
   /** Only what the tenant saved: [] when it configured none (the desk then offers its own list). */
   async emoticons(clientId: string): Promise<string[]> {
     const row = await this.dataSource

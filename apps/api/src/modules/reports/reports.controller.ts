@@ -1,6 +1,7 @@
 import {
   PERMISSIONS,
   REPORT_TYPES,
+  languageFromAcceptLanguage,
   type ConversationDetail,
   type ReportExportState,
   type ReportOptions,
@@ -11,6 +12,7 @@ import {
   Body,
   Controller,
   Get,
+  Headers,
   HttpCode,
   HttpStatus,
   Injectable,
@@ -20,7 +22,7 @@ import {
   StreamableFile,
   type PipeTransform,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { AppException } from '../../common/app.exception';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
@@ -123,13 +125,15 @@ export class ReportsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Queues an export of the whole report as CSV or XLSX; poll GET exports/:id, then download' })
   @ApiParam({ name: 'type', enum: REPORT_TYPES })
+  @ApiHeader({ name: 'Accept-Language', required: false, description: 'Language of the column headers (es en el it sr de ru; default es)' })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403)
   startExport(
     @Param('type', ParseReportTypePipe) type: ReportType,
     @Body() body: StartExportDto,
+    @Headers('accept-language') acceptLanguage: string | undefined,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ReportExportState> {
-    return this.reports.startExport(principal, type, body);
+    return this.reports.startExport(principal, type, body, languageFromAcceptLanguage(acceptLanguage));
   }
 }

@@ -4,6 +4,7 @@ import {
   csvLine,
   neutraliseCell,
   type ConversationDetail,
+  type Language,
   type ReportExportJob,
   type ReportExportState,
   type ReportFilters,
@@ -107,13 +108,14 @@ export class ReportsService {
     }
   }
 
-  async startExport(principal: Principal, type: ReportType, body: StartExportDto): Promise<ReportExportState> {
+  /** `language`: the requester's, for the file's column headers (the worker writes the file later). */
+  async startExport(principal: Principal, type: ReportType, body: StartExportDto, language: Language): Promise<ReportExportState> {
     const filters = checkWindow(body);
     const fileName = `${type}-${filters.from.slice(0, 10)}-${filters.to.slice(0, 10)}.${body.format}`;
     const [row] = (await this.db.query(
-      `INSERT INTO report_exports (tenant_id, user_id, report_type, format, filters, file_name)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING *`,
-      [principal.clientId, principal.userId, type, body.format, JSON.stringify(filters), fileName],
+      `INSERT INTO report_exports (tenant_id, user_id, report_type, format, filters, file_name, language)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING *`,
+      [principal.clientId, principal.userId, type, body.format, JSON.stringify(filters), fileName, language],
     )) as ExportRow[];
     // Job id = export id, so a re-sent job is the same job; retries start the file over.
     await this.queue.add('export', { exportId: row!.id }, { jobId: row!.id, attempts: 3, backoff: { type: 'exponential', delay: 2000 } });

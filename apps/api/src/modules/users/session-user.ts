@@ -1,8 +1,11 @@
 import type { SessionUser } from '@centralita/contracts';
 import type { User } from './user.entity';
 
-/** The console's view of a user (spec §3 "Logged-in user"); needs role and client loaded. */
-export function toSessionUser(user: User): SessionUser {
+/**
+ * The console's view of a user (spec §3 "Logged-in user"); needs role and client loaded, and the
+ * tenant's idle sign-out from its platform settings.
+ */
+export function toSessionUser(user: User, idleLogoutMinutes: number): SessionUser {
   if (!user.role || !user.client) throw new Error('toSessionUser needs the role and client relations');
   return {
     id: user.id,
@@ -13,6 +16,7 @@ export function toSessionUser(user: User): SessionUser {
     clientId: user.clientId,
     clientName: user.client.name,
     sessionTime: user.sessionTimeMinutes,
+    idleLogoutMinutes,
     permissions: [...user.role.permissions],
   };
 }

@@ -4,6 +4,9 @@ import { useTranslation } from 'react-i18next';
 import {
   ATTENTION_LINE_CHANNELS,
   ATTENTION_LINE_TYPES,
+  LINE_PRIORITY_MAX,
+  LINE_QUEUE_TIMEOUT_RANGE,
+  ROUTING_POLICIES,
   validateAttentionLine,
   type AppRoute,
   type AttentionLineSummary,
@@ -15,7 +18,7 @@ import { formatNullable } from '../../format/format';
 import { hoursToRows, rowsToHours, type DayHours } from '../admin-logic';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
-import { CheckInput, FieldShell, SelectInput, TextInput } from '../fields';
+import { CheckInput, FieldShell, NumberInput, SelectInput, TextInput } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
 const LIST = '/attentionList/attentionList';
@@ -75,6 +78,10 @@ type LineValues = {
   hours: DayHours[];
   pollId: string;
   campaignId: string;
+  routingPolicy: string;
+  priority: number | null;
+  /** Empty: the account's maximum queue wait. */
+  queueTimeoutSeconds: number | null;
 };
 const EMPTY: LineValues = {
   name: '',
@@ -88,6 +95,9 @@ const EMPTY: LineValues = {
   hours: hoursToRows([]),
   pollId: '',
   campaignId: '',
+  routingPolicy: 'longest-idle',
+  priority: 0,
+  queueTimeoutSeconds: null,
 };
 
 const toInput = (v: LineValues) => ({
@@ -102,6 +112,9 @@ const toInput = (v: LineValues) => ({
   businessHours: rowsToHours(v.hours) as BusinessHoursWindow[],
   pollId: v.pollId || null,
   campaignId: v.campaignId || null,
+  routingPolicy: v.routingPolicy as AttentionLineSummary['routingPolicy'],
+  priority: v.priority as number,
+  queueTimeoutSeconds: v.queueTimeoutSeconds,
 });
 
 export function AttentionLineFormPage({ route }: { route: AppRoute }) {
@@ -157,6 +170,9 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
           hours: hoursToRows(row.businessHours),
           pollId: row.pollId ?? '',
           campaignId: row.campaignId ?? '',
+          routingPolicy: row.routingPolicy,
+          priority: row.priority,
+          queueTimeoutSeconds: row.queueTimeoutSeconds,
         };
       }}
       toBody={toInput}
@@ -270,6 +286,37 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
         placeholder={t('admin.lines.noCampaign')}
         onChange={set('campaignId')}
         error={errorFor('campaignId')}
+      />
+      <SelectInput
+        id="line-routing-policy"
+        label={t('admin.lines.routingPolicy')}
+        hint={t('admin.lines.routingPolicyHint')}
+        value={values.routingPolicy}
+        options={ROUTING_POLICIES.map((policy) => ({ value: policy, label: t(`admin.lines.routingPolicies.${policy}`) }))}
+        onChange={set('routingPolicy')}
+        error={errorFor('routingPolicy')}
+      />
+      <NumberInput
+        id="line-priority"
+        label={t('admin.lines.priority')}
+        hint={t('admin.lines.priorityHint', { max: LINE_PRIORITY_MAX })}
+        value={values.priority}
+        min={0}
+        max={LINE_PRIORITY_MAX}
+        onChange={set('priority')}
+        onBlur={blur('priority')}
+        error={errorFor('priority')}
+      />
+      <NumberInput
+        id="line-queue-timeout"
+        label={t('admin.lines.queueTimeout')}
+        hint={t('admin.lines.queueTimeoutHint', LINE_QUEUE_TIMEOUT_RANGE)}
+        value={values.queueTimeoutSeconds}
+        min={LINE_QUEUE_TIMEOUT_RANGE.min}
+        max={LINE_QUEUE_TIMEOUT_RANGE.max}
+        onChange={set('queueTimeoutSeconds')}
+        onBlur={blur('queueTimeoutSeconds')}
+        error={errorFor('queueTimeoutSeconds')}
       />
     </AdminFormPage>
   );

@@ -21,6 +21,7 @@ export function SignInPage() {
   const failure = useAuthSelector((s) => s.context.error);
   const disconnected = useAuthSelector((s) => s.context.disconnected);
   const loggedOut = useAuthSelector((s) => s.context.loggedOut);
+  const idleSignedOut = useAuthSelector((s) => s.context.idleSignedOut);
   const [attempted, setAttempted] = useState(false);
   const form = useForm({ email: '', password: '' }, () => ({ email: [required, email], password: [required] }));
 
@@ -51,7 +52,13 @@ export function SignInPage() {
         />
       )}
       {loggedOut && !disconnected && !showError && (
-        <Message className="session__notice" severity="info" text={t('auth.signin.loggedOut')} role="status" />
+        <Message
+          className="session__notice"
+          severity="info"
+          text={t(idleSignedOut ? 'auth.signin.idleSignedOut' : 'auth.signin.loggedOut')}
+          data-testid={idleSignedOut ? 'idle-signed-out-notice' : undefined}
+          role="status"
+        />
       )}
       <form className="session__form" noValidate onSubmit={onSubmit} aria-busy={submitting}>
         <TextField

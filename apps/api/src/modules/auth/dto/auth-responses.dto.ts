@@ -11,6 +11,8 @@ export class SessionUserDto implements SessionUser {
   @ApiProperty({ format: 'uuid' }) clientId!: string;
   @ApiProperty() clientName!: string;
   @ApiProperty({ description: 'Session length in minutes' }) sessionTime!: number;
+  @ApiProperty({ description: "Minutes without activity before the console signs out (the tenant's platform settings)" })
+  idleLogoutMinutes!: number;
   @ApiProperty({ type: [String] }) permissions!: string[];
 }
 
