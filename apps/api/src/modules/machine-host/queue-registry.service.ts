@@ -10,11 +10,12 @@ export type JobHandler = (job: Job) => Promise<void>;
 /** Queues whose immediate jobs the relay may run in this process (see runLocally). */
 const LOCAL_QUEUES: ReadonlySet<RealtimeQueueName> = new Set([REALTIME_QUEUES.routing]);
 /**
- * Local runs at once; beyond it jobs go through Redis. Most routing runs of a burst wait on shared
- * work (one agents' lines lookup for many agents, one run per line), not on a connection each, so
- * this is well above the queue worker's concurrency: a burst of presence changes stays in process.
+ * Local runs at once; beyond it jobs go through Redis. Twice the queue worker's concurrency: most
+ * routing runs of a burst of presence changes wait on shared work (one lines lookup for many
+ * agents, one run per line). Measured with `npm run bench -- --only P1,P6`: at 16 P6 did ~1,600
+ * events/s against ~2,100 at 32 or 64; at 64 P1 (many menu calls on one line) lost ~15 %.
  */
-const LOCAL_RUNS_MAX = 64;
+const LOCAL_RUNS_MAX = 32;
 
 /**
  * The API's own queues: producers for the relay, and consumers started at bootstrap (timers and
