@@ -80,4 +80,47 @@ describe('concurrent messages on one conversation across two API processes', () 
     )) as { n: number }[];
     expect(pushes[0].n).toBe(stored.length);
   });
+
+  it('reads many conversations for their first customer messages in shared queries, each answered with its own', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const lineId = await createLine(a.dataSource, tenant, 'Batched reads');
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push(await openConversation(a, tenant, lineId));
+    // A fresh process has kept no conversation row: every first message reads its conversation.
+    const service = b.app.get(MessagesService);
+    const statements = jest.spyOn(b.dataSource, 'query');
+    const views = await Promise.all(
+      ids.flatMap((id, i) =>
+        [0, 1].map((n) =>
+          service.send(
+            {
+              conversationId: id,
+              tenantId: tenant.client.id,
+              sender: { kind: 'customer' },
+              text: `hello ${i}.${n}`,
+              clientMessageId: `m-${i}-${n}`,
+            },
+            () => undefined,
+          ),
+        ),
+      ),
+    );
+    const reads = statements.mock.calls.filter(([sql]) => String(sql).includes('WITH ORDINALITY AS q(conversation_id'));
+    statements.mockRestore();
+    // Fewer reads than messages: the ones sent while a read was out went together.
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThan(views.length);
+    expect(Math.max(...reads.map(([, params]) => (params as unknown[][])[0].length))).toBeGreaterThan(1);
+
+    const stored = (await a.dataSource.query(
+      `SELECT conversation_id, sequence, text FROM messages WHERE conversation_id = ANY($1) ORDER BY conversation_id, sequence`,
+      [ids],
+    )) as { conversation_id: string; sequence: number; text: string }[];
+    ids.forEach((id, i) => {
+      const mine = stored.filter((row) => row.conversation_id === id);
+      expect(mine.map((row) => row.sequence)).toEqual([1, 2]);
+      expect(mine.map((row) => row.text).sort()).toEqual([`hello ${i}.0`, `hello ${i}.1`]);
+    });
+    for (const view of views) expect(stored.find((row) => row.text === view.text)?.sequence).toBe(view.sequence);
+  });
 });

@@ -4,6 +4,7 @@ import type { Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { NaturalBatcher } from '../../common/natural-batcher';
 import { isUniqueViolation } from '../admin/rule-check';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
@@ -31,6 +32,11 @@ interface KeptConversation {
   storedMessageId: string | null;
 }
 
+interface ReadForMessage {
+  conversationId: string;
+  clientMessageId: string | null;
+}
+
 /**
  * Messages are stored once (a repeated client message id returns the stored one), numbered per
  * conversation (unique (conversation, sequence)), and pushed through the outbox of the statement
@@ -47,6 +53,16 @@ export class MessagesService {
    * client id is refused by the unique keys; either way nothing is written and it reads again.
    */
   private readonly lastWritten = new Map<string, KeptConversation>();
+
+  /**
+   * The reads of customers' messages, batched: one goes at once while a slot is free; those that
+   * come while both are busy (hundreds of chats at once) share the next query.
+   */
+  private readonly reads = new NaturalBatcher<ReadForMessage, KeptConversation | undefined>({
+    maxInFlight: 2,
+    maxBatch: 128,
+    run: (asked) => this.readManyForMessages(asked),
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -128,16 +144,24 @@ export class MessagesService {
   }
 
   /** The conversation, its last message number and any message already stored under this client id, in one read. */
-  private async readForMessage(input: NewMessage): Promise<KeptConversation | undefined> {
-    const [found] = (await this.dataSource.query(
-      `SELECT c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
-              (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = $2) AS stored_message_id
-       FROM conversations c WHERE c.id = $1`,
-      [input.conversationId, input.clientMessageId ?? null],
-    )) as (ConversationRow & { last_sequence: number | null; stored_message_id: string | null })[];
-    if (!found) return undefined;
-    const { last_sequence: lastSequence, stored_message_id: storedMessageId, ...row } = found;
-    return { row, lastSequence: lastSequence ?? 0, storedMessageId };
+  private readForMessage(input: NewMessage): Promise<KeptConversation | undefined> {
+    return this.reads.submit({ conversationId: input.conversationId, clientMessageId: input.clientMessageId ?? null });
+  }
+
+  /** readForMessage for many messages (of any conversations) in one query, each answer in the order asked. */
+  private async readManyForMessages(asked: ReadForMessage[]): Promise<(KeptConversation | undefined)[]> {
+    const found = (await this.dataSource.query(
+      `SELECT q.n AS asked, c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
+              (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = q.client_message_id) AS stored_message_id
+       FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS q(conversation_id, client_message_id, n)
+       JOIN conversations c ON c.id = q.conversation_id`,
+      [asked.map((one) => one.conversationId), asked.map((one) => one.clientMessageId)],
+    )) as (ConversationRow & { asked: string; last_sequence: number | null; stored_message_id: string | null })[];
+    const answers: (KeptConversation | undefined)[] = asked.map(() => undefined);
+    for (const { asked: n, last_sequence: lastSequence, stored_message_id: storedMessageId, ...row } of found) {
+      answers[Number(n) - 1] = { row, lastSequence: lastSequence ?? 0, storedMessageId };
+    }
+    return answers;
   }
 
   private keptConversation(id: string): KeptConversation | undefined {
