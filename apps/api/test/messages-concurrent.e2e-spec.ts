@@ -81,7 +81,7 @@ describe('concurrent messages on one conversation across two API processes', () 
     expect(pushes[0].n).toBe(stored.length);
   });
 
-  it('reads many conversations for their first customer messages in shared queries, each answered with its own', async () => {
+  it('reads and writes many conversations’ first customer messages in shared statements, each answered with its own', async () => {
     const tenant = await createTenant(a.dataSource);
     const lineId = await createLine(a.dataSource, tenant, 'Batched reads');
     const ids: string[] = [];
@@ -106,7 +106,10 @@ describe('concurrent messages on one conversation across two API processes', () 
       ),
     );
     const reads = statements.mock.calls.filter(([sql]) => String(sql).includes('WITH ORDINALITY AS q(conversation_id'));
+    // The writes too: several conversations' steps and messages in one statement.
+    const batchedWrites = statements.mock.calls.filter(([sql]) => String(sql).trimStart().startsWith('WITH v AS'));
     statements.mockRestore();
+    expect(batchedWrites.length).toBeGreaterThan(0);
     // Fewer reads than messages: the ones sent while a read was out went together.
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.length).toBeLessThan(views.length);

@@ -119,10 +119,19 @@ export class MessagesService {
       try {
         const written = await this.host.writeConversationAlone(conversation, { type: 'conversation.messageReceived' }, input.sender, {
           effects: [this.messagePush(conversation, view)],
-          companion: (value) =>
-            `INSERT INTO messages (id, conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id, created_at)
-             SELECT ${value(message.id)}::uuid, u.id, u.tenant_id, ${value(message.sequence)}::int, ${value(message.sender_kind)}, ${value(message.sender_id)},
-                    ${value(message.text)}, ${value(message.client_message_id)}, ${value(message.created_at)} FROM u`,
+          companion: {
+            table: 'messages',
+            values: {
+              id: [message.id, 'uuid'],
+              sequence: [message.sequence, 'int'],
+              sender_kind: [message.sender_kind, 'text'],
+              sender_id: [message.sender_id, 'text'],
+              text: [message.text, 'text'],
+              client_message_id: [message.client_message_id, 'text'],
+              created_at: [message.created_at, 'timestamptz'],
+            },
+            fromRow: { conversation_id: 'id', tenant_id: 'tenant_id' },
+          },
         });
         if (written === 'needs-transaction') return null;
         if (written) {

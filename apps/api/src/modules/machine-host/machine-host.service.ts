@@ -68,6 +68,24 @@ const AGENT_ROW_FRESH_MS = 30_000;
  */
 const AGENT_WRITES_IN_FLIGHT = 2;
 const AGENT_BATCH_MAX = 64;
+/**
+ * Customers' messages write their conversation's step alone, group-committed too. More statements
+ * at once and smaller batches than agents': a message's latency is the product (P2 keeps its p99
+ * under 100 ms at 500 msg/s with 4 × 16; 3 × 64 gave S1 the same throughput at ~150 ms).
+ */
+const CONVERSATION_WRITES_IN_FLIGHT = 4;
+const CONVERSATION_BATCH_MAX = 16;
+const CONVERSATION_COLUMN_TYPES: ColumnTypes = {
+  status: 'text',
+  attention_line_id: 'uuid',
+  agent_id: 'uuid',
+  priority: 'int',
+  queued_at: 'timestamptz',
+  closed_at: 'timestamptz',
+  snapshot: 'jsonb',
+  last_event: 'text',
+  updated_at: 'timestamptz',
+};
 const AGENT_COLUMN_TYPES: ColumnTypes = {
   status: 'text',
   capacity: 'int',
@@ -138,6 +156,14 @@ export class MachineHostService {
    * PostgreSQL, the steps planned meanwhile (other agents' events) gather and go as one statement.
    * One agent's steps never share a statement: its later step waits for the next one.
    */
+  /** Conversation steps written alone (customers' messages), group-committed the same way, one step per conversation per statement. */
+  private readonly conversationWrites = new NaturalBatcher<VersionedWrite, Written<ConversationRow> | null>({
+    maxInFlight: CONVERSATION_WRITES_IN_FLIGHT,
+    maxBatch: CONVERSATION_BATCH_MAX,
+    keyOf: (write) => write.key.value,
+    run: (writes) => this.writeConversationSteps(writes),
+  });
+
   private readonly agentWrites = new NaturalBatcher<AgentStepPlan, Written<AgentRow> | null>({
     maxInFlight: AGENT_WRITES_IN_FLIGHT,
     maxBatch: AGENT_BATCH_MAX,
@@ -341,12 +367,25 @@ export class MachineHostService {
     const plan = this.planConversationStep(current, input, actor);
     if (plan.intents.length > 0) return 'needs-transaction';
     const effects = [this.conversationPush(plan.next, current.agent_id), ...extra.effects];
-    const written = await writeVersioned<ConversationRow>(this.dataSource.manager, {
-      ...this.conversationWrite(plan, effects),
-      companion: extra.companion,
-    });
+    const written = await this.conversationWrites.submit({ ...this.conversationWrite(plan, effects), companion: extra.companion });
     if (written) this.relay.kick(written.outboxIds, written.records);
     return written;
+  }
+
+  /** Conversation steps outside any transaction, one statement for all (see writeVersionedBatch). */
+  private async writeConversationSteps(writes: VersionedWrite[]): Promise<(Written<ConversationRow> | null)[]> {
+    const manager = this.dataSource.manager;
+    if (writes.length === 1) return [await writeVersioned<ConversationRow>(manager, writes[0])];
+    // One shape per statement: steps with a companion (customers' messages) and without go apart.
+    const withCompanion = writes.filter((write) => write.companion);
+    const without = writes.filter((write) => !write.companion);
+    const results = new Map<VersionedWrite, Written<ConversationRow> | null>();
+    for (const group of [withCompanion, without]) {
+      if (group.length === 0) continue;
+      const written = await writeVersionedBatch<ConversationRow>(manager, group, CONVERSATION_COLUMN_TYPES);
+      group.forEach((write, index) => results.set(write, written[index]));
+    }
+    return writes.map((write) => results.get(write) ?? null);
   }
 
   /** Steps the conversation's machine (no I/O) and works out the row as the write will leave it. */

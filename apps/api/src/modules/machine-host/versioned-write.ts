@@ -15,12 +15,24 @@ export interface VersionedWrite {
   record: TransitionRecord;
   logData: object | null;
   effects: OutboxEffect[];
-  /**
-   * Another INSERT that belongs to the step (a customer's message with its messageReceived event):
-   * built with the statement's placeholder function, it must select FROM u, so it happens only if
-   * the versioned UPDATE did.
-   */
-  companion?: (placeholder: (value: unknown) => string) => string;
+  /** Another row that belongs to the step (a customer's message with its messageReceived event). */
+  companion?: CompanionInsert;
+}
+
+/** The PostgreSQL type of a column a write sets (jsonb columns travel as text and are cast). */
+export type ColumnType = 'text' | 'int' | 'jsonb' | 'timestamptz' | 'uuid';
+export type ColumnTypes = Record<string, ColumnType>;
+
+/**
+ * An INSERT written with the step, read from the versioned UPDATE's RETURNING: it happens only if
+ * the UPDATE did.
+ */
+export interface CompanionInsert {
+  table: string;
+  /** Its own columns: column → [value, type]. */
+  values: Record<string, [unknown, ColumnType]>;
+  /** Columns copied from the updated row: column → the row's column (conversation_id ← id). */
+  fromRow: Record<string, string>;
 }
 
 export interface Written<TRow> {
@@ -58,7 +70,9 @@ export async function writeVersioned<TRow>(manager: EntityManager, write: Versio
   const topicsParam = placeholder(topics);
   const payloadsParam = placeholder(payloads);
   const key = write.key.column;
-  const companion = write.companion ? `, companion AS (${write.companion(placeholder)})` : '';
+  const companion = write.companion
+    ? `, companion AS (${companionSql(write.companion, (_column, value, type) => `${placeholder(value)}::${type}`)})`
+    : '';
   const [updated] = (await manager.query(
     `WITH u AS (
        UPDATE ${write.table} SET ${assignments}, version = version + 1 WHERE ${key} = $1 AND version = $2 RETURNING *
@@ -82,14 +96,21 @@ export async function writeVersioned<TRow>(manager: EntityManager, write: Versio
   };
 }
 
-/** The PostgreSQL type of each column a batch sets (jsonb columns travel as text and are cast). */
-export type ColumnTypes = Record<string, 'text' | 'int' | 'jsonb' | 'timestamptz' | 'uuid'>;
+/** `INSERT INTO <table> (…) SELECT <own values>, u.<copied> FROM u<join>`, each own value rendered by `render`. */
+function companionSql(companion: CompanionInsert, render: (column: string, value: unknown, type: ColumnType) => string, join = ''): string {
+  const own = Object.entries(companion.values);
+  const copied = Object.entries(companion.fromRow);
+  const columns = [...own.map(([column]) => column), ...copied.map(([column]) => column)];
+  const selected = [...own.map(([column, [value, type]]) => render(column, value, type)), ...copied.map(([, from]) => `u.${from}`)];
+  return `INSERT INTO ${companion.table} (${columns.join(', ')}) SELECT ${selected.join(', ')} FROM u${join}`;
+}
 
 /**
  * Several rows' machine steps in one statement (group commit): what `writeVersioned` does for one
  * write, for many, each row's UPDATE still version-checked on its own. A write whose version moved
  * writes nothing and answers null; the others commit together. Writes must be for different rows,
- * carry no companion, and set the same columns in the same order (`types` names their types).
+ * set the same columns in the same order (`types` names their types), and either all carry a
+ * companion of the same shape or none does.
  * Under load this turns N round trips, N statements' protocol work and N wake-ups of the server
  * process into one.
  */
@@ -149,6 +170,23 @@ export async function writeVersionedBatch<TRow>(
     'text',
   );
 
+  // Companions (one per write, same table and columns): k.batch_index says whose they are.
+  let companion = '';
+  if (first.companion) {
+    const own = Object.entries(first.companion.values);
+    const names = new Map(own.map(([column], c) => [column, `k${c}`]));
+    const arrays = own.map(([column, [, type]]) =>
+      array(
+        writes.map((write) => write.companion!.values[column][0]),
+        type === 'jsonb' ? 'text' : type,
+      ),
+    );
+    const join = ` JOIN unnest(${array(indexes, 'int')}, ${arrays.join(', ')}) AS k(batch_index, ${[...names.values()].join(', ')})
+         ON k.batch_index = u.batch_index`;
+    const fromK = (column: string, _value: unknown, type: ColumnType) => `k.${names.get(column)}${type === 'jsonb' ? '::jsonb' : ''}`;
+    companion = `, companion AS (${companionSql(first.companion, fromK, join)})`;
+  }
+
   const { table } = first;
   const key = first.key.column;
   const valueNames = columns.map((_, c) => `c${c}`);
@@ -171,7 +209,7 @@ export async function writeVersionedBatch<TRow>(
          ON e.batch_index = u.batch_index
        ORDER BY e.n
        RETURNING id
-     )
+     )${companion}
      SELECT u.*, ARRAY(SELECT id::text FROM queued ORDER BY id) AS outbox_ids FROM u`,
     params,
   )) as (TRow & { batch_index: number; outbox_ids: string[] })[];
