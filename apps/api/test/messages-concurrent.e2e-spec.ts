@@ -1,4 +1,5 @@
 import { MessagesService } from '../src/modules/conversations/messages.service';
+import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { createTenant } from './support/factories';
 import { createLine, openConversation } from './support/realtime';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -8,7 +9,8 @@ import { startTestApp, type TestApp } from './support/test-app';
  * conversation's version and the unique message number decide), while an agent's message takes
  * the row lock. Both at once, on one conversation, from two API processes, with the same client
  * message ids sent twice at the same time: every message is stored once, numbered 1…n without a
- * gap, and each customer message is exactly one machine step.
+ * gap, and each customer message is exactly one machine step. The customer's menu choice, also
+ * written without a transaction, is checked the same way.
  */
 describe('concurrent messages on one conversation across two API processes', () => {
   let a: TestApp;
@@ -125,5 +127,50 @@ describe('concurrent messages on one conversation across two API processes', () 
       expect(mine.map((row) => row.text).sort()).toEqual([`hello ${i}.0`, `hello ${i}.1`]);
     });
     for (const view of views) expect(stored.find((row) => row.text === view.text)?.sequence).toBe(view.sequence);
+  });
+
+  it('a menu choice written alone (no transaction) applies once when sent at once from two processes', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const lineId = await createLine(a.dataSource, tenant, 'Menu alone');
+    const id = await openConversation(a, tenant, lineId);
+    const hosts = [a.app.get(MachineHostService), b.app.get(MachineHostService)];
+    const menu = {
+      type: 'conversation.menuCompleted' as const,
+      queryTypeId: 'q',
+      submenuId: 's',
+      attentionLineId: lineId,
+      pollId: null,
+      priority: 0,
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        hosts[i % 2].dispatchConversationAlone(id, menu, { kind: 'customer' }, tenant.client.id).then(
+          (row) => ({ ok: true as const, status: row.status }),
+          (error: { code?: string }) => ({ ok: false as const, code: error.code }),
+        ),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.ok)).toEqual([{ ok: true, status: 'LiningUp' }]);
+    for (const outcome of outcomes.filter((one) => !one.ok)) expect(outcome).toEqual({ ok: false, code: 'illegal_transition' });
+    const log = (await a.dataSource.query(
+      `SELECT version, event FROM transition_log WHERE entity_type = 'conversation' AND entity_id = $1 ORDER BY version`,
+      [id],
+    )) as { version: number; event: string }[];
+    expect(log.map((row) => [row.version, row.event])).toEqual([
+      [1, 'xstate.init'],
+      [2, 'conversation.menuCompleted'],
+    ]);
+    // Its effects were written once with it: one routing request for the line.
+    const requests = (await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox WHERE topic = 'job' AND payload->>'name' = 'line' AND payload->'data'->>'attentionLineId' = $1`,
+      [lineId],
+    )) as { n: number }[];
+    expect(requests[0].n).toBe(1);
+    // And a wrong tenant reads as unknown, writing nothing.
+    await expect(
+      hosts[0].dispatchConversationAlone(id, menu, { kind: 'customer' }, (await createTenant(a.dataSource)).client.id),
+    ).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -153,27 +153,36 @@ export class WebchatService {
     };
   }
 
+  /**
+   * The customer's menu choice queues the conversation on its entry line. The conversation and the
+   * line's poll and priority are read together; the step (LiningUp, its routing request and queue
+   * timer) is then written alone, without a transaction (see dispatchConversationAlone).
+   */
   async completeMenu(visitor: VisitorIdentity, choice: MenuChoiceDto): Promise<ConversationView> {
-    const row = await this.row(visitor);
+    const [found] = (await this.dataSource.query(
+      `SELECT c.*, l.poll_id AS line_poll_id, COALESCE(r.priority, 0) AS line_priority
+       FROM conversations c
+       LEFT JOIN attention_lines l ON l.id = c.entry_line_id
+       LEFT JOIN attention_line_routing r ON r.attention_line_id = c.entry_line_id
+       WHERE c.id = $1 AND c.tenant_id = $2`,
+      [visitor.conversationId, visitor.tenantId],
+    )) as (ConversationRow & { line_poll_id: string | null; line_priority: number })[];
+    if (!found) throw AppException.notFound();
     // The line's own poll (attention-line admin) surveys the customer when the conversation ends.
-    const [settings] = (await this.dataSource.query(
-      `SELECT l.poll_id, COALESCE(r.priority, 0) AS priority
-       FROM attention_lines l LEFT JOIN attention_line_routing r ON r.attention_line_id = l.id WHERE l.id = $1`,
-      [row.entry_line_id],
-    )) as { poll_id: string | null; priority: number }[];
-    const updated = await this.host.dispatch(
-      'conversation',
+    const { line_poll_id: pollId, line_priority: priority, ...row } = found;
+    const updated = await this.host.dispatchConversationAlone(
       row.id,
       {
         type: 'conversation.menuCompleted',
         queryTypeId: choice.queryTypeId,
         submenuId: choice.submenuId,
         attentionLineId: row.entry_line_id,
-        pollId: settings?.poll_id ?? null,
-        priority: settings?.priority ?? 0,
+        pollId,
+        priority,
       },
       { kind: 'customer', id: visitor.visitorId },
       visitor.tenantId,
+      row,
     );
     return conversationView(updated);
   }

@@ -74,6 +74,8 @@ const AGENT_BATCH_MAX = 64;
  * under 100 ms at 500 msg/s with 4 × 16; 3 × 64 gave S1 the same throughput at ~150 ms).
  */
 const CONVERSATION_WRITES_IN_FLIGHT = 4;
+/** How often a conversation event alone is read and stepped again when its version moved. */
+const CONVERSATION_WRITE_ATTEMPTS = 8;
 const CONVERSATION_BATCH_MAX = 16;
 const CONVERSATION_COLUMN_TYPES: ColumnTypes = {
   status: 'text',
@@ -370,6 +372,49 @@ export class MachineHostService {
     const written = await this.conversationWrites.submit({ ...this.conversationWrite(plan, effects), companion: extra.companion });
     if (written) this.relay.kick(written.outboxIds, written.records);
     return written;
+  }
+
+  /**
+   * A conversation event on its own, without a transaction or a row lock, when its effects write
+   * no other row (everything but releasing an agent, which steps the agent in the same
+   * transaction): step from `current` (the caller's fresh read) or a read, then one versioned
+   * statement with its log and outbox rows (group-committed). If the version moved meanwhile, it
+   * is read and stepped again; a refusal on the caller's row is checked against a fresh read. A
+   * step that releases an agent takes the locked transaction (`dispatch`).
+   */
+  async dispatchConversationAlone(
+    id: string,
+    input: ConversationEventInput,
+    actor: Actor,
+    tenantId: string,
+    current?: ConversationRow,
+  ): Promise<ConversationRow> {
+    for (let attempt = 1; attempt <= CONVERSATION_WRITE_ATTEMPTS; attempt++) {
+      const given = attempt === 1 ? current : undefined;
+      const row = given ?? (await this.readConversation(id, tenantId));
+      let plan: ReturnType<MachineHostService['planConversationStep']>;
+      try {
+        plan = this.planConversationStep(row, input, actor);
+      } catch (error) {
+        if (given && isIllegalTransition(error)) continue;
+        throw error;
+      }
+      if (plan.intents.some((intent) => intent.type === 'releaseAgent')) return this.dispatch('conversation', id, input, actor, tenantId);
+      const effects = await this.conversationEffects(this.dataSource.manager, row, plan.next, plan.intents, actor, []);
+      effects.push(this.conversationPush(plan.next, row.agent_id));
+      const written = await this.conversationWrites.submit(this.conversationWrite(plan, effects));
+      if (written) {
+        this.relay.kick(written.outboxIds, written.records);
+        return written.row;
+      }
+    }
+    throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
+  }
+
+  private async readConversation(id: string, tenantId: string): Promise<ConversationRow> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM conversations WHERE id = $1`, [id])) as ConversationRow[];
+    if (!row || row.tenant_id !== tenantId) throw AppException.notFound();
+    return row;
   }
 
   /** Conversation steps outside any transaction, one statement for all (see writeVersionedBatch). */
