@@ -140,4 +140,63 @@ describe('routing across two API processes', () => {
     );
     expect(twice).toEqual([]);
   }, 240_000);
+
+  it('takes only the policy’s best candidates per pass, yet fills every slot: the agents idle the longest get the work', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const line = await createLine(a.dataSource, tenant, 'Many agents');
+    const host = a.app.get(MachineHostService);
+    // 60 agents with room for one each, more than one routing pass reads (two per conversation + spare).
+    const agents = await Promise.all(Array.from({ length: 60 }, () => createUser(a.dataSource, tenant, { role: 'AGENT' })));
+    for (const { user } of agents) {
+      await host.transaction((manager) => host.ensureAgent(manager, user.id, tenant.client.id, 1, ['break']));
+      await host.dispatch('agent', user.id, { type: 'agent.loggedIn', capacity: 1 }, { kind: 'agent', id: user.id });
+    }
+    // 30 customers wait before any agent serves the line.
+    for (let i = 0; i < 30; i++) {
+      await host.transaction(async (manager, outbox) => {
+        const id = randomUUID();
+        const created = await host.createConversation(
+          manager,
+          {
+            id,
+            tenantId: tenant.client.id,
+            channel: 'webchat',
+            entryLineId: line,
+            customerName: `C${i}`,
+            customerEmail: null,
+            visitorId: null,
+          },
+          { kind: 'customer' },
+        );
+        const queued = await host.dispatchConversation(
+          manager,
+          id,
+          { type: 'conversation.menuCompleted', queryTypeId: 'q', submenuId: 's', attentionLineId: line, pollId: null },
+          { kind: 'customer' },
+        );
+        outbox.push(...created.outboxIds, ...queued.outboxIds);
+      });
+    }
+    // Who should get them: the 30 idle the longest (ties by id), as selectAgent orders them.
+    const ranked = (await a.dataSource.query(
+      `SELECT user_id FROM agent_presence WHERE tenant_id = $1 ORDER BY (snapshot->'context'->>'idleSince')::bigint, user_id`,
+      [tenant.client.id],
+    )) as { user_id: string }[];
+    await a.dataSource.query(
+      `INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) SELECT user_id, $1, tenant_id FROM agent_presence WHERE tenant_id = $2`,
+      [line, tenant.client.id],
+    );
+
+    await a.app.get(RoutingService).routeLine(line);
+    const served = (await a.dataSource.query(`SELECT agent_id FROM conversations WHERE attention_line_id = $1 AND status = 'Active'`, [
+      line,
+    ])) as { agent_id: string }[];
+    expect(served).toHaveLength(30);
+    expect(served.map((row) => row.agent_id).sort()).toEqual(
+      ranked
+        .slice(0, 30)
+        .map((row) => row.user_id)
+        .sort(),
+    );
+  });
 });
