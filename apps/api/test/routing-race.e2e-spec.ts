@@ -141,11 +141,11 @@ describe('routing across two API processes', () => {
     expect(twice).toEqual([]);
   }, 240_000);
 
-  it('takes only the policy’s best candidates per pass, yet fills every slot: the agents idle the longest get the work', async () => {
+  it('with more agents than waiting customers, the agents idle the longest get the work, over several routing passes', async () => {
     const tenant = await createTenant(a.dataSource);
     const line = await createLine(a.dataSource, tenant, 'Many agents');
     const host = a.app.get(MachineHostService);
-    // 60 agents with room for one each, more than one routing pass reads (two per conversation + spare).
+    // 60 agents with room for one each; 30 customers take two routing passes (20 per transaction).
     const agents = await Promise.all(Array.from({ length: 60 }, () => createUser(a.dataSource, tenant, { role: 'AGENT' })));
     for (const { user } of agents) {
       await host.transaction((manager) => host.ensureAgent(manager, user.id, tenant.client.id, 1, ['break']));
