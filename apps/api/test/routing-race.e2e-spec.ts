@@ -23,6 +23,24 @@ async function pooled(tasks: (() => Promise<unknown>)[], limit: number): Promise
   );
 }
 
+/** A web-chat customer who has chosen the menu: created and queued (LiningUp) on `lineId` in one transaction. */
+function queueCustomer(host: MachineHostService, tenantId: string, lineId: string, customerName: string, id = randomUUID()): Promise<void> {
+  return host.transaction(async (manager, outbox) => {
+    const created = await host.createConversation(
+      manager,
+      { id, tenantId, channel: 'webchat', entryLineId: lineId, customerName, customerEmail: null, visitorId: null },
+      { kind: 'customer' },
+    );
+    const queued = await host.dispatchConversation(
+      manager,
+      id,
+      { type: 'conversation.menuCompleted', queryTypeId: 'q', submenuId: 's', attentionLineId: lineId, pollId: null },
+      { kind: 'customer' },
+    );
+    outbox.push(...created.outboxIds, ...queued.outboxIds);
+  });
+}
+
 describe('routing across two API processes', () => {
   let a: TestApp;
   let b: TestApp;
@@ -47,31 +65,7 @@ describe('routing across two API processes', () => {
     // Customers queue on both lines, half through each process.
     const ids = Array.from({ length: CONVERSATIONS }, () => randomUUID());
     await pooled(
-      ids.map((id, index) => () => {
-        const host = index % 2 === 0 ? hostA : hostB;
-        return host.transaction(async (manager, outbox) => {
-          const created = await host.createConversation(
-            manager,
-            {
-              id,
-              tenantId: tenant.client.id,
-              channel: 'webchat',
-              entryLineId: lines[index % 2],
-              customerName: `C${index}`,
-              customerEmail: null,
-              visitorId: null,
-            },
-            { kind: 'customer' },
-          );
-          const queued = await host.dispatchConversation(
-            manager,
-            id,
-            { type: 'conversation.menuCompleted', queryTypeId: 'q', submenuId: 's', attentionLineId: lines[index % 2], pollId: null },
-            { kind: 'customer' },
-          );
-          outbox.push(...created.outboxIds, ...queued.outboxIds);
-        });
-      }),
+      ids.map((id, index) => () => queueCustomer(index % 2 === 0 ? hostA : hostB, tenant.client.id, lines[index % 2], `C${index}`, id)),
       2 * PARALLEL,
     );
 
@@ -152,31 +146,7 @@ describe('routing across two API processes', () => {
       await host.dispatch('agent', user.id, { type: 'agent.loggedIn', capacity: 1 }, { kind: 'agent', id: user.id });
     }
     // 30 customers wait before any agent serves the line.
-    for (let i = 0; i < 30; i++) {
-      await host.transaction(async (manager, outbox) => {
-        const id = randomUUID();
-        const created = await host.createConversation(
-          manager,
-          {
-            id,
-            tenantId: tenant.client.id,
-            channel: 'webchat',
-            entryLineId: line,
-            customerName: `C${i}`,
-            customerEmail: null,
-            visitorId: null,
-          },
-          { kind: 'customer' },
-        );
-        const queued = await host.dispatchConversation(
-          manager,
-          id,
-          { type: 'conversation.menuCompleted', queryTypeId: 'q', submenuId: 's', attentionLineId: line, pollId: null },
-          { kind: 'customer' },
-        );
-        outbox.push(...created.outboxIds, ...queued.outboxIds);
-      });
-    }
+    for (let i = 0; i < 30; i++) await queueCustomer(host, tenant.client.id, line, `C${i}`);
     // Who should get them: the 30 idle the longest (ties by id), as selectAgent orders them.
     const ranked = (await a.dataSource.query(
       `SELECT user_id FROM agent_presence WHERE tenant_id = $1 ORDER BY (snapshot->'context'->>'idleSince')::bigint, user_id`,
