@@ -74,9 +74,9 @@ const AGENT_BATCH_MAX = 64;
  * under 100 ms at 500 msg/s with 4 × 16; 3 × 64 gave S1 the same throughput at ~150 ms).
  */
 const CONVERSATION_WRITES_IN_FLIGHT = 4;
+const CONVERSATION_BATCH_MAX = 16;
 /** How often a conversation event alone is read and stepped again when its version moved. */
 const CONVERSATION_WRITE_ATTEMPTS = 8;
-const CONVERSATION_BATCH_MAX = 16;
 const CONVERSATION_COLUMN_TYPES: ColumnTypes = {
   status: 'text',
   attention_line_id: 'uuid',
