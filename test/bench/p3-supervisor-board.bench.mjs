@@ -20,6 +20,22 @@ import {
   startApi,
 } from './realtime-fixtures.mjs';
 
+const pct = (share) => `${Math.round(share * 100)}%`;
+
+/**
+ * Runs `run` (resolving latencies) and reads the CPU the server and this process (the load
+ * generator, sharing the two cores with it) used meanwhile, as shares of one core.
+ */
+async function cpuOf(server, run) {
+  const started = performance.now();
+  const benchBefore = process.cpuUsage();
+  const serverBefore = server.cpuSeconds();
+  const latencies = await run();
+  const wall = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(benchBefore);
+  return { latencies, wall, bench: (used.user + used.system) / 1e6 / wall, server: (server.cpuSeconds() - serverBefore) / wall };
+}
+
 /** Runs `rounds` changes per trigger, one at a time each; resolves the latencies of every delivery. */
 async function measure({ triggers, audience, rounds, fire }) {
   const latencies = [];
@@ -96,7 +112,8 @@ export default {
       };
       await drainOutbox(db, 20_000);
       await measure({ triggers: tokens, audience: board, rounds: 4, fire: fireReal }); // warm-up
-      const real = await measure({ triggers: tokens, audience: board, rounds, fire: fireReal });
+      const realRun = await cpuOf(api, () => measure({ triggers: tokens, audience: board, rounds, fire: fireReal }));
+      const real = realRun.latencies;
       // Baseline: same audience size, same number of triggers and rounds.
       const room = 'tenant:bench';
       const joined = await pooled(supervisors, 20, () => connect(bare.url, '', null, { room }));
@@ -111,7 +128,8 @@ export default {
         return key;
       };
       await measure({ triggers: senders, audience: joined, rounds: 4, fire: fireRaw }); // warm-up
-      const raw = await measure({ triggers: senders, audience: joined, rounds, fire: fireRaw });
+      const rawRun = await cpuOf(bare, () => measure({ triggers: senders, audience: joined, rounds, fire: fireRaw }));
+      const raw = rawRun.latencies;
       const expected = agentCount * rounds * supervisorCount;
       if (real.length < expected * 0.99) throw new Error(`only ${real.length} of ${expected} agent.updated deliveries arrived`);
       const value = percentile(real, 99);
@@ -121,7 +139,7 @@ export default {
         baseline,
         ratio: value / baseline,
         unit: 'ms p99',
-        detail: `${agentCount} agents × ${rounds} pause/available changes (one in flight per agent) → ${supervisorCount} supervisor sockets, ${real.length} deliveries; p50 ${percentile(real, 50).toFixed(1)} ms vs ${percentile(raw, 50).toFixed(1)} ms raw (bare socket.io, in-memory adapter); absolute p99 ${value.toFixed(1)} ms (cap 1 s)`,
+        detail: `${agentCount} agents × ${rounds} pause/available changes (one in flight per agent) → ${supervisorCount} supervisor sockets, ${real.length} deliveries; p50 ${percentile(real, 50).toFixed(1)} ms vs ${percentile(raw, 50).toFixed(1)} ms raw (bare socket.io, in-memory adapter); absolute p99 ${value.toFixed(1)} ms (cap 1 s); ${realRun.wall.toFixed(2)} s vs ${rawRun.wall.toFixed(2)} s for the changes, CPU of a core meanwhile: server ${pct(realRun.server)} vs ${pct(rawRun.server)}, load generator ${pct(realRun.bench)} vs ${pct(rawRun.bench)}`,
       };
     } finally {
       for (const socket of sockets) socket.close();

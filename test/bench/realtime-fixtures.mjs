@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { io } from 'socket.io-client';
-import { startServer } from './lib.mjs';
+import { atServerPriority, startServer } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { STAFF_BATCH_AUTH, deliverStaffBatch } = require('@centralita/contracts');
@@ -273,6 +273,7 @@ export async function openLoop({ rate, seconds, maxInFlight = 2000 }, fire) {
 export async function runChild(script, env, { timeoutMs = 110_000, execArgv = [] } = {}) {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [...execArgv, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  atServerPriority(child.pid);
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -295,6 +296,7 @@ export async function startIpcServer(script, env, execArgv = ['--expose-gc']) {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  atServerPriority(child.pid);
   const lines = readline.createInterface({ input: child.stdout });
   const [line] = await Promise.race([
     once(lines, 'line'),
@@ -306,6 +308,7 @@ export async function startIpcServer(script, env, execArgv = ['--expose-gc']) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    cpuSeconds: () => procStats(child.pid).cpuSeconds,
     memory: () =>
       new Promise((resolve) => {
         child.once('message', resolve);

@@ -5,7 +5,8 @@
 // supervisor connects a /staff socket (supervisors as the console does: the tenant-wide stream in
 // batches, STAFF_BATCH_AUTH), and customers POST messages to Active conversations at
 // 500 msg/s offered (open loop, at most 256 in flight, the rest counted as skipped) while the
-// server's CPU (/proc utime+stime) and memory are read. Ratio = delivered msg/s ÷ 500.
+// server's CPU (/proc utime+stime) and memory are read. Ratio = delivered msg/s ÷ 500, where a run
+// that held the offered rate (P2's rule) delivered 500 msg/s.
 // Full size: 2,000 agents, 200 supervisors, 20,000 conversations; --quick runs a tenth.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -212,6 +213,10 @@ export default {
       const tokens = active.map((c) => visitorToken(env.JWT_SECRET, c.id, c.visitor));
       const latencies = [];
       let delivered = 0;
+      // Arrival times (ms) of the first and last delivery of the timed phase: the delivered rate is
+      // measured over their span (see below).
+      let firstArrival = Infinity;
+      let lastArrival = -Infinity;
       const message = async (i) => {
         const clientMessageId = randomUUID();
         const start = performance.now();
@@ -227,17 +232,36 @@ export default {
           token: tokens[i % tokens.length],
           body: { text: `hi ${i}`, clientMessageId },
         });
-        latencies.push((await arrived) - start);
+        const at = await arrived;
+        latencies.push(at - start);
+        firstArrival = Math.min(firstArrival, at);
+        lastArrival = Math.max(lastArrival, at);
         delivered++;
       };
       await openLoop({ rate: 50, seconds: 1, maxInFlight: 256 }, message);
       latencies.length = 0;
       delivered = 0;
+      firstArrival = Infinity;
+      lastArrival = -Infinity;
       const before = procStats(api.pid);
       const run = await openLoop({ rate: TARGET_RATE, seconds, maxInFlight: 256 }, (i) => message(i + 1000));
       const after = procStats(api.pid);
       const memory = await api.memory();
-      const achieved = delivered / run.seconds;
+      // Whether the server held the offered rate, by P2's rule for its probes: nothing failed or was
+      // skipped (the in-flight cap turns a growing backlog into skipped messages), p99 under 1 s,
+      // and the last delivery within 1.5 s of the last send. Then it delivered 500 msg/s. Otherwise
+      // the rate is what it delivered over the span of its deliveries (first to last, plus one
+      // interval), never shorter than the offered window. Dividing every run by the whole run (first
+      // send to last delivery) charged the last message's latency as lost throughput, so even a
+      // server that kept up read just under 500.
+      const held =
+        delivered === run.total &&
+        run.failed === 0 &&
+        run.skipped === 0 &&
+        percentile(latencies, 99) < 1000 &&
+        run.seconds < run.sendSeconds + 1.5;
+      const deliverySeconds = (lastArrival - firstArrival) / 1000 + 1 / TARGET_RATE;
+      const achieved = held ? TARGET_RATE : delivered > 1 ? delivered / Math.max(deliverySeconds, run.total / TARGET_RATE) : 0;
       const cpu = (after.cpuSeconds - before.cpuSeconds) / run.seconds;
       if (process.env.BENCH_VERBOSE)
         console.error(JSON.stringify({ achieved, run, cpu, connectSeconds, rss: memory.rss, p99: percentile(latencies, 99) }));
@@ -249,7 +273,7 @@ export default {
         unit: 'msg/s',
         detail:
           `${quick ? 'QUICK, a tenth: ' : ''}${agentCount} agent + ${supervisorCount} supervisor sockets (connected in ${connectSeconds.toFixed(1)} s), ${conversations.length} open conversations (${active.length} Active, rest LiningUp on ${LINES} lines); ` +
-          `${TARGET_RATE} msg/s offered for ${seconds} s: ${delivered} delivered, ${run.skipped} skipped (256 in flight cap), ${run.failed} failed, p50 ${percentile(latencies, 50)?.toFixed(0)} ms / p99 ${percentile(latencies, 99)?.toFixed(0)} ms POST → agent socket; ` +
+          `${TARGET_RATE} msg/s offered for ${seconds} s (${held ? 'held' : 'not held'}): ${delivered} delivered over ${deliverySeconds.toFixed(2)} s from first to last, ${run.skipped} skipped (256 in flight cap), ${run.failed} failed, p50 ${percentile(latencies, 50)?.toFixed(0)} ms / p99 ${percentile(latencies, 99)?.toFixed(0)} ms POST → agent socket; ` +
           `server CPU ${(cpu * 100).toFixed(0)}% of one core during messages (${(((connected.cpuSeconds - idle.cpuSeconds) / connectSeconds) * 100).toFixed(0)}% while connecting), RSS ${mib(memoryConnected.rss)} connected → ${mib(memory.rss)} after, heap ${mib(memory.heapUsed)}`,
       };
     } finally {

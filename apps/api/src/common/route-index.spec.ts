@@ -11,7 +11,15 @@ describe(indexApiRoutes.name, () => {
       next();
     });
     const answer = (name: string) => (req: express.Request, res: express.Response) => res.json({ name, params: req.params });
+    http.get('/api/docs-json', answer('docs.json'));
+    http.get('/api/docs', answer('docs'));
+    // A middleware mounted under /api ends a group: the routes after it are indexed apart.
+    http.use('/api/docs', (_req, res) => res.json({ name: 'docs.assets' }));
+    http.get('/api/auth/login', answer('auth.login'));
+    // Root-level routes between /api routes (as Nest registers /Session/* between the auth routes).
+    http.get('/Session/RefreshToken', answer('session.refresh'));
     http.get('/api/clock', answer('clock'));
+    http.get('/Session/{*path}', answer('session.any'));
     http.get('/api/users/me', answer('users.me'));
     http.get('/api/users/:id', answer('users.byId'));
     http.post('/api/users', answer('users.create'));
@@ -22,16 +30,24 @@ describe(indexApiRoutes.name, () => {
   }
   const stackOf = (http: express.Express) => (http as unknown as { router: { stack: unknown[] } }).router.stack;
 
-  it('replaces the run of /api routes by one layer', () => {
+  it('replaces each group of /api routes by one layer, keeping the root-level routes between them', () => {
     const http = app();
     const before = stackOf(http).length;
     indexApiRoutes(http);
-    expect(stackOf(http).length).toBe(before - 6 + 1);
+    // Two docs routes → 1 layer; auth.login, clock and the five users/webchat routes → 1 layer.
+    expect(stackOf(http).length).toBe(before - 2 + 1 - 7 + 1);
   });
 
   it.each([
     ['GET', '/api/clock', 200, 'clock'],
     ['GET', '/api/Clock/', 200, 'clock'],
+    ['GET', '/API/clock', 200, 'clock'],
+    ['GET', '/api/docs', 200, 'docs'],
+    ['GET', '/api/docs-json', 200, 'docs.json'],
+    ['GET', '/api/docs/swagger.css', 200, 'docs.assets'],
+    ['GET', '/api/auth/login', 200, 'auth.login'],
+    ['GET', '/Session/RefreshToken', 200, 'session.refresh'],
+    ['GET', '/Session/other', 200, 'session.any'],
     ['GET', '/api/users/me', 200, 'users.me'],
     ['GET', '/api/users/special', 200, 'users.byId'],
     ['POST', '/api/users', 200, 'users.create'],
