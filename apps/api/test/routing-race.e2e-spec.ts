@@ -169,4 +169,61 @@ describe('routing across two API processes', () => {
         .sort(),
     );
   });
+
+  it('an agent given several customers in one routing batch takes them as consecutive steps, each logged and pushed', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const line = await createLine(a.dataSource, tenant, 'One agent, five customers');
+    const host = a.app.get(MachineHostService);
+    const { user } = await createUser(a.dataSource, tenant, { role: 'AGENT' });
+    await host.transaction((manager) => host.ensureAgent(manager, user.id, tenant.client.id, 5, ['break']));
+    await host.dispatch('agent', user.id, { type: 'agent.loggedIn', capacity: 5 }, { kind: 'agent', id: user.id });
+    // Six wait: the batch plans five steps of the same agent (one statement each, in order) and
+    // stops at the sixth, for whom nobody has room.
+    const ids = Array.from({ length: 6 }, () => randomUUID());
+    for (const [i, id] of ids.entries()) await queueCustomer(host, tenant.client.id, line, `C${i}`, id);
+    await a.dataSource.query(`INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id) VALUES ($1, $2, $3)`, [
+      user.id,
+      line,
+      tenant.client.id,
+    ]);
+    const [{ version: before }] = await a.dataSource.query(`SELECT version FROM agent_presence WHERE user_id = $1`, [user.id]);
+
+    expect(await a.app.get(RoutingService).routeLine(line)).toBe(5);
+
+    const [agent] = await a.dataSource.query(`SELECT version, active_count, status, snapshot FROM agent_presence WHERE user_id = $1`, [
+      user.id,
+    ]);
+    expect([agent.version, agent.active_count, agent.status]).toEqual([before + 5, 5, 'busy']);
+    const conversations = (await a.dataSource.query(
+      `SELECT id, status, agent_id FROM conversations WHERE id = ANY($1) ORDER BY queued_at, id`,
+      [ids],
+    )) as { id: string; status: string; agent_id: string | null }[];
+    const active = conversations.filter((row) => row.status === 'Active');
+    expect(active).toHaveLength(5);
+    expect(active.every((row) => row.agent_id === user.id)).toBe(true);
+    expect([...agent.snapshot.context.activeConversationIds].sort()).toEqual(active.map((row) => row.id).sort());
+    // One log row per step, the agent's with consecutive versions, each conversation assigned once.
+    const agentLog = (await a.dataSource.query(
+      `SELECT version, event FROM transition_log WHERE entity_id = $1 AND version > $2 ORDER BY version`,
+      [user.id, before],
+    )) as { version: number; event: string }[];
+    expect(agentLog.map((row) => [row.version, row.event])).toEqual(
+      [1, 2, 3, 4, 5].map((step) => [before + step, 'agent.conversationAssigned']),
+    );
+    const assigned = await a.dataSource.query(
+      `SELECT entity_id FROM transition_log WHERE entity_id = ANY($1) AND event = 'conversation.assigned'`,
+      [ids],
+    );
+    expect(assigned.map((row: { entity_id: string }) => row.entity_id).sort()).toEqual(active.map((row) => row.id).sort());
+    // Every step's outbox rows are delivered by the relay (pushes, the assigned conversations' timers).
+    await eventually(async () => {
+      const [{ pending, written }] = await a.dataSource.query(
+        `SELECT count(*) FILTER (WHERE delivered_at IS NULL)::int AS pending, count(*)::int AS written
+         FROM outbox WHERE payload::text LIKE '%' || $1 || '%' AND created_at > now() - interval '1 minute'`,
+        [user.id],
+      );
+      // At least the five agent pushes and the five conversations' rows, none left undelivered.
+      expect([written >= 10, pending]).toEqual([true, 0]);
+    });
+  });
 });

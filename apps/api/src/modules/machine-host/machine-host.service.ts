@@ -47,7 +47,8 @@ export interface Dispatched<TRow> {
 }
 
 /** An agent event stepped in memory, ready to be written (see writeAgentStep). */
-interface AgentStepPlan {
+/** An agent step planned in memory (see planLockedAgentStep): `next` is the row as its write will leave it. */
+export interface AgentStepPlan {
   current: AgentRow;
   next: AgentRow;
   snapshotJson: string;
@@ -507,6 +508,81 @@ export class MachineHostService {
     if (!written) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
     this.remember(manager, written);
     return { row: written.row, outboxIds: written.outboxIds };
+  }
+
+  /**
+   * Plans an agent step on a row this transaction holds FOR UPDATE, without writing it: a caller
+   * making many steps in one transaction (routing) plans them all, then writes them together with
+   * writeLockedSteps. Refuses an illegal event (illegal_transition) as dispatchAgent would. A step
+   * planned from an earlier plan's `next` follows it (the same agent twice in one batch).
+   */
+  planLockedAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {
+    return this.planAgentStep(current, input, actor);
+  }
+
+  /**
+   * Plans a conversation step on a row this transaction holds FOR UPDATE, with its effects, without
+   * writing the row (see planLockedAgentStep). Effects that write other rows (releasing an agent)
+   * are written at once, as in dispatchConversation; their outbox ids are in `outboxIds`.
+   */
+  async planLockedConversationStep(
+    manager: EntityManager,
+    current: ConversationRow,
+    input: ConversationEventInput,
+    actor: Actor,
+  ): Promise<{ write: VersionedWrite; next: ConversationRow; outboxIds: string[] }> {
+    const plan = this.planConversationStep(current, input, actor);
+    const outboxIds: string[] = [];
+    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds);
+    effects.push(this.conversationPush(plan.next, current.agent_id));
+    return { write: this.conversationWrite(plan, effects), next: plan.next, outboxIds };
+  }
+
+  /**
+   * Writes steps planned on rows this transaction holds (planLockedAgentStep,
+   * planLockedConversationStep) in as few statements as one entity per statement allows: the
+   * conversations in one, the agents in one per step an agent took (an agent given two
+   * conversations writes its second step in a second statement, after the first). Each row keeps
+   * its version check and its own log and outbox rows, exactly as one dispatch each would write
+   * them; the rows are locked, so a moved version means a bug and aborts the transaction. Answers
+   * the outbox ids written.
+   */
+  async writeLockedSteps(manager: EntityManager, agents: AgentStepPlan[], conversations: VersionedWrite[]): Promise<string[]> {
+    const outboxIds: string[] = [];
+    const check = <TRow>(written: (Written<TRow> | null)[], entity: 'agent' | 'conversation') => {
+      for (const one of written) {
+        if (!one) throw new AppException('conflict', { message: `The ${entity} changed meanwhile; try again` });
+        this.remember(manager, one);
+        outboxIds.push(...one.outboxIds);
+      }
+    };
+    // Waves: the first step of every agent, then the second of those who took two, and so on.
+    const waves: AgentStepPlan[][] = [];
+    const stepsTaken = new Map<string, number>();
+    for (const plan of agents) {
+      const wave = stepsTaken.get(plan.current.user_id) ?? 0;
+      stepsTaken.set(plan.current.user_id, wave + 1);
+      (waves[wave] ??= []).push(plan);
+      // A transaction moves the row: the kept one would only cost a refused write.
+      this.lastAgentRows.delete(plan.current.user_id);
+    }
+    for (const wave of waves) {
+      const writes = wave.map((plan) => this.agentWrite(plan));
+      check(
+        wave.length === 1
+          ? [await writeVersioned<AgentRow>(manager, writes[0])]
+          : await writeVersionedBatch<AgentRow>(manager, writes, AGENT_COLUMN_TYPES),
+        'agent',
+      );
+    }
+    if (conversations.length > 0)
+      check(
+        conversations.length === 1
+          ? [await writeVersioned<ConversationRow>(manager, conversations[0])]
+          : await writeVersionedBatch<ConversationRow>(manager, conversations, CONVERSATION_COLUMN_TYPES),
+        'conversation',
+      );
+    return outboxIds;
   }
 
   /** Steps the agent's machine (no I/O) and works out the row, log row and effects to write. */
