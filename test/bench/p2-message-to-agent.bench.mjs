@@ -17,6 +17,7 @@ import {
   createLine,
   createUsers,
   drainOutbox,
+  heldRate,
   here,
   linkAgents,
   openLoop,
@@ -105,7 +106,7 @@ export default {
       const probes = [];
       for (const candidate of [...RATES].reverse()) {
         const probe = await send(candidate, 2);
-        const ok = !probe.failed && !probe.skipped && probe.p99 < 1000 && probe.seconds < probe.sendSeconds + 1.5;
+        const ok = heldRate(probe, probe.latencies);
         probes.push(
           `${candidate}/s ${ok ? 'held' : 'not held'} (p99 ${probe.p99?.toFixed(0)} ms${probe.failed || probe.skipped ? `, ${probe.failed} failed, ${probe.skipped} skipped` : ''})`,
         );

@@ -269,6 +269,15 @@ export async function openLoop({ rate, seconds, maxInFlight = 2000 }, fire) {
   return { total, skipped, failed, sendSeconds, seconds: (performance.now() - start) / 1000 };
 }
 
+/**
+ * Whether an open-loop run held its offered rate: nothing failed or was skipped (the in-flight cap
+ * turns a growing backlog into skipped calls), p99 under 1 s, and the last delivery within 1.5 s of
+ * the last send. Shared by P2's probes and S1.
+ */
+export function heldRate(run, latencies) {
+  return !run.failed && !run.skipped && percentile(latencies, 99) < 1000 && run.seconds < run.sendSeconds + 1.5;
+}
+
 /** Runs `node <script>` to completion (bounded by `timeoutMs`) and parses the last stdout line as JSON. */
 export async function runChild(script, env, { timeoutMs = 110_000, execArgv = [] } = {}) {
   const { spawn } = await import('node:child_process');

@@ -46,8 +46,7 @@ export interface Dispatched<TRow> {
   outboxIds: string[];
 }
 
-/** An agent event stepped in memory, ready to be written (see writeAgentStep). */
-/** An agent step planned in memory (see planLockedAgentStep): `next` is the row as its write will leave it. */
+/** An agent event stepped in memory, ready to be written (see planAgentStep): `next` is the row as its write will leave it. */
 export interface AgentStepPlan {
   current: AgentRow;
   next: AgentRow;
@@ -135,6 +134,11 @@ function illegal(entity: EntityType, eventType: string, status: string): AppExce
 
 export function isIllegalTransition(error: unknown): boolean {
   return error instanceof AppException && error.code === 'illegal_transition';
+}
+
+/** Versioned writes of distinct rows: one statement either way (writeVersionedBatch for several). */
+async function writeEach<TRow>(manager: EntityManager, writes: VersionedWrite[], types: ColumnTypes): Promise<(Written<TRow> | null)[]> {
+  return writes.length === 1 ? [await writeVersioned<TRow>(manager, writes[0])] : writeVersionedBatch<TRow>(manager, writes, types);
 }
 
 /**
@@ -511,18 +515,8 @@ export class MachineHostService {
   }
 
   /**
-   * Plans an agent step on a row this transaction holds FOR UPDATE, without writing it: a caller
-   * making many steps in one transaction (routing) plans them all, then writes them together with
-   * writeLockedSteps. Refuses an illegal event (illegal_transition) as dispatchAgent would. A step
-   * planned from an earlier plan's `next` follows it (the same agent twice in one batch).
-   */
-  planLockedAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {
-    return this.planAgentStep(current, input, actor);
-  }
-
-  /**
    * Plans a conversation step on a row this transaction holds FOR UPDATE, with its effects, without
-   * writing the row (see planLockedAgentStep). Effects that write other rows (releasing an agent)
+   * writing the row (see planAgentStep). Effects that write other rows (releasing an agent)
    * are written at once, as in dispatchConversation; their outbox ids are in `outboxIds`.
    */
   async planLockedConversationStep(
@@ -530,17 +524,16 @@ export class MachineHostService {
     current: ConversationRow,
     input: ConversationEventInput,
     actor: Actor,
-  ): Promise<{ write: VersionedWrite; next: ConversationRow; outboxIds: string[] }> {
+  ): Promise<{ write: VersionedWrite; outboxIds: string[] }> {
     const plan = this.planConversationStep(current, input, actor);
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds);
     effects.push(this.conversationPush(plan.next, current.agent_id));
-    return { write: this.conversationWrite(plan, effects), next: plan.next, outboxIds };
+    return { write: this.conversationWrite(plan, effects), outboxIds };
   }
 
   /**
-   * Writes steps planned on rows this transaction holds (planLockedAgentStep,
-   * planLockedConversationStep) in as few statements as one entity per statement allows: the
+   * Writes steps planned on rows this transaction holds (planAgentStep, planLockedConversationStep) in as few statements as one entity per statement allows: the
    * conversations in one, the agents in one per step an agent took (an agent given two
    * conversations writes its second step in a second statement, after the first). Each row keeps
    * its version check and its own log and outbox rows, exactly as one dispatch each would write
@@ -566,27 +559,27 @@ export class MachineHostService {
       // A transaction moves the row: the kept one would only cost a refused write.
       this.lastAgentRows.delete(plan.current.user_id);
     }
-    for (const wave of waves) {
-      const writes = wave.map((plan) => this.agentWrite(plan));
+    for (const wave of waves)
       check(
-        wave.length === 1
-          ? [await writeVersioned<AgentRow>(manager, writes[0])]
-          : await writeVersionedBatch<AgentRow>(manager, writes, AGENT_COLUMN_TYPES),
+        await writeEach<AgentRow>(
+          manager,
+          wave.map((plan) => this.agentWrite(plan)),
+          AGENT_COLUMN_TYPES,
+        ),
         'agent',
       );
-    }
     if (conversations.length > 0)
-      check(
-        conversations.length === 1
-          ? [await writeVersioned<ConversationRow>(manager, conversations[0])]
-          : await writeVersionedBatch<ConversationRow>(manager, conversations, CONVERSATION_COLUMN_TYPES),
-        'conversation',
-      );
+      check(await writeEach<ConversationRow>(manager, conversations, CONVERSATION_COLUMN_TYPES), 'conversation');
     return outboxIds;
   }
 
-  /** Steps the agent's machine (no I/O) and works out the row, log row and effects to write. */
-  private planAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {
+  /**
+   * Steps the agent's machine (no I/O) and works out the row, log row and effects to write; refuses
+   * an illegal event (illegal_transition). A caller making many steps on rows its transaction holds
+   * FOR UPDATE (routing) plans them all from the rows it holds (an agent's second step from its
+   * first plan's `next`), then writes them together with writeLockedSteps.
+   */
+  planAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {
     const snapshot = restore(agentPresenceMachine, current.snapshot as never);
     const result = step(agentPresenceMachine, snapshot, { ...input, at: Date.now(), actor } as AgentPresenceEvent);
     if (!result.changed || !result.record) throw illegal('agent', input.type, current.status);

@@ -279,7 +279,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       try {
         // Both rows were locked by this transaction (heads, candidates): stepped from what it holds,
         // the agent from the step planned before when it already took one in this batch.
-        agent = this.host.planLockedAgentStep(rows.get(pick.agentId)!, { type: 'agent.conversationAssigned', conversationId }, SYSTEM);
+        agent = this.host.planAgentStep(rows.get(pick.agentId)!, { type: 'agent.conversationAssigned', conversationId }, SYSTEM);
       } catch (error) {
         // Another line's router filled this agent meanwhile (we saw them before locking): next one.
         if (!isIllegalTransition(error)) throw error;
