@@ -1,6 +1,7 @@
 import { deliverStaffBatch, type ConversationView } from '@centralita/contracts';
 import { eventually } from '../../../test/support/eventually';
 import { MessagesService } from '../src/modules/conversations/messages.service';
+import { REALTIME_CONFIG, type RealtimeConfig } from '../src/modules/machine-host/realtime-config';
 import { RealtimeService } from '../src/modules/realtime/realtime.service';
 import {
   connectBatchedStaff,
@@ -83,6 +84,38 @@ describe('batched supervisor stream', () => {
     // A push alone in its turn arrives as itself.
     realtime.emit('staff', rooms, 'conversation.updated', { id, version: 16 });
     await eventually(() => expect(frames.at(-1)).toEqual({ event: 'conversation.updated', data: { id, version: 16 } }));
+  });
+
+  it('paces frames under load when SUPERVISOR_BATCH_INTERVAL_MS is set: pushes of later turns wait for the next frame', async () => {
+    const { tenant, id, frames, unpacked } = await scene();
+    const realtime = t.app.get(RealtimeService);
+    const config = t.app.get<RealtimeConfig>(REALTIME_CONFIG);
+    const rooms = [`tenant:${tenant.client.id}`, `conversation:${id}`];
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    config.supervisorBatchIntervalMs = 400;
+    try {
+      realtime.emit('staff', rooms, 'conversation.updated', { id, version: 21 });
+      await eventually(() => expect(versionsOf(unpacked, id)).toContain(21));
+      // Two more pushes, each in a turn of its own, within the interval of the frame that carried 21:
+      // unpaced, each would leave alone at the end of its turn.
+      await turn();
+      realtime.emit('staff', rooms, 'conversation.updated', { id, version: 22 });
+      await turn();
+      realtime.emit('staff', rooms, 'conversation.updated', { id, version: 23 });
+      await eventually(() => expect(versionsOf(unpacked, id).filter((v) => v > 20)).toEqual([21, 22, 23]));
+      const after21 = frames.slice(frames.findIndex((entry) => JSON.stringify(entry).includes('"version":21')) + 1);
+      expect(after21).toEqual([
+        {
+          event: 'batch',
+          data: [
+            ['conversation.updated', { id, version: 22 }],
+            ['conversation.updated', { id, version: 23 }],
+          ],
+        },
+      ]);
+    } finally {
+      config.supervisorBatchIntervalMs = 0;
+    }
   });
 
   it('carries every machine step of concurrent customer messages, each version once, in push order', async () => {

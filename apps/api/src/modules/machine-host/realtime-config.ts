@@ -25,6 +25,16 @@ export interface RealtimeConfig {
    * (S1: ~500 msg/s, a few events each); the adapter's own default (10,000) is ~10 s of that.
    */
   socketStreamMaxLen: number;
+  /**
+   * Least time between two frames of the batched tenant stream (supervisor boards) under load. A
+   * push after a quiet spell still leaves at the end of its event-loop turn; while pushes keep
+   * coming, everything pushed meanwhile goes in the next frame, so a process writes at most
+   * 1000 / this frames a second per batched supervisor socket, whatever the message rate. 0 (the
+   * default) = a frame every turn that pushed: boards as fresh as the server can make them (P3).
+   * At S1 scale, 50 took the API from ~88% to ~80% of a core and halved message p50, at the price
+   * of up to 50 ms on every board update (docs/benchmarks.md).
+   */
+  supervisorBatchIntervalMs: number;
 }
 
 export const REALTIME_CONFIG = Symbol('REALTIME_CONFIG');
@@ -35,6 +45,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, pro
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) {
     problems.push(`${name} must be a whole number above 0, got "${raw}"`);
+    return fallback;
+  }
+  return value;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    problems.push(`${name} must be a whole number, 0 or more, got "${raw}"`);
     return fallback;
   }
   return value;
@@ -56,6 +77,7 @@ export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): Realti
     visitorTokenTtlSeconds: positiveInt(env, 'VISITOR_TOKEN_TTL_SECONDS', 86_400, problems),
     socketRecoveryWindowMs: positiveInt(env, 'SOCKET_RECOVERY_WINDOW_MS', 120_000, problems),
     socketStreamMaxLen: positiveInt(env, 'SOCKET_STREAM_MAXLEN', 250_000, problems),
+    supervisorBatchIntervalMs: wholeNumber(env, 'SUPERVISOR_BATCH_INTERVAL_MS', 0, problems),
   };
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
