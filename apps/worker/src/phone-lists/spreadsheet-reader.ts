@@ -13,7 +13,8 @@ export class SpreadsheetRefused extends Error {
   }
 }
 
-export type Limits = typeof PHONE_IMPORT_LIMITS;
+/** The import limits as numbers, not the literal defaults: an admin or a test may set others. */
+export type Limits = { readonly [K in keyof typeof PHONE_IMPORT_LIMITS]: number };
 
 interface ZipEntry {
   name: string;
