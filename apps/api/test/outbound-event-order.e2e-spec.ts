@@ -82,9 +82,19 @@ describe('outbound carrier events across two API processes (e2e)', () => {
       const outcome: OutboundCallEventJob =
         i % 2 === 0 ? { kind: 'busy', callId, at: at + 20 } : { kind: 'answered', callId, by: 'machine', at: at + 20 };
       // Newest first: each call's last event is queued before its first and before the call exists.
-      jobs.push({ id: `${callId}.2`, job: outcome }, { id: `${callId}.1`, job: { kind: 'ringing', callId, at: at + 10 } }, { id: `${callId}.0`, job: create });
+      jobs.push(
+        { id: `${callId}.2`, job: outcome },
+        { id: `${callId}.1`, job: { kind: 'ringing', callId, at: at + 10 } },
+        { id: `${callId}.0`, job: create },
+      );
     }
-    await queue.addBulk(jobs.map(({ id, job }) => ({ name: job.kind, data: job, opts: { jobId: id, attempts: 5, backoff: { type: 'exponential', delay: 200 } } })));
+    await queue.addBulk(
+      jobs.map(({ id, job }) => ({
+        name: job.kind,
+        data: job,
+        opts: { jobId: id, attempts: 5, backoff: { type: 'exponential', delay: 200 } },
+      })),
+    );
 
     const rows = await eventually(
       async () => {

@@ -1,4 +1,3 @@
- 
 // Lets a child process (node -r ./register-ts.cjs child.ts) run the API's TypeScript sources the
 // way jest does: swc to CommonJS, and @centralita/* pointing at the libraries' sources.
 const fs = require('node:fs');

@@ -102,7 +102,16 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
       .catch((failure: unknown) => {
         // An unknown or deleted line: say so (in the customer's language) instead of a form that cannot work.
         if (isApiError(failure) && failure.status === 404) setLineProblem(t('catalogue.noAttentionLine'));
-        else setLineInfo({ attentionLineId: line, open: true, welcomeMessage: '', offHoursMessage: '', widgetTitle: '', timeZone: 'UTC', estimatedWaitSeconds: null });
+        else
+          setLineInfo({
+            attentionLineId: line,
+            open: true,
+            welcomeMessage: '',
+            offHoursMessage: '',
+            widgetTitle: '',
+            timeZone: 'UTC',
+            estimatedWaitSeconds: null,
+          });
       });
   }, [api, line, t]);
   useEffect(loadLine, [loadLine]);
@@ -349,7 +358,9 @@ function ExpectedWait({ seconds }: { seconds: number | null }) {
   return (
     <p className="webchat-expected-wait" data-testid="webchat-expected-wait">
       <i className="pi pi-clock" aria-hidden="true" />{' '}
-      {seconds < EXPECTED_NOW_SECONDS || !wait ? t('desk.widget.expectedNow') : t(`desk.widget.expectedWait_${wait.unit}`, { value: wait.value })}
+      {seconds < EXPECTED_NOW_SECONDS || !wait
+        ? t('desk.widget.expectedNow')
+        : t(`desk.widget.expectedWait_${wait.unit}`, { value: wait.value })}
     </p>
   );
 }

@@ -41,7 +41,10 @@ describe(estimateWaitForNewcomer.name, () => {
     // λ = 1/60 s⁻¹, AHT = 180 s → A = 3 Erlangs on N = 5 slots.
     // Σ_{k<5} 3^k/k! = 1 + 3 + 4.5 + 4.5 + 3.375 = 16.375; 3^5/5! · 5/(5−3) = 2.025 · 2.5 = 5.0625
     // C = 5.0625 / (16.375 + 5.0625) = 0.236152…; ASA = C · 180 / (5 − 3) = 21.2536… s.
-    expect(estimateWaitForNewcomer({ waiting: 0, recentHandleTimesSec: [180], slots: 5, arrivalRatePerSec: 1 / 60 })).toBeCloseTo(21.2536, 3);
+    expect(estimateWaitForNewcomer({ waiting: 0, recentHandleTimesSec: [180], slots: 5, arrivalRatePerSec: 1 / 60 })).toBeCloseTo(
+      21.2536,
+      3,
+    );
   });
 
   it('expects no wait on a quiet line (no arrivals: nobody is ahead and a slot is free)', () => {
@@ -56,6 +59,8 @@ describe(estimateWaitForNewcomer.name, () => {
   it('has no estimate without handle times or slots, and refuses a negative queue', () => {
     expect(estimateWaitForNewcomer({ waiting: 0, recentHandleTimesSec: [], slots: 5, arrivalRatePerSec: 0.1 })).toBeNull();
     expect(estimateWaitForNewcomer({ waiting: 3, recentHandleTimesSec: [180], slots: 0, arrivalRatePerSec: 0.1 })).toBeNull();
-    expect(() => estimateWaitForNewcomer({ waiting: -1, recentHandleTimesSec: [180], slots: 5, arrivalRatePerSec: 0.1 })).toThrow(DomainError);
+    expect(() => estimateWaitForNewcomer({ waiting: -1, recentHandleTimesSec: [180], slots: 5, arrivalRatePerSec: 0.1 })).toThrow(
+      DomainError,
+    );
   });
 });
