@@ -27,6 +27,8 @@ import {
   rawQueue,
   startApi,
   until,
+  withLoopDelay,
+  describeLoopDelay,
 } from './realtime-fixtures.mjs';
 
 const RATES = [500, 250, 125, 60];
@@ -115,7 +117,7 @@ export default {
         await drainOutbox(db, 10_000);
       }
       await drainOutbox(db, 20_000);
-      const measured = await send(rate, seconds);
+      const { result: measured, loopDelay } = await withLoopDelay(() => send(rate, seconds));
       const after = await drainOutbox(db, 30_000);
 
       // Primitives at the same rate.
@@ -152,7 +154,7 @@ export default {
         baseline,
         ratio: value / baseline,
         unit: 'ms p99',
-        detail: `${rate} msg/s offered for ${seconds} s${measured.failed || measured.skipped ? ` (${measured.failed} not delivered within 20 s, ${measured.skipped} skipped)` : ''} over ${conversationCount} Active conversations and ${agentCount} agent sockets (2 s probes: ${probes.join(', ')}); absolute p99 ${value.toFixed(1)} ms, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms (cap 100 ms at 500 msg/s); primitives p99: echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
+        detail: `${rate} msg/s offered for ${seconds} s${measured.failed || measured.skipped ? ` (${measured.failed} not delivered within 20 s, ${measured.skipped} skipped)` : ''} over ${conversationCount} Active conversations and ${agentCount} agent sockets (2 s probes: ${probes.join(', ')}); absolute p99 ${value.toFixed(1)} ms, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms (cap 100 ms at 500 msg/s), ${describeLoopDelay(loopDelay)}; primitives p99: echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
       };
     } finally {
       for (const socket of sockets) socket.close();

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { io } from 'socket.io-client';
 import { atServerPriority, startServer } from './lib.mjs';
@@ -201,6 +202,24 @@ export async function pooled(items, limit, work) {
   );
   return results;
 }
+
+/**
+ * Runs `work` while watching this process's event loop. The load generator shares the two cores at
+ * nice 10: when it is descheduled, the replies it reads late count as server latency, and calls
+ * it owed go out together. Its own delay, reported beside a latency, tells that apart.
+ */
+export async function withLoopDelay(work) {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  try {
+    const result = await work();
+    return { result, loopDelay: { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 } };
+  } finally {
+    histogram.disable();
+  }
+}
+
+export const describeLoopDelay = ({ p99, max }) => `load generator event-loop delay p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`;
 
 export function percentile(values, p) {
   if (values.length === 0) return null;
