@@ -31,35 +31,29 @@ export interface RealtimeConfig {
    * coming, everything pushed meanwhile goes in the next frame, so a process writes at most
    * 1000 / this frames a second per batched supervisor socket, whatever the message rate. 0 (the
    * default) = a frame every turn that pushed: boards as fresh as the server can make them (P3).
-   * At S1 scale, 50 took the API from ~88% to ~80% of a core and halved message p50, at the price
-   * of up to 50 ms on every board update (docs/benchmarks.md).
+   * At S1 scale, 50 took the API from ~88% to ~80% of a core and message p50 from ~60 to ~35 ms, at
+   * the price of up to 50 ms on every board update (`SUPERVISOR_BATCH_INTERVAL_MS=50 npm run bench
+   * -- --only S1` against the same run without it).
    */
   supervisorBatchIntervalMs: number;
 }
 
 export const REALTIME_CONFIG = Symbol('REALTIME_CONFIG');
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+/** A whole number of at least `min` (0 or 1) from the environment; a problem is noted, not thrown. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[], min: 0 | 1 = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    problems.push(`${name} must be a whole number above 0, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min) {
+    problems.push(`${name} must be a whole number ${min === 1 ? 'above 0' : '0 or more'}, got "${raw}"`);
     return fallback;
   }
   return value;
 }
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    problems.push(`${name} must be a whole number, 0 or more, got "${raw}"`);
-    return fallback;
-  }
-  return value;
-}
+const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]) =>
+  wholeNumber(env, name, fallback, problems, 1);
 
 export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): RealtimeConfig {
   const problems: string[] = [];
