@@ -29,6 +29,13 @@ describe(RateLimiterService.name, () => {
     expect(results[3].retryAfterSeconds).toBeCloseTo(50, 0);
   });
 
+  it('counts concurrent attempts exactly once each (one atomic step per attempt)', async () => {
+    const now = 1_700_000_170_000;
+    const results = await Promise.all(Array.from({ length: 50 }, () => limiter.hit('test', 'd@example.com', rule, now)));
+    expect(results.map((result) => result.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(results.filter((result) => result.allowed)).toHaveLength(rule.limit);
+  });
+
   it('starts afresh in the next window', async () => {
     const now = 1_700_000_100_000;
     for (let i = 0; i < 4; i++) await limiter.hit('test', 'b@example.com', rule, now);

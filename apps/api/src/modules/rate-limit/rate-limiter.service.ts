@@ -12,27 +12,39 @@ export interface RateLimitResult {
 }
 
 /**
+ * One counted attempt, atomically: the window's counter goes up and lives a second past the
+ * window. A script is one command where MULTI/INCR/PEXPIRE/EXEC were four: it runs before every
+ * customer message, and cost a third of the client CPU and half the wall time (ioredis runs it by
+ * EVALSHA, loading it again by itself after a Redis restart).
+ */
+const HIT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return count`;
+
+type RedisWithHit = Redis & { rateLimitHit(key: string, ttlMs: number): Promise<number> };
+
+/**
  * Fixed-window counters in Redis, shared by every API process. Subjects (emails, addresses) are
  * hashed so keys hold no personal data and no client-controlled characters.
  */
 @Injectable()
 export class RateLimiterService {
+  private readonly redis: RedisWithHit;
+
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+  ) {
+    // The client is shared: define the command once, whoever constructs first.
+    if (!('rateLimitHit' in redis)) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis = redis as RedisWithHit;
+  }
 
   async hit(bucket: string, subject: string, rule: RateLimitRule, now = Date.now()): Promise<RateLimitResult> {
     const windowMs = rule.windowSeconds * 1000;
     const window = Math.floor(now / windowMs);
     const key = this.key(bucket, subject, window);
-    const results = await this.redis
-      .multi()
-      .incr(key)
-      .pexpire(key, windowMs + 1000)
-      .exec();
-    const [incrError, count] = results?.[0] ?? [new Error('rate limiter: empty Redis reply'), 0];
-    if (incrError) throw incrError;
+    const count = await this.redis.rateLimitHit(key, windowMs + 1000);
     const retryAfterSeconds = ((window + 1) * windowMs - now) / 1000;
     return { allowed: Number(count) <= rule.limit, count: Number(count), retryAfterSeconds };
   }
