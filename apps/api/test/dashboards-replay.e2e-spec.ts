@@ -198,6 +198,12 @@ describe('dashboards replay of a scripted day', () => {
 
     setClock(1200);
     await post(agent1.token, '/api/agent/presence/pause', { reasonId: 'lunch' });
+    // The log holds other machines too: a dialer campaign started in the window is nobody's agent.
+    await t.dataSource.query(
+      `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version)
+       VALUES ($1, 'dialer_campaign', gen_random_uuid(), 'draft', 'running', 'dialer.started', 'user', $2, $3, $4, 1)`,
+      [tenant.client.id, supervisor.userId, new Date(at(1300)), at(1300)],
+    );
     // The dashboards are read "later the same day".
     setClock(1800);
   }
@@ -299,6 +305,7 @@ describe('dashboards replay of a scripted day', () => {
 
   it('gives each agent handled contacts, AHT, time per state and occupancy', async () => {
     const agents = await get<AgentServiceRow[]>('agents');
+    expect(agents.map((row) => row.agentId).sort()).toEqual([agent1.userId, agent2.userId].sort());
     const one = agents.find((row) => row.agentId === agent1.userId)!;
     const two = agents.find((row) => row.agentId === agent2.userId)!;
     expect(one).toMatchObject({

@@ -48,6 +48,15 @@ describe('dashboard figures glue', () => {
     });
   });
 
+  it('leaves out the rows of other machines in the log (a dialer campaign is not an agent)', () => {
+    const records = toLogRecords([
+      row({ entity_type: 'dialer_campaign', entity_id: 'd1', from_state: 'draft', to_state: 'running', data: null }),
+      row({ entity_type: 'agent', entity_id: 'a1', from_state: 'available', to_state: 'paused', data: null }),
+    ]);
+    expect(records.agents.map((record) => record.entityId)).toEqual(['a1']);
+    expect(records.conversations).toEqual([]);
+  });
+
   it('filters by line, channel and agent; a stay nobody answered has no agent', () => {
     const item = { attentionLineId: 'l1', channel: 'webchat', agentId: null };
     expect(matches(item, {})).toBe(true);

@@ -22,7 +22,8 @@ import {
  */
 
 export interface StoredLogRow {
-  entity_type: 'conversation' | 'agent';
+  /** 'conversation' and 'agent' are read; the log holds other machines too (dialer campaigns, calls). */
+  entity_type: string;
   entity_id: string;
   tenant_id: string;
   from_state: string | null;
@@ -53,8 +54,9 @@ export function toLogRecords(rows: readonly StoredLogRow[]): LogRecords {
       actor: { kind: row.actor_kind, ...(row.actor_id ? { id: row.actor_id } : {}) },
       ...(row.data ? { data: row.data } : {}),
     };
+    // The log also holds other machines' rows (dialer campaigns, outbound calls): they are neither.
     if (row.entity_type === 'conversation') result.conversations.push(record as ConversationLogRecord);
-    else result.agents.push(record as AgentLogRecord);
+    else if (row.entity_type === 'agent') result.agents.push(record as AgentLogRecord);
   }
   return result;
 }

@@ -151,7 +151,8 @@ export class DashboardsService {
          SELECT l.* FROM conversations c CROSS JOIN LATERAL (${last('conversation', 'c.id')}) l
           WHERE c.tenant_id = $1 AND c.created_at < $2 AND (c.closed_at IS NULL OR c.closed_at >= $2) AND l.to_state <> 'Closed'
          UNION ALL
-         SELECT ${columns} FROM transition_log WHERE tenant_id = $1 AND at >= $2 AND at < $3
+         SELECT ${columns} FROM transition_log
+          WHERE tenant_id = $1 AND at >= $2 AND at < $3 AND entity_type IN ('agent', 'conversation')
        ) rows ORDER BY entity_type, entity_id, version`,
       [tenantId, start, new Date(to)],
     )) as StoredLogRow[];
