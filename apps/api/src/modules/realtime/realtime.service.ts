@@ -54,8 +54,8 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   private readonly clients = new Set<Redis>();
   /** Tenant-wide pushes for batched supervisors, per batched room in push order, waiting for the next frame. */
   private readonly batches = new Map<string, StaffPush[]>();
-  /** The next frame of the batched stream: at the end of this turn, or paced (see scheduleBatchFlush). */
-  private batchFlush: { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout } | null = null;
+  /** Cancels the next frame of the batched stream, while one is scheduled (see scheduleBatchFlush). */
+  private cancelBatchFlush: (() => void) | null = null;
   private lastBatchFlushAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -116,7 +116,7 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
       if (pushes) pushes.push([event, data] as StaffPush);
       else this.batches.set(room, [[event, data] as StaffPush]);
     }
-    if (!this.batchFlush) this.scheduleBatchFlush();
+    if (!this.cancelBatchFlush) this.scheduleBatchFlush();
   }
 
   /**
@@ -130,18 +130,17 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   private scheduleBatchFlush(): void {
     const flush = () => this.flushBatches();
     const wait = this.lastBatchFlushAt + this.realtime.supervisorBatchIntervalMs - performance.now();
-    this.batchFlush = wait > 0 ? { timeout: setTimeout(flush, wait) } : { immediate: setImmediate(flush) };
-  }
-
-  private clearBatchFlush(): void {
-    const pending = this.batchFlush;
-    this.batchFlush = null;
-    if (pending && 'immediate' in pending) clearImmediate(pending.immediate);
-    else if (pending) clearTimeout(pending.timeout);
+    if (wait > 0) {
+      const timer = setTimeout(flush, wait);
+      this.cancelBatchFlush = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(flush);
+      this.cancelBatchFlush = () => clearImmediate(immediate);
+    }
   }
 
   private flushBatches(): void {
-    this.batchFlush = null;
+    this.cancelBatchFlush = null;
     this.lastBatchFlushAt = performance.now();
     const staff = this.staff;
     if (staff)
@@ -157,7 +156,8 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     const io = this.io;
     this.io = null;
-    this.clearBatchFlush();
+    this.cancelBatchFlush?.();
+    this.cancelBatchFlush = null;
     this.batches.clear();
     if (io) {
       io.disconnectSockets(true);
