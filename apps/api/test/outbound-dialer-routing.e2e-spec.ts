@@ -218,6 +218,47 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     expect([...(await calls(ids[0])), ...(await calls(ids[1]))]).toHaveLength(2);
   });
 
+  it("a preview dial waits for a free line on the campaign's trunk, then takes the first one that frees", async () => {
+    const tenant = await createTenant(t.dataSource);
+    const admin = await staff(tenant, 'ADMIN');
+    const [talking, previewing] = [await staff(tenant, 'AGENT'), await staff(tenant, 'AGENT')];
+    const trunkId = await trunk(admin.token, { name: 'One line', host: 'sip.one.test', callerId: '+34910000010', maxConcurrentCalls: 1 });
+    const busy = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000701' }], { name: 'Busy', trunkId });
+    const previewList = await createPhoneList(t.dataSource, tenant, [{ phone: '+34912000702', name: 'Preview contact' }], 'P');
+    const preview = await campaign(admin.token, {
+      name: 'Preview',
+      phoneListId: previewList,
+      mode: 'preview',
+      callingWindows: ALWAYS_OPEN,
+      trunkId,
+    });
+    const carrier = simulator();
+    const log: string[] = [];
+    const dialer = startDialer(tenant, carrier, 'simulator', log);
+    await dialer.start();
+    // The progressive campaign's call holds the trunk's only line.
+    await waitForCall(talking.token);
+    await eventually(async () => expect((await calls(busy)).map((call) => call.status)).toEqual(['connected']));
+
+    expect((await t.http().post('/api/agent/presence/login').set(bearer(previewing.token)).send({})).status).toBe(200);
+    const record = (await t.http().post('/api/outbound/agent/preview').set(bearer(previewing.token))).body.data as { callId: string };
+    expect((await t.http().post(`/api/outbound/agent/preview/${record.callId}/dial`).set(bearer(previewing.token))).status).toBe(200);
+    // The dialer sees the request and holds it: nothing placed beyond the trunk's one line.
+    await eventually(() => expect(dialer.previewsAwaitingLine.get(record.callId)).toBe(trunkId));
+    expect(log).toContainEqual(`preview call ${record.callId} waits for a line on trunk ${trunkId} (1 of 1 in use)`);
+    expect(carrier.originated.map((call) => call.to)).toEqual(['+34912000701']);
+    expect(await calls(preview)).toEqual([]);
+
+    // The first call ends: the waiting preview call takes the line.
+    const [first] = await calls(busy);
+    await t.http().post(`/api/outbound/calls/${first.id}/hangup`).set(bearer(talking.token)).expect(200);
+    await eventually(async () =>
+      expect(await calls(preview)).toEqual([expect.objectContaining({ id: record.callId, status: 'connected', agent_id: previewing.id })]),
+    );
+    expect(carrier.originated.map((call) => call.to)).toEqual(['+34912000701', '+34912000702']);
+    expect(dialer.previewsAwaitingLine.has(record.callId)).toBe(false);
+  });
+
   it('simulator: a campaign without a trunk still dials, through the simulator trunk', async () => {
     const { tenant, admin, agent } = await scene();
     const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000201' }], { name: 'No trunk', callerId: '+34910000002' });

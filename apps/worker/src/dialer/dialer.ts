@@ -100,6 +100,8 @@ export class Dialer {
   private readonly bridges = new Set<Promise<void>>();
   /** Campaigns that cannot dial right now, with the code and when it was last logged. */
   private readonly refusedCampaigns = new Map<string, { code: string; loggedAt: number }>();
+  /** Preview calls an agent asked for that wait for a free line on their trunk: call id → trunk id (tests, diagnostics). */
+  readonly previewsAwaitingLine = new Map<string, string>();
   /** Calls whose bridge to the agent failed, with the code (tests, diagnostics). */
   readonly bridgeFailures = new Map<string, string>();
   /** Originates placed since start (benchmarks). */
@@ -333,7 +335,7 @@ export class Dialer {
     return true;
   }
 
-  /** Preview records an agent asked to dial (reserved by the API for that agent): claim them and place them. */
+  /** Preview records agents asked to dial (reserved by the API for each agent), first asked first: claim them and place them. */
   private async placePreviewRequests(): Promise<void> {
     const requests = (await this.options.dataSource.query(
       `SELECT ct.id, ct.tenant_id, ct.campaign_id, ct.phone, ct.active_call_id, ct.attempts,
@@ -341,6 +343,7 @@ export class Dialer {
          FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
         WHERE ct.dialer_owner = 'preview' AND ct.preview_dial_at IS NOT NULL AND ct.active_call_id IS NOT NULL AND c.status = 'running'
           AND ($1::uuid[] IS NULL OR ct.tenant_id = ANY($1::uuid[]))
+        ORDER BY ct.preview_dial_at, ct.id
         LIMIT 100`,
       [this.options.tenantIds ?? null],
     )) as (ContactRow & {
@@ -350,7 +353,24 @@ export class Dialer {
       caller_id: string | null;
       trunk_id: string | null;
     })[];
+    for (const callId of this.previewsAwaitingLine.keys())
+      if (!requests.some((request) => request.active_call_id === callId)) this.previewsAwaitingLine.delete(callId);
     for (const request of requests) {
+      const route = await this.route(request);
+      // A preview dial takes a trunk line like any other call. With every line in use it waits for
+      // a later tick; preview requests go before pacing, so it gets the first line that frees.
+      if (route.ok && route.trunkId && route.maxConcurrentCalls) {
+        const inUse = await this.callsOnTrunk(request.tenant_id, route.trunkId);
+        if (inUse >= route.maxConcurrentCalls) {
+          if (!this.previewsAwaitingLine.has(request.active_call_id))
+            this.log(
+              `preview call ${request.active_call_id} waits for a line on trunk ${route.trunkId} (${inUse} of ${route.maxConcurrentCalls} in use)`,
+            );
+          this.previewsAwaitingLine.set(request.active_call_id, route.trunkId);
+          continue;
+        }
+      }
+      this.previewsAwaitingLine.delete(request.active_call_id);
       const [claimed] = (await this.options.dataSource.query(
         `UPDATE outbound_contacts SET dialer_owner = $2 WHERE id = $1 AND dialer_owner = 'preview' AND active_call_id = $3 RETURNING id`,
         [request.id, this.owner, request.active_call_id],
@@ -362,7 +382,7 @@ export class Dialer {
         request,
         request.active_call_id,
         request.attempts,
-        await this.route(request),
+        route,
       );
     }
   }
