@@ -128,7 +128,18 @@ describe('outbound campaigns API (e2e)', () => {
     const csv = await t.http().get(`/api/outbound/campaigns/${campaign.id}/results.csv`).set(bearer(f.adminA));
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.text).toContain('phone,name,attempt,status');
+    // Headed in the requester's language: Spanish by default, the console sends its own.
+    expect(csv.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe(
+      'Teléfono,Nombre,Intento,Estado,Resultado,Tipificación,Agente,Creada,Contestada,Finalizada',
+    );
+    const english = await t
+      .http()
+      .get(`/api/outbound/campaigns/${campaign.id}/results.csv`)
+      .set(bearer(f.adminA))
+      .set('Accept-Language', 'en');
+    expect(english.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe(
+      'Phone,Name,Attempt,Status,Outcome,Disposition,Agent,Created,Answered,Finished',
+    );
   });
 
   it('keeps do-not-call entries per tenant and per campaign', async () => {

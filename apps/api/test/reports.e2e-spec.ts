@@ -412,12 +412,44 @@ describe('Reports (e2e)', () => {
       { at: at(200).toISOString(), poll: 'Satisfacción', question: '¿Cómo le atendimos?', value: '@muy bien' },
     ]);
 
+    // Labelled in the requester's language (Spanish without Accept-Language); values stay as they are.
     const text = await t.http().get(`/api/reports/conversations/${conv.c1}/detail/download`).set(bearer(supervisor)).expect(200);
     expect(text.headers['content-type']).toContain('text/plain');
     expect(text.headers['content-disposition']).toBe(`attachment; filename="conversation-${conv.c1}.txt"`);
+    expect(text.text.split('\n').slice(0, 10)).toEqual([
+      `Conversación ${conv.c1}`,
+      'Canal: webchat',
+      'Línea: Ventas',
+      'Cliente: Carla',
+      'Agentes: Ana Agente',
+      'Estado: Closed',
+      `Inicio: ${detail.createdAt}`,
+      `Cierre: ${detail.closedAt}`,
+      '',
+      'Transcripción',
+    ]);
     expect(text.text).toContain(`[${at(40).toISOString()}] Carla: Hola <b>necesito</b> ayuda`);
+    expect(text.text).toContain('\nCambios de estado\n');
+    expect(text.text).toContain(`\nEncuesta\n[${at(200).toISOString()}] ¿Cómo le atendimos?: @muy bien\n`);
+    const german = await t
+      .http()
+      .get(`/api/reports/conversations/${conv.c1}/detail/download`)
+      .set(bearer(supervisor))
+      .set('Accept-Language', 'de-DE,de;q=0.9,en;q=0.8')
+      .expect(200);
+    expect(german.text.split('\n').slice(0, 3)).toEqual([`Gespräch ${conv.c1}`, 'Kanal: webchat', 'Linie: Ventas']);
+    expect(german.text).toContain('\nVerlauf\n');
     const csv = await t.http().get(`/api/reports/conversations/${conv.c1}/detail/download?format=csv`).set(bearer(supervisor)).expect(200);
-    expect(csv.text).toContain(`"${at(60).toISOString()}","message","Ana Agente","'=SUM(A1:A3)"`);
+    expect(csv.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe('"Hora","Tipo","Quién","Texto"');
+    expect(csv.text).toContain(`"${at(60).toISOString()}","Mensaje","Ana Agente","'=SUM(A1:A3)"`);
+    const russian = await t
+      .http()
+      .get(`/api/reports/conversations/${conv.c1}/detail/download?format=csv`)
+      .set(bearer(supervisor))
+      .set('Accept-Language', 'ru')
+      .expect(200);
+    expect(russian.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe('"Время","Тип","Кто","Текст"');
+    expect(russian.text).toContain(`"${at(200).toISOString()}","Опрос","Carla","¿Cómo le atendimos?: @muy bien"`);
 
     await t.http().get(`/api/reports/conversations/${conv.foreign}/detail`).set(bearer(supervisor)).expect(404);
     await t.http().get(`/api/reports/conversations/${conv.c1}/detail`).set(bearer(otherAdmin)).expect(404);

@@ -13,6 +13,7 @@ export * from './clock';
 export * from './telephony';
 export * from './reports';
 export * from './report-export-headers';
+export * from './download-labels';
 export * from './languages';
 export * from './dashboards';
 export * from './outbound';

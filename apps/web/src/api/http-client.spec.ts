@@ -70,7 +70,10 @@ describe(createApiClient.name, () => {
     // Read at every call: switching the language in the top bar applies to the next request.
     language = 'ru';
     await api.get('/api/menu');
-    expect(fetchMock.mock.calls.map((call) => headersOf(call)['Accept-Language'])).toEqual(['de', 'ru']);
+    // Downloads too: transcripts and results CSVs are labelled in it.
+    language = 'el';
+    await api.download('/api/outbound/campaigns/c1/results.csv');
+    expect(fetchMock.mock.calls.map((call) => headersOf(call)['Accept-Language'])).toEqual(['de', 'ru', 'el']);
     const { api: without, fetchMock: plain } = client(async () => ok(null));
     await without.get('/api/menu');
     expect(headersOf(plain.mock.calls[0])['Accept-Language']).toBeUndefined();

@@ -1,4 +1,5 @@
 import {
+  languageFromAcceptLanguage,
   CALLBACK_DUE_FILTERS,
   CALLBACK_STATUSES,
   DIALER_MODES,
@@ -12,8 +13,8 @@ import {
   type OutboundFormOptions,
   type Page,
 } from '@centralita/contracts';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Post, Put, Query, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { ApiErrors } from '../../common/api-envelope.decorator';
@@ -212,9 +213,14 @@ export class OutboundController {
   @Get('campaigns/:id/results.csv')
   @RequirePermission(MANAGE, PERMISSIONS.conversationsSupervise)
   @ApiOperation({ summary: 'Results report as CSV (formula cells neutralised; not enveloped)' })
+  @ApiHeader({ name: 'Accept-Language', required: false, description: 'Language of the column headers (es en el it sr de ru; default es)' })
   @ApiErrors(401, 403, 404)
-  async csv(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<StreamableFile> {
-    const csv = await this.outbound.resultsCsv(principal, id);
+  async csv(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ParseUuidPipe) id: string,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+  ): Promise<StreamableFile> {
+    const csv = await this.outbound.resultsCsv(principal, id, languageFromAcceptLanguage(acceptLanguage));
     return new StreamableFile(Buffer.from(`\uFEFF${csv}`, 'utf8'), {
       type: 'text/csv; charset=utf-8',
       disposition: 'attachment; filename="outbound-results.csv"',

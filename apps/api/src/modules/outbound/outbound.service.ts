@@ -1,6 +1,8 @@
 import {
   csvCell,
   DEFAULT_CALLING_WINDOWS,
+  DEFAULT_LANGUAGE,
+  DOWNLOAD_LABELS,
   DEFAULT_RETRY_DELAYS,
   OUTBOUND_LIMITS,
   PERMISSIONS,
@@ -11,6 +13,7 @@ import {
   type CallbackDueFilter,
   type CallbackStatus,
   type DoNotCallEntry,
+  type Language,
   type OutboundCallback,
   type OutboundFormOptions,
   type OutboundCallView,
@@ -521,14 +524,27 @@ export class OutboundService {
     return { items: rows.map((row) => callView(row, row.contact_name)), total, page, pageSize } as Page<OutboundCallView>;
   }
 
-  async resultsCsv(principal: Principal, campaignId: string): Promise<string> {
+  /** The campaign's calls as CSV, headed in `language`, the requester's (values stay codes and ISO times). */
+  async resultsCsv(principal: Principal, campaignId: string, language: Language = DEFAULT_LANGUAGE): Promise<string> {
     await this.get(principal, campaignId);
     const rows = (await this.dataSource.query(
       `SELECT oc.*, ct.name AS contact_name, u.name AS agent_name FROM outbound_calls oc JOIN outbound_contacts ct ON ct.id = oc.contact_id
          LEFT JOIN users u ON u.id = oc.agent_id WHERE oc.campaign_id = $1 ORDER BY oc.created_at, oc.id LIMIT 100000`,
       [campaignId],
     )) as (CallRow & { contact_name: string | null; agent_name: string | null })[];
-    const header = ['phone', 'name', 'attempt', 'status', 'outcome', 'disposition', 'agent', 'created_at', 'answered_at', 'finished_at'];
+    const labels = DOWNLOAD_LABELS[language].outboundResults;
+    const header = [
+      labels.phone,
+      labels.name,
+      labels.attempt,
+      labels.status,
+      labels.outcome,
+      labels.disposition,
+      labels.agent,
+      labels.createdAt,
+      labels.answeredAt,
+      labels.finishedAt,
+    ];
     const iso = (value: Date | null) => (value ? new Date(value).toISOString() : '');
     const lines = rows.map((row) =>
       [
@@ -546,6 +562,6 @@ export class OutboundService {
         .map(csvCell)
         .join(','),
     );
-    return [header.join(','), ...lines].join('\r\n') + '\r\n';
+    return [header.map(csvCell).join(','), ...lines].join('\r\n') + '\r\n';
   }
 }

@@ -94,14 +94,20 @@ export class ReportsController {
 
   @Get('conversations/:id/detail/download')
   @ApiOperation({ summary: 'The conversation detail as a text transcript (format=txt) or CSV (format=csv) attachment' })
+  @ApiHeader({
+    name: 'Accept-Language',
+    required: false,
+    description: 'Language of the labels and headers (es en el it sr de ru; default es)',
+  })
   @ApiErrors(400, 401, 403, 404)
   async detailDownload(
     @Param('id', ParseUuidPipe) id: string,
     @Query() query: DetailDownloadQueryDto,
     @CurrentPrincipal() principal: Principal,
+    @Headers('accept-language') acceptLanguage: string | undefined,
   ): Promise<StreamableFile> {
     const format = query.format ?? 'txt';
-    const file = await this.reports.conversationDetailFile(principal.clientId, id, format);
+    const file = await this.reports.conversationDetailFile(principal.clientId, id, format, languageFromAcceptLanguage(acceptLanguage));
     return new StreamableFile(Buffer.from(format === 'csv' ? `\uFEFF${file.body}` : file.body, 'utf8'), {
       type: CONTENT_TYPES[format],
       disposition: `attachment; filename="${file.fileName}"`,

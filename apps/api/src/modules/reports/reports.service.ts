@@ -1,4 +1,6 @@
 import {
+  DEFAULT_LANGUAGE,
+  DOWNLOAD_LABELS,
   REPORT_EXPORT_QUEUE,
   REPORT_MAX_RANGE_DAYS,
   csvLine,
@@ -204,37 +206,47 @@ export class ReportsService {
     };
   }
 
-  /** The detail as a plain-text transcript or a CSV of its events (cells neutralised). */
-  async conversationDetailFile(tenantId: string, id: string, format: 'txt' | 'csv'): Promise<{ body: string; fileName: string }> {
+  /**
+   * The detail as a plain-text transcript or a CSV of its events (cells neutralised), labelled in
+   * `language`, the requester's (DOWNLOAD_LABELS: labels only, values stay codes and ISO times).
+   */
+  async conversationDetailFile(
+    tenantId: string,
+    id: string,
+    format: 'txt' | 'csv',
+    language: Language = DEFAULT_LANGUAGE,
+  ): Promise<{ body: string; fileName: string }> {
     const d = await this.conversationDetail(tenantId, id);
     const fileName = `conversation-${id}.${format}`;
     if (format === 'csv') {
-      const rows: string[][] = [['time', 'kind', 'who', 'text']];
+      const labels = DOWNLOAD_LABELS[language].detailCsv;
+      const rows: string[][] = [[labels.time, labels.kind, labels.who, labels.text]];
       const events = [
-        ...d.messages.map((m) => [m.at, 'message', m.sender, m.text]),
-        ...d.transitions.map((t) => [t.at, 'status', t.actor ?? t.actorKind, `${t.from ?? ''} -> ${t.to} (${t.event})`]),
-        ...d.surveyAnswers.map((a) => [a.at, 'survey', d.customer, `${a.question}: ${a.value}`]),
+        ...d.messages.map((m) => [m.at, labels.message, m.sender, m.text]),
+        ...d.transitions.map((t) => [t.at, labels.status, t.actor ?? t.actorKind, `${t.from ?? ''} -> ${t.to} (${t.event})`]),
+        ...d.surveyAnswers.map((a) => [a.at, labels.survey, d.customer, `${a.question}: ${a.value}`]),
       ].sort((a, b) => a[0]!.localeCompare(b[0]!));
       rows.push(...events);
       return { body: rows.map((row) => csvLine(row.map(neutraliseCell))).join(''), fileName };
     }
+    const labels = DOWNLOAD_LABELS[language].transcript;
     const lines = [
-      `Conversation ${d.id}`,
-      `Channel: ${d.channel}`,
-      `Line: ${d.line ?? 'N/A'}`,
-      `Customer: ${d.customer}`,
-      `Agents: ${d.agents.join(', ') || 'N/A'}`,
-      `Status: ${d.status}`,
-      `Started: ${d.createdAt}`,
-      `Closed: ${d.closedAt ?? 'N/A'}`,
+      `${labels.conversation} ${d.id}`,
+      `${labels.channel}: ${d.channel}`,
+      `${labels.line}: ${d.line ?? labels.none}`,
+      `${labels.customer}: ${d.customer}`,
+      `${labels.agents}: ${d.agents.join(', ') || labels.none}`,
+      `${labels.status}: ${d.status}`,
+      `${labels.started}: ${d.createdAt}`,
+      `${labels.closed}: ${d.closedAt ?? labels.none}`,
       '',
-      'Transcript',
+      labels.messages,
       ...d.messages.map((m) => `[${m.at}] ${m.sender}: ${m.text}`),
       '',
-      'Status changes',
+      labels.statusChanges,
       ...d.transitions.map((t) => `[${t.at}] ${t.from ?? '-'} -> ${t.to} (${t.event}${t.actor ? `, ${t.actor}` : ''})`),
     ];
-    if (d.surveyAnswers.length) lines.push('', 'Survey', ...d.surveyAnswers.map((a) => `[${a.at}] ${a.question}: ${a.value}`));
+    if (d.surveyAnswers.length) lines.push('', labels.survey, ...d.surveyAnswers.map((a) => `[${a.at}] ${a.question}: ${a.value}`));
     return { body: `${lines.join('\n')}\n`, fileName };
   }
 
