@@ -123,6 +123,23 @@ describe('Console shell', () => {
     await context.close();
   }, 60_000);
 
+  it('signs every tab out when the user signs out in one of them', async () => {
+    const { context, page: first } = await newPage(browser, { language: 'en' });
+    await signIn(first, DEMO.supervisor);
+    await first.waitForURL('**/dashboard/superUser');
+    const second = await context.newPage();
+    await second.goto('/dashboard/superUser');
+    await second.getByTestId('topbar').waitFor();
+
+    await first.getByTestId('user-menu').click();
+    await first.getByTestId('logout').click();
+    await first.waitForURL('**/session/signin**');
+    // The other tab goes to sign-in at once, not at its next call to the API.
+    await second.waitForURL('**/session/signin**');
+    await expect(second.getByRole('status').textContent()).resolves.toContain('You have signed out.');
+    await context.close();
+  }, 60_000);
+
   it('redirects an unauthenticated visitor of a protected route to sign-in', async () => {
     const { context, page } = await newPage(browser);
     await page.goto('/users/Users');

@@ -158,6 +158,52 @@ describe(createApiClient.name, () => {
     expect(refreshes).toHaveLength(1);
   });
 
+  it('spends the shared refresh token once when two tabs refresh at the same moment: the second adopts what the first got', async () => {
+    // Two tabs: one storage, one browser-wide lock (Web Locks in the browser), one server that
+    // rotates the refresh token and takes a second use of a spent one for theft.
+    const shared = tokenSource();
+    let held: Promise<unknown> = Promise.resolve();
+    const crossTabLock = <T>(_name: string, work: () => Promise<T>): Promise<T> => {
+      const run = held.then(work);
+      held = run.catch(() => undefined);
+      return run;
+    };
+    const spent = new Set<string>();
+    let issued = 1;
+    const server = jest.fn(async (url: string, init: RequestInit) => {
+      if (!url.startsWith('/Session/RefreshToken')) return ok(null);
+      const presented = (init.headers as Record<string, string>)['X-Refresh-Token'];
+      if (spent.has(presented)) return fail(401, 'refresh_token_invalid');
+      spent.add(presented);
+      issued += 1;
+      return ok({ accessToken: `access-${issued}`, refreshToken: `refresh-${issued}` });
+    });
+    const tab = () => {
+      const onTokensRefreshed = jest.fn();
+      const api = createApiClient({
+        baseUrl: '',
+        fetch: server as unknown as typeof fetch,
+        tokens: shared,
+        crossTabLock,
+        onTokensRefreshed,
+      });
+      return { api, onTokensRefreshed };
+    };
+    const [first, second] = [tab(), tab()];
+
+    const results = await Promise.all([first.api.refreshSession(), second.api.refreshSession()]);
+
+    expect(server).toHaveBeenCalledTimes(1);
+    expect(results).toEqual([
+      { accessToken: 'access-2', refreshToken: 'refresh-2' },
+      { accessToken: 'access-2', refreshToken: 'refresh-2' },
+    ]);
+    expect(second.onTokensRefreshed).toHaveBeenCalledWith({ accessToken: 'access-2', refreshToken: 'refresh-2' });
+    expect(shared.state).toMatchObject({ accessToken: 'access-2', refreshToken: 'refresh-2' });
+    // The next refresh, from either tab, spends the new token.
+    await expect(second.api.refreshSession()).resolves.toEqual({ accessToken: 'access-3', refreshToken: 'refresh-3' });
+  });
+
   it('reports session expiry when the refresh is refused', async () => {
     const { api, onSessionExpired } = client(async (url) =>
       url.startsWith('/Session/RefreshToken') ? fail(401, 'refresh_token_invalid') : fail(401, 'Unauthorized'),

@@ -25,7 +25,24 @@ export interface ApiClientOptions {
   onTokensRefreshed?: (tokens: TokenPair) => void;
   /** The console's language, sent as Accept-Language (report exports head their files in it). */
   language?: () => string;
+  /**
+   * Runs `work` holding a lock shared by every tab of the console (default: the Web Locks API where
+   * the browser has it). Refreshes take it: tabs share one session, and its refresh token may be
+   * spent only once; a second use is taken for theft and ends the session everywhere.
+   */
+  crossTabLock?: CrossTabLock;
 }
+
+export type CrossTabLock = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+
+/** The browser's Web Locks when it has them; elsewhere (tests, old browsers) no lock beyond this tab's own single flight. */
+export const webLocks: CrossTabLock = (name, work) => {
+  const locks = (globalThis as { navigator?: { locks?: { request<T>(name: string, work: () => Promise<T>): Promise<T> } } }).navigator
+    ?.locks;
+  return locks ? locks.request(name, work) : work();
+};
+
+const REFRESH_LOCK = 'centralita.session-refresh';
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
@@ -133,7 +150,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  async function doRefresh(): Promise<TokenPair | false> {
+  /**
+   * Refreshes under the cross-tab lock. `seen` is the access token the caller found stored when it
+   * decided to refresh: if another tab stored a new one while this one waited for the lock, that
+   * one is adopted instead of spending the refresh token a second time.
+   */
+  async function doRefresh(seen: string | null): Promise<TokenPair | false> {
+    return (options.crossTabLock ?? webLocks)(REFRESH_LOCK, async () => {
+      const current = tokens.getAccessToken();
+      const refreshToken = tokens.getRefreshToken();
+      if (current && refreshToken && current !== seen) {
+        const pair: TokenPair = { accessToken: current, refreshToken };
+        options.onTokensRefreshed?.(pair);
+        return pair;
+      }
+      return spendRefreshToken();
+    });
+  }
+
+  async function spendRefreshToken(): Promise<TokenPair | false> {
     const userId = tokens.getUserId();
     const refreshToken = tokens.getRefreshToken();
     if (!userId || !refreshToken) return false;
@@ -156,7 +191,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   function refreshSession(): Promise<TokenPair | false> {
     if (!inflightRefresh) {
-      inflightRefresh = doRefresh().finally(() => {
+      inflightRefresh = doRefresh(tokens.getAccessToken()).finally(() => {
         inflightRefresh = null;
       });
     }

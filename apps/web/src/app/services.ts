@@ -4,6 +4,7 @@ import { isApiError } from '../api/api-error';
 import { createConsoleApi, type ConsoleApi } from '../api/console-api';
 import { createApiClient, type ApiClient } from '../api/http-client';
 import { authMachine } from '../auth/auth.machine';
+import { crossTabSessionEvent } from '../auth/cross-tab';
 import { browserStorage, createSessionStore, type SessionStore, type StorageLike } from '../auth/session-store';
 import { currentLanguage, initI18n } from '../i18n/i18n';
 
@@ -75,5 +76,13 @@ export function createAppServices(): AppServices {
     stored = null;
   }
   auth = createActor(machine, { input: { stored } });
+  const actor = auth;
+  // Fired in the other tabs only (never in the tab that wrote): see crossTabSessionEvent.
+  window.addEventListener('storage', (change) => {
+    if (change.storageArea && change.storageArea !== window.localStorage) return;
+    const snapshot = actor.getSnapshot();
+    const event = crossTabSessionEvent(change, session, snapshot.matches('authenticated') ? snapshot.context.userId : null);
+    if (event) actor.send(event);
+  });
   return { storage, session, api, client, auth, i18n };
 }

@@ -270,6 +270,22 @@ describe(authMachine.id, () => {
       expect(snapshot.context).toMatchObject({ loggedOut: false, idleSignedOut: false });
     });
 
+    it('signs out when another tab did, without telling the server again or touching the shared storage', async () => {
+      const { actor, effects } = await loggedIn();
+      actor.send({ type: 'auth.signedOutElsewhere' });
+      expect(authStatus(actor.getSnapshot())).toBe('unauthenticated');
+      expect(actor.getSnapshot().context).toMatchObject({ user: null, accessToken: null, loggedOut: true, idleSignedOut: false });
+      expect(effects.notifyLogout).not.toHaveBeenCalled();
+      expect(effects.clearSession).not.toHaveBeenCalled();
+    });
+
+    it('ignores a sign-out elsewhere while signed out', () => {
+      const { actor } = setupMachine();
+      actor.start();
+      actor.send({ type: 'auth.signedOutElsewhere' });
+      expect(actor.getSnapshot().context.loggedOut).toBe(false);
+    });
+
     it('tells the server with the token it is about to drop', async () => {
       const { actor, effects } = await loggedIn();
       actor.send({ type: 'auth.logout' });

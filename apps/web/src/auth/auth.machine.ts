@@ -45,7 +45,9 @@ export type AuthEvent =
   | { type: 'auth.logout'; reason?: 'idle' }
   /** Without tokens: refresh now. With tokens: someone else already refreshed; adopt them. */
   | { type: 'auth.refresh'; tokens?: TokenPair }
-  | { type: 'auth.expired' };
+  | { type: 'auth.expired' }
+  /** Another tab of the console signed out (the shared session is gone from storage). */
+  | { type: 'auth.signedOutElsewhere' };
 
 export interface AuthInput {
   stored: StoredSession | null;
@@ -286,6 +288,11 @@ export const authMachine = setup({
           ],
         },
         'auth.expired': { target: 'unauthenticated', actions: ['clearSession', 'forgetSession', 'markDisconnected'] },
+        // That tab told the server and cleared the storage: this one only forgets, as after its own logout.
+        'auth.signedOutElsewhere': {
+          target: 'unauthenticated',
+          actions: ['forgetSession', assign({ loggedOut: true, idleSignedOut: false, disconnected: false, error: null })],
+        },
         'auth.refresh': [
           { guard: 'eventCarriesTokens', target: '.active', reenter: true, actions: 'adoptTokens' },
           { target: '.refreshing' },
