@@ -106,6 +106,19 @@ export const authMachine = setup({
       showAllConversations: false,
     }),
     markDisconnected: assign({ disconnected: true, loggedOut: false, idleSignedOut: false, error: null }),
+    /** A login or a registration succeeded: the session starts afresh, notices gone (persistSession stores it). */
+    startSession: assign((_, { result }: { result: AuthResult }) => ({
+      user: result.user,
+      userId: result.user.id,
+      accessToken: result.accessToken,
+      refreshToken: result.refreshToken,
+      disconnected: false,
+      loggedOut: false,
+      idleSignedOut: false,
+      error: null,
+      userStatus: 'ONLINE' as LocalUserStatus,
+      showAllConversations: false,
+    })),
     adoptTokens: assign(({ event }) => {
       assertEvent(event, 'auth.refresh');
       return event.tokens ? { accessToken: event.tokens.accessToken, refreshToken: event.tokens.refreshToken } : {};
@@ -217,18 +230,7 @@ export const authMachine = setup({
             onDone: {
               target: '#auth.authenticated',
               actions: [
-                assign(({ event }) => ({
-                  user: event.output.user,
-                  userId: event.output.user.id,
-                  accessToken: event.output.accessToken,
-                  refreshToken: event.output.refreshToken,
-                  disconnected: false,
-                  loggedOut: false,
-                  idleSignedOut: false,
-                  error: null,
-                  userStatus: 'ONLINE' as LocalUserStatus,
-                  showAllConversations: false,
-                })),
+                { type: 'startSession', params: ({ event }) => ({ result: event.output }) },
                 {
                   type: 'persistSession',
                   params: ({ event }) => ({ result: event.output, userStatus: 'ONLINE', showAllConversations: false }),
@@ -248,18 +250,7 @@ export const authMachine = setup({
             onDone: {
               target: '#auth.authenticated',
               actions: [
-                assign(({ event }) => ({
-                  user: event.output.user,
-                  userId: event.output.user.id,
-                  accessToken: event.output.accessToken,
-                  refreshToken: event.output.refreshToken,
-                  disconnected: false,
-                  loggedOut: false,
-                  idleSignedOut: false,
-                  error: null,
-                  userStatus: 'ONLINE' as LocalUserStatus,
-                  showAllConversations: false,
-                })),
+                { type: 'startSession', params: ({ event }) => ({ result: event.output }) },
                 {
                   type: 'persistSession',
                   params: ({ event }) => ({ result: event.output, userStatus: 'ONLINE', showAllConversations: false }),
