@@ -17,6 +17,7 @@ import { isApiError } from '../api/api-error';
 import { formatDateTime } from '../format/format';
 import { createOutboundApi, isOverdue, type AgentCall, type PreviewRecord } from './outbound-api';
 import { CallScript, type WithScript } from './templates/CallScript';
+import { deskCallAfterPush } from './desk-call';
 import './outbound.css';
 
 /** Presence states from which the agent may start waiting for outbound calls. */
@@ -71,14 +72,13 @@ export function OutboundDeskPanel() {
     });
     socket.on(OUTBOUND_SOCKET_EVENTS.call, (view: OutboundCallView) => {
       setCall((held) => {
-        if (held && held.id === view.id) return view.version >= held.version ? { ...held, ...view } : held;
-        if (view.status === 'connected') {
+        const next = deskCallAfterPush(held, view, session.getUserId());
+        if (next.isNew) {
           setPreview(null);
           // A new call: fetch the full screen pop (campaign name).
           void api.currentCall().then((current) => current && setCall(current));
-          return { ...view, campaignName: '' };
         }
-        return held;
+        return next.call;
       });
     });
     return () => connection.close();

@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OutboundCallView } from '@centralita/contracts';
+import { deskCallAfterPush } from './desk-call';
+import type { AgentCall } from './outbound-api';
+
+const view = (overrides: Partial<OutboundCallView>): OutboundCallView => ({
+  id: 'call-1',
+  tenantId: 't-1',
+  campaignId: 'c-1',
+  contactId: 'ct-1',
+  phone: '+34910000001',
+  contactName: 'Ana',
+  attempt: 1,
+  status: 'connected',
+  outcome: null,
+  disposition: null,
+  agentId: 'me',
+  version: 3,
+  createdAt: '2026-11-25T10:00:00.000Z',
+  answeredAt: '2026-11-25T10:00:05.000Z',
+  connectedAt: '2026-11-25T10:00:06.000Z',
+  finishedAt: null,
+  ...overrides,
+});
+const held: AgentCall = { ...view({}), campaignName: 'Renewals' };
+
+describe(deskCallAfterPush.name, () => {
+  it('takes a call that connects to this agent as the new screen pop', () => {
+    expect(deskCallAfterPush(null, view({}), 'me')).toEqual({ call: { ...view({}), campaignName: '' }, isNew: true });
+  });
+
+  it("ignores a call connecting to another agent, which a supervisor's socket also hears", () => {
+    expect(deskCallAfterPush(null, view({ agentId: 'someone-else' }), 'me')).toEqual({ call: null, isNew: false });
+    expect(deskCallAfterPush(held, view({ id: 'call-2', agentId: 'someone-else' }), 'me')).toEqual({ call: held, isNew: false });
+  });
+
+  it('ignores calls of its own agent that are not connected yet, and any call when nobody is signed in', () => {
+    expect(deskCallAfterPush(null, view({ status: 'ringing' }), 'me')).toEqual({ call: null, isNew: false });
+    expect(deskCallAfterPush(null, view({}), null)).toEqual({ call: null, isNew: false });
+  });
+
+  it('updates the held call with newer views only, keeping what the screen pop fetched', () => {
+    expect(deskCallAfterPush(held, view({ status: 'wrapUp', version: 4 }), 'me')).toEqual({
+      call: { ...held, status: 'wrapUp', version: 4 },
+      isNew: false,
+    });
+    expect(deskCallAfterPush(held, view({ status: 'ringing', version: 2 }), 'me')).toEqual({ call: held, isNew: false });
+  });
+});

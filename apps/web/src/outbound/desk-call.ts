@@ -1,0 +1,19 @@
+import type { OutboundCallView } from '@centralita/contracts';
+import type { AgentCall } from './outbound-api';
+
+/**
+ * What the agent desk holds after an `outbound.call` push. The call it holds takes the newer view
+ * (pushes may arrive out of order: versions decide). Another call becomes the desk's only when it
+ * connects to this agent: a supervisor's socket also hears every call of the tenant, and a call
+ * connecting to someone else is not this desk's screen pop. `isNew` asks for the full screen pop
+ * (campaign name, script) over REST.
+ */
+export function deskCallAfterPush(
+  held: AgentCall | null,
+  view: OutboundCallView,
+  me: string | null,
+): { call: AgentCall | null; isNew: boolean } {
+  if (held && held.id === view.id) return { call: view.version >= held.version ? { ...held, ...view } : held, isNew: false };
+  if (view.status === 'connected' && me !== null && view.agentId === me) return { call: { ...view, campaignName: '' }, isNew: true };
+  return { call: held, isNew: false };
+}
