@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ALWAYS_OPEN, api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { eventually } from '../support/eventually';
 
 /**
  * Outbound dialing end to end: the built worker runs the dialer with the carrier simulator (every
@@ -23,6 +25,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
   let worker: ChildProcess | null = null;
   let campaignId: string;
   let agentId: string;
+  let adminToken: string;
+  let tenantId: string;
   const agentEmail = `outbound-${randomBytes(4).toString('hex')}@demo.centralita.io`;
   const agentName = `Outbound Agent ${randomBytes(2).toString('hex')}`;
 
@@ -32,6 +36,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
       password: DEMO_PASSWORD,
     });
     const token = session.accessToken;
+    adminToken = token;
+    tenantId = session.user.clientId;
     // An agent of our own, serving no line, so no other suite's chats or presence interfere.
     const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', token);
     const role = options.roles.find((item) => /agent/i.test(item.name));
@@ -89,6 +95,51 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     }
   }, 60_000);
 
+  /** A new agent of the demo tenant, serving no line. */
+  async function newAgent(tag: string): Promise<{ id: string; email: string }> {
+    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', adminToken);
+    const role = options.roles.find((item) => /agent/i.test(item.name))!;
+    const email = `${tag}-${randomBytes(4).toString('hex')}@demo.centralita.io`;
+    const user = await api<{ id: string }>('POST', '/api/users', adminToken, {
+      name: `${tag} ${randomBytes(2).toString('hex')}`,
+      email,
+      roleId: role.id,
+      password: DEMO_PASSWORD,
+      active: true,
+      attentionLineIds: [],
+      campaignIds: [],
+      pauseReasonCodes: [],
+    });
+    return { id: user.id, email };
+  }
+
+  /** A phone list written straight to the tables (the import has its own tests). */
+  async function phoneList(entries: { phone: string; name: string }[]): Promise<string> {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
+    const db = new Client({ connectionString: url.toString() });
+    await db.connect();
+    try {
+      const { rows } = await db.query(`INSERT INTO phone_lists (client_id, name, entry_count) VALUES ($1, $2, $3) RETURNING id`, [
+        tenantId,
+        `Browser list ${randomBytes(2).toString('hex')}`,
+        entries.length,
+      ]);
+      for (const [index, entry] of entries.entries()) {
+        await db.query(`INSERT INTO phone_list_entries (list_id, client_id, phone, name, line) VALUES ($1, $2, $3, $4, $5)`, [
+          rows[0].id,
+          tenantId,
+          entry.phone,
+          entry.name,
+          index + 2,
+        ]);
+      }
+      return rows[0].id as string;
+    } finally {
+      await db.end();
+    }
+  }
+
   afterAll(async () => {
     if (worker && worker.exitCode === null) {
       worker.kill('SIGTERM');
@@ -143,5 +194,67 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     await supervisor.locator('[data-testid=board-answered]', { hasText: '1' }).waitFor();
     await supervisor.locator('[data-testid=board-remaining]', { hasText: '11' }).waitFor();
     expect(await boardAgent().count()).toBe(1);
+  });
+  it("tells a preview agent that their call waits for a free line on the campaign's trunk, then connects it when one frees", async () => {
+    // A trunk of one line, held by a progressive campaign's call to another agent.
+    const trunk = await api<{ id: string }>('POST', '/api/trunks', adminToken, {
+      name: `One line ${randomBytes(2).toString('hex')}`,
+      host: 'sip.one-line.test',
+      callerId: '+34910000077',
+      maxConcurrentCalls: 1,
+    });
+    const [talking, previewing] = [await newAgent('talking'), await newAgent('previewing')];
+    const busy = await api<{ id: string }>('POST', '/api/outbound/campaigns', adminToken, {
+      name: `Browser busy line ${randomBytes(2).toString('hex')}`,
+      phoneListId: await phoneList([{ phone: '+34600177001', name: 'Holds the line' }]),
+      mode: 'progressive',
+      callingWindows: ALWAYS_OPEN,
+      trunkId: trunk.id,
+      agentIds: [talking.id],
+    });
+    const preview = await api<{ id: string }>('POST', '/api/outbound/campaigns', adminToken, {
+      name: `Browser preview ${randomBytes(2).toString('hex')}`,
+      phoneListId: await phoneList([{ phone: '+34600177002', name: 'Previewed Person' }]),
+      mode: 'preview',
+      callingWindows: ALWAYS_OPEN,
+      trunkId: trunk.id,
+      agentIds: [previewing.id],
+    });
+    for (const id of [busy.id, preview.id]) await api('POST', `/api/outbound/campaigns/${id}/start`, adminToken, {});
+    const talker = await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: talking.email, password: DEMO_PASSWORD });
+    await api('POST', '/api/agent/presence/login', talker.accessToken, {});
+    await api('POST', '/api/outbound/agent/waiting', talker.accessToken, {});
+    const call = await eventually(
+      async () => {
+        const current = await api<{ id: string; status: string } | null>('GET', '/api/outbound/agent/call', talker.accessToken);
+        expect(current?.status).toBe('connected');
+        return current!;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+
+    const { context, page } = await newPage(browser, { language: 'en' });
+    contexts.push(context);
+    await signIn(page, previewing.email);
+    await page.waitForURL('**/dashboard/**');
+    await page.goto('/conversations/agentConversations');
+    await page.getByTestId('presence-available').click();
+    await page.locator('[data-testid=preview-next]:not([disabled])').click();
+    await page.getByTestId('preview-phone').getByText('+34600177002').waitFor();
+    await page.getByTestId('preview-dial').click();
+    const waiting = page.getByTestId('preview-waiting-line');
+    await waiting.waitFor({ timeout: 30_000 });
+    expect(await waiting.textContent()).toMatch(
+      /Every line of the trunk is busy: the call to Previewed Person goes out as soon as one frees up \(waiting since \d\d:\d\d:\d\d\)\./,
+    );
+    // OUTBOUND_SCREENSHOTS=1 refreshes the user guide's picture of it.
+    if (process.env.OUTBOUND_SCREENSHOTS === '1')
+      await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/outbound-preview-waiting-line-en.png') });
+
+    // The other call ends: the line is free and the previewed call connects.
+    await api('POST', `/api/outbound/calls/${call.id}/hangup`, talker.accessToken, {});
+    await page.getByTestId('outbound-screen-pop').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('pop-phone').textContent()).toBe('+34600177002');
+    expect(await waiting.count()).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { OUTBOUND_SOCKET_EVENTS } from '@centralita/contracts';
 import type { CarrierProfile } from '@centralita/domain';
 import Redis from 'ioredis';
 import { Dialer } from '../../worker/src/dialer/dialer';
@@ -9,6 +10,7 @@ import { FAKE_SDP, FakeDrachtioServer, header, type InviteScript } from '../../w
 import { eventually as eventuallyWithin } from '../../../test/support/eventually';
 import { createTenant, createUser, type TestTenant } from './support/factories';
 import { ALWAYS_OPEN, createPhoneList } from './support/outbound';
+import { connectStaff, record as recordEvents, type StaffSocket } from './support/realtime';
 import { bearer, login, startTestApp, type TestApp } from './support/test-app';
 
 const eventually = <T>(assertion: () => T | Promise<T>) => eventuallyWithin(assertion, { intervalMs: 50, timeoutMs: 20_000 });
@@ -62,6 +64,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
   const dialers: Dialer[] = [];
   const telephonies: Telephony[] = [];
   const fakes: FakeDrachtioServer[] = [];
+  const sockets: StaffSocket[] = [];
 
   beforeAll(async () => {
     // As in outbound-dialer.e2e-spec.ts: this prefix's outbox rows all go by the fast path.
@@ -73,6 +76,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   });
   afterAll(async () => {
+    for (const socket of sockets) socket.close();
     for (const dialer of dialers) await dialer.stop();
     for (const telephony of telephonies) await telephony.close();
     for (const fake of fakes) await fake.close();
@@ -241,22 +245,41 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     await eventually(async () => expect((await calls(busy)).map((call) => call.status)).toEqual(['connected']));
 
     expect((await t.http().post('/api/agent/presence/login').set(bearer(previewing.token)).send({})).status).toBe(200);
-    const record = (await t.http().post('/api/outbound/agent/preview').set(bearer(previewing.token))).body.data as { callId: string };
-    expect((await t.http().post(`/api/outbound/agent/preview/${record.callId}/dial`).set(bearer(previewing.token))).status).toBe(200);
+    const desk = await connectStaff(t.url, previewing.token);
+    sockets.push(desk);
+    const pushes = recordEvents(desk);
+    const previewed = (await t.http().post('/api/outbound/agent/preview').set(bearer(previewing.token))).body.data as { callId: string };
+    expect((await t.http().post(`/api/outbound/agent/preview/${previewed.callId}/dial`).set(bearer(previewing.token))).status).toBe(200);
     // The dialer sees the request and holds it: nothing placed beyond the trunk's one line.
-    await eventually(() => expect(dialer.previewsAwaitingLine.get(record.callId)).toBe(trunkId));
-    expect(log).toContainEqual(`preview call ${record.callId} waits for a line on trunk ${trunkId} (1 of 1 in use)`);
+    await eventually(() => expect(dialer.previewsAwaitingLine.get(previewed.callId)).toBe(trunkId));
+    expect(log).toContainEqual(`preview call ${previewed.callId} waits for a line on trunk ${trunkId} (1 of 1 in use)`);
     expect(carrier.originated.map((call) => call.to)).toEqual(['+34912000701']);
     expect(await calls(preview)).toEqual([]);
+    // The agent's desk is told, by a push and on asking again.
+    const linePushes = () => pushes.filter((push) => push.event === OUTBOUND_SOCKET_EVENTS.preview).map((push) => push.data);
+    await eventually(() =>
+      expect(linePushes()).toEqual([{ callId: previewed.callId, waitingForLineSince: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) }]),
+    );
+    const since = (linePushes()[0] as { waitingForLineSince: string }).waitingForLineSince;
+    const again = (await t.http().post('/api/outbound/agent/preview').set(bearer(previewing.token))).body.data;
+    expect(again).toMatchObject({ callId: previewed.callId, dialRequested: true, waitingForLineSince: since });
 
     // The first call ends: the waiting preview call takes the line.
     const [first] = await calls(busy);
     await t.http().post(`/api/outbound/calls/${first.id}/hangup`).set(bearer(talking.token)).expect(200);
     await eventually(async () =>
-      expect(await calls(preview)).toEqual([expect.objectContaining({ id: record.callId, status: 'connected', agent_id: previewing.id })]),
+      expect(await calls(preview)).toEqual([
+        expect.objectContaining({ id: previewed.callId, status: 'connected', agent_id: previewing.id }),
+      ]),
     );
     expect(carrier.originated.map((call) => call.to)).toEqual(['+34912000701', '+34912000702']);
-    expect(dialer.previewsAwaitingLine.has(record.callId)).toBe(false);
+    expect(dialer.previewsAwaitingLine.has(previewed.callId)).toBe(false);
+    // The desk hears that the call has its line now.
+    await eventually(() => expect(linePushes().at(-1)).toEqual({ callId: previewed.callId, waitingForLineSince: null }));
+    const [contact] = (await t.dataSource.query(`SELECT preview_line_wait_since FROM outbound_contacts WHERE active_call_id = $1`, [
+      previewed.callId,
+    ])) as { preview_line_wait_since: Date | null }[];
+    expect(contact.preview_line_wait_since).toBeNull();
   });
 
   it('simulator: a campaign without a trunk still dials, through the simulator trunk', async () => {

@@ -172,7 +172,18 @@ export interface OutboundFormOptions {
 export const OUTBOUND_SOCKET_EVENTS = {
   board: 'outbound.board',
   call: 'outbound.call',
+  /** To the agent of a preview call they asked to dial: whether it waits for a free trunk line (OutboundPreviewLineView). */
+  preview: 'outbound.preview',
 } as const;
+
+/**
+ * A preview call the agent dialled waits for a free line on its campaign's trunk (since when), or
+ * no longer does (null: the dialer placed it).
+ */
+export interface OutboundPreviewLineView {
+  callId: string;
+  waitingForLineSince: string | null;
+}
 
 /** Queues between the dialer worker (telephony) and the API (which alone runs the machines). */
 export const OUTBOUND_QUEUES = {
@@ -205,7 +216,9 @@ export type OutboundCallEventJob =
   | { kind: 'campaignStartTimer'; campaignId: string; armedAt: number }
   | { kind: 'campaignEndTimer'; campaignId: string; armedAt: number }
   /** The dialer found nothing left to dial: the API completes the campaign if that is still true. */
-  | { kind: 'campaignExhausted'; campaignId: string };
+  | { kind: 'campaignExhausted'; campaignId: string }
+  /** A preview call the agent dialled waits for a free line on its trunk: the API tells the agent. */
+  | { kind: 'previewAwaitingLine'; callId: string; at: number };
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 

@@ -33,6 +33,7 @@ import { LineArrivalsIndex1763700960000 } from './migrations/1763700960000-line-
 import { MachineRowsFillfactor1763700970000 } from './migrations/1763700970000-machine-rows-fillfactor';
 import { ReportExportLanguage1763700980000 } from './migrations/1763700980000-report-export-language';
 import { LineRoutingSettings1763700990000 } from './migrations/1763700990000-line-routing-settings';
+import { PreviewLineWait1763701000000 } from './migrations/1763701000000-preview-line-wait';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -92,6 +93,7 @@ export const MIGRATIONS = [
   MachineRowsFillfactor1763700970000,
   ReportExportLanguage1763700980000,
   LineRoutingSettings1763700990000,
+  PreviewLineWait1763701000000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -9,15 +9,16 @@ import {
   type AgentView,
   type OutboundCallback,
   type OutboundCallView,
+  type OutboundPreviewLineView,
 } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { useServices } from '../app/ServicesContext';
 import { connectStaff } from '../desk/realtime/socket-client';
 import { isApiError } from '../api/api-error';
-import { formatDateTime } from '../format/format';
+import { formatDateTime, formatTime } from '../format/format';
 import { createOutboundApi, isOverdue, type AgentCall, type PreviewRecord } from './outbound-api';
 import { CallScript, type WithScript } from './templates/CallScript';
-import { deskCallAfterPush } from './desk-call';
+import { deskCallAfterPush, previewAfterLinePush } from './desk-call';
 import './outbound.css';
 
 /** Presence states from which the agent may start waiting for outbound calls. */
@@ -81,6 +82,7 @@ export function OutboundDeskPanel() {
         return next.call;
       });
     });
+    socket.on(OUTBOUND_SOCKET_EVENTS.preview, (view: OutboundPreviewLineView) => setPreview((held) => previewAfterLinePush(held, view)));
     return () => connection.close();
   }, [session, api, resync, acceptPresence]);
 
@@ -155,7 +157,15 @@ export function OutboundDeskPanel() {
                 <dd>{preview.attempt}</dd>
               </dl>
               <CallScript script={(preview as PreviewRecord & WithScript).script} testId="preview-script" />
-              {preview.dialRequested ? (
+              {preview.dialRequested && preview.waitingForLineSince ? (
+                <span className="outbound-desk__waiting" role="status" data-testid="preview-waiting-line">
+                  <i className="pi pi-clock" aria-hidden="true" />{' '}
+                  {t('outbound.desk.waitingForLine', {
+                    name: preview.name ?? preview.phone,
+                    time: formatTime(preview.waitingForLineSince, t),
+                  })}
+                </span>
+              ) : preview.dialRequested ? (
                 <span className="outbound-desk__waiting" role="status" data-testid="preview-dialing">
                   <i className="pi pi-spin pi-spinner" aria-hidden="true" />{' '}
                   {t('outbound.desk.dialing', { name: preview.name ?? preview.phone })}

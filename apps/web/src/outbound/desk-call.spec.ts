@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OutboundCallView } from '@centralita/contracts';
-import { deskCallAfterPush } from './desk-call';
-import type { AgentCall } from './outbound-api';
+import { deskCallAfterPush, previewAfterLinePush } from './desk-call';
+import type { AgentCall, PreviewRecord } from './outbound-api';
 
 const view = (overrides: Partial<OutboundCallView>): OutboundCallView => ({
   id: 'call-1',
@@ -45,5 +45,30 @@ describe(deskCallAfterPush.name, () => {
       isNew: false,
     });
     expect(deskCallAfterPush(held, view({ status: 'ringing', version: 2 }), 'me')).toEqual({ call: held, isNew: false });
+  });
+});
+
+describe(previewAfterLinePush.name, () => {
+  const preview: PreviewRecord = {
+    callId: 'call-1',
+    contactId: 'ct-1',
+    campaignId: 'c-1',
+    campaignName: 'Renewals',
+    phone: '+34910000001',
+    name: 'Ana',
+    attempt: 1,
+    dialRequested: true,
+    waitingForLineSince: null,
+  };
+
+  it('marks the previewed call as waiting for a line, then as placed', () => {
+    const waiting = previewAfterLinePush(preview, { callId: 'call-1', waitingForLineSince: '2026-11-25T10:00:00.000Z' });
+    expect(waiting).toEqual({ ...preview, waitingForLineSince: '2026-11-25T10:00:00.000Z' });
+    expect(previewAfterLinePush(waiting, { callId: 'call-1', waitingForLineSince: null })).toEqual(preview);
+  });
+
+  it('changes nothing for another call, or with no record previewed', () => {
+    expect(previewAfterLinePush(preview, { callId: 'call-2', waitingForLineSince: '2026-11-25T10:00:00.000Z' })).toBe(preview);
+    expect(previewAfterLinePush(null, { callId: 'call-1', waitingForLineSince: null })).toBeNull();
   });
 });

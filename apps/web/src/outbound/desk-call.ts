@@ -1,5 +1,5 @@
-import type { OutboundCallView } from '@centralita/contracts';
-import type { AgentCall } from './outbound-api';
+import type { OutboundCallView, OutboundPreviewLineView } from '@centralita/contracts';
+import type { AgentCall, PreviewRecord } from './outbound-api';
 
 /**
  * What the agent desk holds after an `outbound.call` push. The call it holds takes the newer view
@@ -16,4 +16,10 @@ export function deskCallAfterPush(
   if (held && held.id === view.id) return { call: view.version >= held.version ? { ...held, ...view } : held, isNew: false };
   if (view.status === 'connected' && me !== null && view.agentId === me) return { call: { ...view, campaignName: '' }, isNew: true };
   return { call: held, isNew: false };
+}
+
+/** The previewed record after an `outbound.preview` push: pushes about another call change nothing. */
+export function previewAfterLinePush(preview: PreviewRecord | null, view: OutboundPreviewLineView): PreviewRecord | null {
+  if (!preview || preview.callId !== view.callId) return preview;
+  return { ...preview, waitingForLineSince: view.waitingForLineSince };
 }

@@ -26,6 +26,8 @@ export interface PreviewRecord {
   name: string | null;
   attempt: number;
   dialRequested: boolean;
+  /** Dialled, but every line of the campaign's trunk is in use: waiting since then (ISO). */
+  waitingForLineSince?: string | null;
 }
 
 export interface DncQuery extends PagedQuery {

@@ -362,17 +362,14 @@ export class Dialer {
       if (route.ok && route.trunkId && route.maxConcurrentCalls) {
         const inUse = await this.callsOnTrunk(request.tenant_id, route.trunkId);
         if (inUse >= route.maxConcurrentCalls) {
-          if (!this.previewsAwaitingLine.has(request.active_call_id))
-            this.log(
-              `preview call ${request.active_call_id} waits for a line on trunk ${route.trunkId} (${inUse} of ${route.maxConcurrentCalls} in use)`,
-            );
-          this.previewsAwaitingLine.set(request.active_call_id, route.trunkId);
+          await this.holdPreview(request, route.trunkId, inUse, route.maxConcurrentCalls);
           continue;
         }
       }
       this.previewsAwaitingLine.delete(request.active_call_id);
       const [claimed] = (await this.options.dataSource.query(
-        `UPDATE outbound_contacts SET dialer_owner = $2 WHERE id = $1 AND dialer_owner = 'preview' AND active_call_id = $3 RETURNING id`,
+        `UPDATE outbound_contacts SET dialer_owner = $2, preview_line_wait_since = NULL
+          WHERE id = $1 AND dialer_owner = 'preview' AND active_call_id = $3 RETURNING id`,
         [request.id, this.owner, request.active_call_id],
       )) as [unknown[], number];
       if (claimed.length === 0) continue;
@@ -385,6 +382,23 @@ export class Dialer {
         route,
       );
     }
+  }
+
+  /**
+   * A preview call that waits for a line: recorded once on its contact (since when), logged, and
+   * reported so that the API tells the agent, whose desk would otherwise just keep saying "dialling".
+   */
+  private async holdPreview(request: ContactRow & { active_call_id: string }, trunkId: string, inUse: number, max: number): Promise<void> {
+    const callId = request.active_call_id;
+    this.previewsAwaitingLine.set(callId, trunkId);
+    const [marked] = (await this.options.dataSource.query(
+      `UPDATE outbound_contacts SET preview_line_wait_since = now()
+        WHERE id = $1 AND active_call_id = $2 AND dialer_owner = 'preview' AND preview_line_wait_since IS NULL RETURNING id`,
+      [request.id, callId],
+    )) as [unknown[], number];
+    if (marked.length === 0) return;
+    this.log(`preview call ${callId} waits for a line on trunk ${trunkId} (${inUse} of ${max} in use)`);
+    this.report(callId, 'w', { kind: 'previewAwaitingLine', callId, at: Date.now() });
   }
 
   /** Reports the reserved call to the API, then sends the INVITE through the route's trunk. */

@@ -20,6 +20,8 @@ export interface PreviewRecord {
   name: string | null;
   attempt: number;
   dialRequested: boolean;
+  /** Dialled, but every line of the campaign's trunk is in use: waiting since then (ISO); null otherwise. */
+  waitingForLineSince: string | null;
   /** The campaign template's script rendered for this contact; null when the campaign has none. */
   script?: RenderedScript | null;
 }
@@ -72,7 +74,8 @@ export class OutboundAgentService {
   private async reserved(principal: Principal): Promise<PreviewRecord | null> {
     const [row] = (await this.dataSource.query(
       `SELECT ct.active_call_id AS "callId", ct.id AS "contactId", ct.campaign_id AS "campaignId", c.name AS "campaignName", ct.phone, ct.name,
-              ct.attempts AS attempt, ct.preview_dial_at IS NOT NULL AS "dialRequested"
+              ct.attempts AS attempt, ct.preview_dial_at IS NOT NULL AS "dialRequested",
+              to_char(ct.preview_line_wait_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "waitingForLineSince"
          FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
         WHERE ct.preview_agent_id = $1 AND ct.tenant_id = $2 AND ct.active_call_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM outbound_calls oc WHERE oc.id = ct.active_call_id)

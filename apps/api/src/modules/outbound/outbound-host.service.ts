@@ -1,4 +1,10 @@
-import { OUTBOUND_SOCKET_EVENTS, roomName, type OutboundCallEventJob, type OutboundCallView } from '@centralita/contracts';
+import {
+  OUTBOUND_SOCKET_EVENTS,
+  roomName,
+  type OutboundCallEventJob,
+  type OutboundCallView,
+  type OutboundPreviewLineView,
+} from '@centralita/contracts';
 import {
   describeCampaignState,
   describeOutboundCallState,
@@ -335,6 +341,8 @@ export class OutboundHostService {
         return null;
       }
       await this.log(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1);
+      // A preview call that waited for a trunk line has one now: its agent's desk stops saying so.
+      await this.pushPreviewLine(manager, w, job.callId);
       return this.stepCall(manager, w, job.callId, { type: 'call.dialed' }, actor, undefined, job.at);
     });
   }
@@ -535,6 +543,36 @@ export class OutboundHostService {
   }
 
   /**
+   * Tells the agent of a preview call whether it waits for a free trunk line, as the contact row
+   * says now (the dialer sets and clears it), whichever of the dialer's reports comes first.
+   */
+  private async pushPreviewLine(manager: EntityManager, w: Work, callId: string): Promise<void> {
+    const [contact] = (await manager.query(
+      `SELECT preview_agent_id, preview_line_wait_since FROM outbound_contacts WHERE active_call_id = $1 AND preview_agent_id IS NOT NULL`,
+      [callId],
+    )) as { preview_agent_id: string; preview_line_wait_since: Date | null }[];
+    if (!contact) return;
+    const view: OutboundPreviewLineView = {
+      callId,
+      waitingForLineSince: contact.preview_line_wait_since ? new Date(contact.preview_line_wait_since).toISOString() : null,
+    };
+    const effect: OutboxEffect = {
+      topic: 'socket',
+      payload: {
+        emits: [
+          {
+            namespace: 'staff',
+            rooms: [roomName({ kind: 'agent', id: contact.preview_agent_id })],
+            event: OUTBOUND_SOCKET_EVENTS.preview,
+            data: view,
+          },
+        ],
+      },
+    };
+    w.outbox.push(...(await writeOutbox(manager, [effect])));
+  }
+
+  /**
    * Applies one job from the dialer (or one of this host's timers). Jobs are consumed concurrently
    * and by every API process, so a call's carrier events carry their order with them: the dialer
    * numbers them 1, 2, … per call (job id `<callId>.<seq>`) and `applyCarrierEvent` applies number n
@@ -601,6 +639,9 @@ export class OutboundHostService {
           return;
         case 'campaignEndTimer':
           await this.dispatchCampaign(job.campaignId, { type: 'campaign.endTimeReached', armedAt: job.armedAt }, SYSTEM);
+          return;
+        case 'previewAwaitingLine':
+          await this.run((manager, w) => this.pushPreviewLine(manager, w, job.callId));
           return;
         case 'ringing':
           await carrier(job.callId, { type: 'call.ringing' }, job.at);
