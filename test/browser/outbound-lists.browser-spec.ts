@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
 
 /**
@@ -58,21 +58,7 @@ describe('Outbound lists: do-not-call, callbacks, trunk and agent pickers', () =
   beforeAll(async () => {
     const session = await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: DEMO.admin, password: DEMO_PASSWORD });
     token = session.accessToken;
-    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', token);
-    const role = options.roles.find((item) => /agent/i.test(item.name));
-    if (!role) throw new Error('no agent role in the demo tenant');
-    agentId = (
-      await api<{ id: string }>('POST', '/api/users', token, {
-        name: agentName,
-        email: agentEmail,
-        roleId: role.id,
-        password: DEMO_PASSWORD,
-        active: true,
-        attentionLineIds: [],
-        campaignIds: [],
-        pauseReasonCodes: [],
-      })
-    ).id;
+    agentId = (await createDemoAgent(token, { name: agentName, email: agentEmail })).id;
     trunkId = (
       await api<{ id: string }>('POST', '/api/trunks', token, {
         name: trunkName,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ALWAYS_OPEN, api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { ALWAYS_OPEN, api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
 /**
  * Outbound templates in the console: an administrator writes a script, declares its placeholders
@@ -131,20 +131,8 @@ describe('Outbound templates', () => {
     const token = (await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: DEMO.admin, password: DEMO_PASSWORD }))
       .accessToken;
     // An agent of our own, so no other suite's campaigns or chats reach them.
-    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', token);
-    const role = options.roles.find((item) => /agent/i.test(item.name));
-    if (!role) throw new Error('no agent role in the demo tenant');
     const email = `script-${randomBytes(4).toString('hex')}@demo.centralita.io`;
-    const agent = await api<{ id: string }>('POST', '/api/users', token, {
-      name: `Script Agent ${suffix}`,
-      email,
-      roleId: role.id,
-      password: DEMO_PASSWORD,
-      active: true,
-      attentionLineIds: [],
-      campaignIds: [],
-      pauseReasonCodes: [],
-    });
+    const agent = await createDemoAgent(token, { name: `Script Agent ${suffix}`, email });
     const campaign = await api<{ id: string }>('POST', '/api/outbound/campaigns', token, {
       name: `Scripted preview ${suffix}`,
       phoneListId: DEMO_LIST_ID,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ALWAYS_OPEN, api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { ALWAYS_OPEN, api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
 
 /**
@@ -39,19 +39,7 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     adminToken = token;
     tenantId = session.user.clientId;
     // An agent of our own, serving no line, so no other suite's chats or presence interfere.
-    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', token);
-    const role = options.roles.find((item) => /agent/i.test(item.name));
-    if (!role) throw new Error('no agent role in the demo tenant');
-    const user = await api<{ id: string }>('POST', '/api/users', token, {
-      name: agentName,
-      email: agentEmail,
-      roleId: role.id,
-      password: DEMO_PASSWORD,
-      active: true,
-      attentionLineIds: [],
-      campaignIds: [],
-      pauseReasonCodes: [],
-    });
+    const user = await createDemoAgent(token, { name: agentName, email: agentEmail });
     agentId = user.id;
     const campaign = await api<{ id: string }>('POST', '/api/outbound/campaigns', token, {
       name: `Browser progressive ${randomBytes(2).toString('hex')}`,
@@ -97,20 +85,9 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
 
   /** A new agent of the demo tenant, serving no line. */
   async function newAgent(tag: string): Promise<{ id: string; email: string }> {
-    const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', adminToken);
-    const role = options.roles.find((item) => /agent/i.test(item.name))!;
     const email = `${tag}-${randomBytes(4).toString('hex')}@demo.centralita.io`;
-    const user = await api<{ id: string }>('POST', '/api/users', adminToken, {
-      name: `${tag} ${randomBytes(2).toString('hex')}`,
-      email,
-      roleId: role.id,
-      password: DEMO_PASSWORD,
-      active: true,
-      attentionLineIds: [],
-      campaignIds: [],
-      pauseReasonCodes: [],
-    });
-    return { id: user.id, email };
+    const { id } = await createDemoAgent(adminToken, { name: `${tag} ${randomBytes(2).toString('hex')}`, email });
+    return { id, email };
   }
 
   /** A phone list written straight to the tables (the import has its own tests). */

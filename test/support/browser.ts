@@ -69,6 +69,25 @@ export async function api<T>(method: string, route: string, token: string | null
   return envelope.data;
 }
 
+/**
+ * An agent of the demo tenant made for one suite (the demo password, serving no line, in no
+ * campaign), so no other suite's chats, campaigns or presence reach them.
+ */
+export async function createDemoAgent(adminToken: string, user: { name: string; email: string }): Promise<{ id: string }> {
+  const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', adminToken);
+  const role = options.roles.find((item) => /agent/i.test(item.name));
+  if (!role) throw new Error('no agent role in the demo tenant');
+  return api<{ id: string }>('POST', '/api/users', adminToken, {
+    ...user,
+    roleId: role.id,
+    password: DEMO_PASSWORD,
+    active: true,
+    attentionLineIds: [],
+    campaignIds: [],
+    pauseReasonCodes: [],
+  });
+}
+
 /** Calling windows open all day, every day (outbound campaigns that must dial whenever the test runs). */
 export const ALWAYS_OPEN = Object.fromEntries(
   ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'].map((day) => [day, [{ from: '00:00', to: '23:59' }]]),
