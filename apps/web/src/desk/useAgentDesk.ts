@@ -3,7 +3,7 @@ import type { AgentView, ConversationView, MessageView, NoteView } from '@centra
 import { isApiError } from '../api/api-error';
 import { useAuth, useServices } from '../app/ServicesContext';
 import type { DeskApi, PauseReason } from './desk-api';
-import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
+import { applyReadMark, concernsAgentDesk, mergeMessages, VersionStore } from './logic/version-store';
 import { loggedOutView } from './logic/machines';
 import { connectStaff, type RealtimeConnection, type StaffSocket } from './realtime/socket-client';
 
@@ -92,6 +92,7 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     connectionRef.current = connection;
     const { socket } = connection;
     socket.on('conversation.updated', (view) => {
+      if (!concernsAgentDesk(view, me.id, conversations)) return;
       const before = conversations.get(view.id);
       if (!conversations.accept(view)) return;
       const newlyMine = view.status === 'Active' && view.agentId === me.id && !(before?.status === 'Active' && before.agentId === me.id);

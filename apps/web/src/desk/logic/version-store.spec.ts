@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { applyReadMark, mergeMessages, VersionStore } from './version-store';
+import { applyReadMark, concernsAgentDesk, mergeMessages, VersionStore } from './version-store';
 
 type Item = { id: string; version: number; status: string };
 
@@ -60,5 +60,20 @@ describe('message merging', () => {
   it("marks the other side's messages read up to the sequence", () => {
     const marked = applyReadMark([m('a', 1, 'agent'), m('b', 2, 'customer'), m('c', 3, 'agent')], 'customer', 2, 'T');
     expect(marked.map((x) => x.readAt)).toEqual(['T', null, null]);
+  });
+});
+
+describe(concernsAgentDesk.name, () => {
+  const held = new VersionStore<{ id: string; version: number; agentId: string | null }>((item) => item.id);
+  held.accept({ id: 'shown', version: 1, agentId: 'me' });
+
+  it("keeps the agent's own conversations and the ones the desk holds (seen leaving when transferred away)", () => {
+    expect(concernsAgentDesk({ id: 'new', agentId: 'me' }, 'me', held)).toBe(true);
+    expect(concernsAgentDesk({ id: 'shown', agentId: 'someone-else' }, 'me', held)).toBe(true);
+  });
+
+  it("leaves out the rest of the tenant, which a supervisor's socket also hears", () => {
+    expect(concernsAgentDesk({ id: 'other', agentId: 'someone-else' }, 'me', held)).toBe(false);
+    expect(concernsAgentDesk({ id: 'queued', agentId: null }, 'me', held)).toBe(false);
   });
 });

@@ -74,3 +74,13 @@ export function applyReadMark<T extends { sequence: number; senderKind: string; 
     return { ...message, readAt: at };
   });
 }
+
+/**
+ * Whether a conversation push is the agent desk's business: the agent's own conversations, and the
+ * ones the desk already holds (so one transferred away is seen leaving). A supervisor's socket hears
+ * every conversation of the tenant; keeping them all would grow the desk's memory all day and
+ * re-render it for other people's work.
+ */
+export function concernsAgentDesk(view: { id: string; agentId: string | null }, me: string, held: { has(id: string): boolean }): boolean {
+  return view.agentId === me || held.has(view.id);
+}
