@@ -127,6 +127,22 @@ export interface OutboundCallView {
   script?: RenderedScript | null;
 }
 
+/** A contact reserved for one agent in a preview campaign (POST /api/outbound/agent/preview). */
+export interface PreviewRecord {
+  callId: string;
+  contactId: string;
+  campaignId: string;
+  campaignName: string;
+  phone: string;
+  name: string | null;
+  attempt: number;
+  dialRequested: boolean;
+  /** Dialled, but every line of the campaign's trunk is in use: waiting since then (ISO); null otherwise. */
+  waitingForLineSince: string | null;
+  /** The campaign template's script rendered for this contact; null when the campaign has none. */
+  script?: RenderedScript | null;
+}
+
 export interface DoNotCallEntry {
   id: string;
   phone: string;

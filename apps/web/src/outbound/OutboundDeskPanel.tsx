@@ -17,7 +17,7 @@ import { connectStaff } from '../desk/realtime/socket-client';
 import { isApiError } from '../api/api-error';
 import { formatDateTime, formatTime } from '../format/format';
 import { createOutboundApi, isOverdue, type AgentCall, type PreviewRecord } from './outbound-api';
-import { CallScript, type WithScript } from './templates/CallScript';
+import { CallScript } from './templates/CallScript';
 import { deskCallAfterPush, previewAfterLinePush } from './desk-call';
 import './outbound.css';
 
@@ -156,7 +156,7 @@ export function OutboundDeskPanel() {
                 <dt>{t('outbound.fields.attempt')}</dt>
                 <dd>{preview.attempt}</dd>
               </dl>
-              <CallScript script={(preview as PreviewRecord & WithScript).script} testId="preview-script" />
+              <CallScript script={preview.script} testId="preview-script" />
               {preview.dialRequested && preview.waitingForLineSince ? (
                 <span className="outbound-desk__waiting" role="status" data-testid="preview-waiting-line">
                   <i className="pi pi-clock" aria-hidden="true" />{' '}

@@ -11,24 +11,14 @@ import type {
   OptionItem,
   Page,
   PagedQuery,
+  PreviewRecord,
 } from '@centralita/contracts';
 import type { ApiClient, Query } from '../api/http-client';
 
 export type CampaignAction = 'start' | 'pause' | 'resume' | 'cancel';
 export type CampaignCommand = CampaignAction | 'schedule';
 export type AgentCall = OutboundCallView & { campaignName: string };
-export interface PreviewRecord {
-  callId: string;
-  contactId: string;
-  campaignId: string;
-  campaignName: string;
-  phone: string;
-  name: string | null;
-  attempt: number;
-  dialRequested: boolean;
-  /** Dialled, but every line of the campaign's trunk is in use: waiting since then (ISO). */
-  waitingForLineSince?: string | null;
-}
+export type { PreviewRecord };
 
 export interface DncQuery extends PagedQuery {
   campaignId?: string;

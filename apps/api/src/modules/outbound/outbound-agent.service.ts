@@ -1,4 +1,4 @@
-import type { AgentView, RenderedScript } from '@centralita/contracts';
+import type { AgentView, PreviewRecord } from '@centralita/contracts';
 import { isWithinCallingWindow, type CallingWindows } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -9,22 +9,6 @@ import { MachineHostService } from '../machine-host/machine-host.service';
 import { agentView } from '../machine-host/views';
 import { OutboundHostService } from './outbound-host.service';
 import { campaignScript } from '../outbound-templates/template-rules';
-
-/** A contact reserved for one agent in a preview campaign. */
-export interface PreviewRecord {
-  callId: string;
-  contactId: string;
-  campaignId: string;
-  campaignName: string;
-  phone: string;
-  name: string | null;
-  attempt: number;
-  dialRequested: boolean;
-  /** Dialled, but every line of the campaign's trunk is in use: waiting since then (ISO); null otherwise. */
-  waitingForLineSince: string | null;
-  /** The campaign template's script rendered for this contact; null when the campaign has none. */
-  script?: RenderedScript | null;
-}
 
 const PREVIEW_OWNER = 'preview';
 

@@ -2,9 +2,6 @@ import { useTranslation } from 'react-i18next';
 import type { RenderedScript } from '@centralita/contracts';
 import { ScriptText } from './ScriptText';
 
-/** What the agent's preview record and screen pop may carry: the campaign template's script for the contact. */
-export type WithScript = { script?: RenderedScript | null };
-
 /** The campaign's script rendered for the contact in the agent's outbound panel; nothing when the campaign has no template. */
 export function CallScript({ script, testId }: { script: RenderedScript | null | undefined; testId: string }) {
   const { t } = useTranslation();
