@@ -355,16 +355,22 @@ export class Dialer {
     })[];
     for (const callId of this.previewsAwaitingLine.keys())
       if (!requests.some((request) => request.active_call_id === callId)) this.previewsAwaitingLine.delete(callId);
+    // Looked up once per campaign and per trunk in a tick: many requests may wait on one trunk.
+    const routes = new Map<string, Promise<DialingRoute>>();
+    const linesInUse = new Map<string, number>();
     for (const request of requests) {
-      const route = await this.route(request);
+      if (!routes.has(request.campaign_id)) routes.set(request.campaign_id, this.route(request));
+      const route = await routes.get(request.campaign_id)!;
       // A preview dial takes a trunk line like any other call. With every line in use it waits for
       // a later tick; preview requests go before pacing, so it gets the first line that frees.
       if (route.ok && route.trunkId && route.maxConcurrentCalls) {
-        const inUse = await this.callsOnTrunk(request.tenant_id, route.trunkId);
+        const inUse = linesInUse.get(route.trunkId) ?? (await this.callsOnTrunk(request.tenant_id, route.trunkId));
+        linesInUse.set(route.trunkId, inUse);
         if (inUse >= route.maxConcurrentCalls) {
           await this.holdPreview(request, route.trunkId, inUse, route.maxConcurrentCalls);
           continue;
         }
+        linesInUse.set(route.trunkId, inUse + 1);
       }
       this.previewsAwaitingLine.delete(request.active_call_id);
       const [claimed] = (await this.options.dataSource.query(
