@@ -44,9 +44,6 @@ describe('batched supervisor stream', () => {
     const plain = await connectStaff(t.url, supervisor.token);
     const batched = await connectBatchedStaff(t.url, supervisor.token);
     sockets.push(plain, batched);
-    const id = await openConversation(t, tenant, lineId);
-    // The batched supervisor also watches the conversation itself: it must still get each push once.
-    expect(await new Promise((resolve) => batched.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
     const frames = record(batched);
     const plainReceived = record(plain);
     const unpacked: { event: string; data: unknown }[] = [];
@@ -57,6 +54,13 @@ describe('batched supervisor stream', () => {
       ),
     );
     batched.on('conversation.updated', (data) => unpacked.push({ event: 'conversation.updated', data }));
+    const id = await openConversation(t, tenant, lineId);
+    // Its creation is pushed after the commit: let it arrive before the tests count what follows.
+    await eventually(() => expect(versionsOf(plainReceived, id)).toContain(1));
+    await eventually(() => expect(versionsOf(unpacked, id)).toContain(1));
+    // The batched supervisor also watches the conversation itself: it must still get each push once.
+    expect(await new Promise((resolve) => batched.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
+    for (const received of [frames, plainReceived, unpacked]) received.length = 0;
     return { tenant, id, frames, plainReceived, unpacked };
   }
 
