@@ -1,7 +1,7 @@
 import { PHONE_IMPORT_LIMITS, type PhoneImportFailureCode } from '@centralita/contracts';
 import type { DataSource } from 'typeorm';
-import { checkRows } from './phone-list-rows';
-import { readSpreadsheet, SpreadsheetRefused, type Limits } from './spreadsheet-reader';
+import { RowChecker } from './phone-list-rows';
+import { eachSpreadsheetRow, SpreadsheetRefused, type Limits } from './spreadsheet-reader';
 
 const BATCH = 1000;
 
@@ -25,15 +25,16 @@ export async function runPhoneListImport(db: DataSource, importId: string, limit
     );
 
   await db.query(`UPDATE phone_list_imports SET status = 'running', progress = 5 WHERE id = $1`, [importId]);
-  let rows: string[][];
+  // Rows are checked as the reader streams them: only valid phones and the error report are kept.
+  const checker = new RowChecker(job.default_country);
   try {
-    rows = readSpreadsheet(job.file ?? Buffer.alloc(0), limits);
+    await eachSpreadsheetRow(job.file ?? Buffer.alloc(0), limits, (cells) => checker.push(cells));
   } catch (error) {
     if (error instanceof SpreadsheetRefused) return void (await fail(error.code, error.reason));
     throw error;
   }
   await progress(30);
-  const { valid, errors } = checkRows(rows, job.default_country);
+  const { valid, errors } = checker;
   const total = valid.length + errors.length;
   if (errors.length)
     return void (await fail('rows_invalid', `${errors.length} rows have problems; nothing was imported`, { total, errors }));
@@ -62,4 +63,16 @@ export async function runPhoneListImport(db: DataSource, importId: string, limit
       [importId, valid.length, listId],
     );
   });
+}
+
+/**
+ * Ends an import whose job failed for good (its last attempt threw): the console shows a reason
+ * instead of "importing" forever. A finished import is left as it is.
+ */
+export async function failPhoneListImport(db: DataSource, importId: string): Promise<void> {
+  await db.query(
+    `UPDATE phone_list_imports SET status = 'failed', progress = 100, failure = $2, failure_code = 'import_failed', file = NULL, finished_at = now()
+      WHERE id = $1 AND status IN ('queued', 'running')`,
+    [importId, 'the import could not be completed; try again'],
+  );
 }

@@ -15,59 +15,83 @@ export interface RowError {
 const PHONE_HEADERS = ['phone', 'telefono', 'teléfono', 'numero', 'número', 'number', 'mobile', 'celular'];
 const NAME_HEADERS = ['name', 'nombre', 'contact', 'contacto'];
 
+/** E.164 numbers have at most 15 digits. */
+const E164_MAX_DIGITS = 15;
+/** A refused row's value is echoed in the report (jsonb and the errors CSV) at most this long. */
+const ERROR_VALUE_MAX = 200;
+
 /** E.164 of a raw number: '+' or '00' numbers are international; others use the list's country. */
 export function toE164(raw: string, defaultCountry: string | null): string | null {
   const trimmed = raw.trim().replace(/^00/, '+');
   const parsed = parsePhoneNumberFromString(trimmed, (defaultCountry ?? undefined) as CountryCode | undefined);
   if (parsed?.isPossible()) return parsed.number;
   // No country to resolve a national number: keep its digits as international when long enough.
-  if (!defaultCountry && trimmed.startsWith('+') && phoneDigits(trimmed).length >= LIMITS.minPhoneDigits) return `+${phoneDigits(trimmed)}`;
+  const digits = phoneDigits(trimmed);
+  if (!defaultCountry && trimmed.startsWith('+') && digits.length >= LIMITS.minPhoneDigits && digits.length <= E164_MAX_DIGITS)
+    return `+${digits}`;
   return null;
 }
 
 /**
- * Validates every row (line numbers as the user sees them, header = line 1). Phones need 8+
- * digits and a valid E.164 form; duplicates (after normalisation) are errors too.
+ * Validates rows one at a time, as a reader streams them (line numbers as the user sees them,
+ * header = line 1). Phones need 8+ digits and a valid E.164 form; duplicates (after
+ * normalisation) are errors too. Only what the import stores is kept, never the rows.
  */
-export function checkRows(rows: string[][], defaultCountry: string | null): { valid: ImportedRow[]; errors: RowError[] } {
-  const header = (rows[0] ?? []).map((cell) => cell.trim().toLowerCase());
-  let phoneCol = header.findIndex((h) => PHONE_HEADERS.includes(h));
-  let nameCol = header.findIndex((h) => NAME_HEADERS.includes(h));
-  const hasHeader = phoneCol >= 0;
-  if (!hasHeader) {
-    phoneCol = 0;
-    nameCol = 1;
-  }
-  const valid: ImportedRow[] = [];
-  const errors: RowError[] = [];
-  const seen = new Map<string, number>();
-  rows.forEach((cells, index) => {
-    if (hasHeader && index === 0) return;
+export class RowChecker {
+  readonly valid: ImportedRow[] = [];
+  readonly errors: RowError[] = [];
+  private readonly seen = new Map<string, number>();
+  private index = 0;
+  private phoneCol = 0;
+  private nameCol = 1;
+  private hasHeader = false;
+
+  constructor(private readonly defaultCountry: string | null) {}
+
+  push(cells: string[]): void {
+    const index = this.index++;
+    if (index === 0) {
+      const header = cells.map((cell) => cell.trim().toLowerCase());
+      const phoneCol = header.findIndex((h) => PHONE_HEADERS.includes(h));
+      this.hasHeader = phoneCol >= 0;
+      if (this.hasHeader) {
+        this.phoneCol = phoneCol;
+        this.nameCol = header.findIndex((h) => NAME_HEADERS.includes(h));
+        return;
+      }
+    }
     const line = index + 1;
     if (cells.every((cell) => cell.trim() === '')) return;
-    const raw = (cells[phoneCol] ?? '').trim();
+    const raw = (cells[this.phoneCol] ?? '').trim();
+    const value = raw.slice(0, ERROR_VALUE_MAX);
     const issue = validatePhone(raw);
     if (issue) {
-      errors.push({
+      this.errors.push({
         line,
-        value: raw,
+        value,
         reason: issue.key === 'required' ? 'phone is required' : `phone must have at least ${LIMITS.minPhoneDigits} digits`,
       });
       return;
     }
-    const e164 = toE164(raw, defaultCountry);
+    const e164 = toE164(raw, this.defaultCountry);
     if (!e164) {
-      errors.push({ line, value: raw, reason: 'phone is not a valid number' });
+      this.errors.push({ line, value, reason: 'phone is not a valid number' });
       return;
     }
-    const first = seen.get(e164);
+    const first = this.seen.get(e164);
     if (first !== undefined) {
-      errors.push({ line, value: raw, reason: `duplicate of line ${first}` });
+      this.errors.push({ line, value, reason: `duplicate of line ${first}` });
       return;
     }
-    seen.set(e164, line);
-    const name = nameCol >= 0 ? (cells[nameCol] ?? '').trim().slice(0, 160) : '';
-    valid.push({ line, phone: e164, name: name || null });
-  });
-  return { valid, errors };
+    this.seen.set(e164, line);
+    const name = this.nameCol >= 0 ? (cells[this.nameCol] ?? '').trim().slice(0, 160) : '';
+    this.valid.push({ line, phone: e164, name: name || null });
+  }
+}
+
+/** Every row at once (see RowChecker). */
+export function checkRows(rows: string[][], defaultCountry: string | null): { valid: ImportedRow[]; errors: RowError[] } {
+  const checker = new RowChecker(defaultCountry);
+  for (const cells of rows) checker.push(cells);
+  return { valid: checker.valid, errors: checker.errors };
 }

@@ -1,8 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { PHONE_IMPORT_FAILURE_CODES } from '@centralita/contracts';
+import { PHONE_IMPORT_FAILURE_CODES, type PhoneImportState } from '@centralita/contracts';
 import i18next from 'i18next';
+import de from '../../locales/de.json';
+import el from '../../locales/el.json';
+import en from '../../locales/en.json';
 import es from '../../locales/es.json';
+import it_ from '../../locales/it.json';
 import ru from '../../locales/ru.json';
+import sr from '../../locales/sr.json';
 import { importFailureText } from './phone-import-failure';
 
 const translator = async (lng: string, translation: object) => {
@@ -28,6 +33,11 @@ describe(importFailureText.name, () => {
   it('has a translation for every code', async () => {
     for (const [lng, resources] of [
       ['es', es],
+      ['en', en],
+      ['el', el],
+      ['it', it_],
+      ['sr', sr],
+      ['de', de],
       ['ru', ru],
     ] as const) {
       const t = await translator(lng, resources);
@@ -37,6 +47,15 @@ describe(importFailureText.name, () => {
         expect(text).not.toContain('admin.phoneLists');
       }
     }
+  });
+
+  it('names the limit a hostile file crossed', async () => {
+    const t = await translator('es', es);
+    const text = (failureCode: PhoneImportState['failureCode']) => importFailureText({ failure: 'english', failureCode, errorRows: 0 }, t);
+    expect(text('too_many_columns')).toBe('Una fila tiene más de 1000 columnas.');
+    expect(text('cell_too_large')).toBe('Una celda contiene más de 32767 caracteres.');
+    expect(text('too_slow')).toBe('La lectura del archivo tardó más de 30 segundos; divídalo en archivos más pequeños.');
+    expect(text('encrypted')).toBe('El archivo está protegido con contraseña; guárdelo sin contraseña y vuelva a intentarlo.');
   });
 
   it('counts rejected rows, and falls back to the text for unknown or missing codes', async () => {

@@ -13,6 +13,9 @@ export function importFailureText(state: Pick<PhoneImportState, 'failure' | 'fai
     return t(`admin.phoneLists.failures.${code}`, {
       mb: PHONE_IMPORT_LIMITS.maxFileBytes / 1024 / 1024,
       rows: PHONE_IMPORT_LIMITS.maxRows,
+      columns: PHONE_IMPORT_LIMITS.maxColumns,
+      chars: PHONE_IMPORT_LIMITS.maxCellChars,
+      seconds: PHONE_IMPORT_LIMITS.parseTimeoutMs / 1000,
     });
   }
   return state.failure ?? '';

@@ -64,3 +64,36 @@ export function xlsx(rows: string[][]): Buffer {
     { name: 'xl/worksheets/sheet1.xml', data: Buffer.from(sheet) },
   ]);
 }
+
+/**
+ * The outline of a password-protected Office workbook (MS-OFFCRYPTO): an OLE compound file whose
+ * directory names the EncryptionInfo and EncryptedPackage streams. Header and one directory sector
+ * only, with no real cipher text: enough for anything that reads the container's shape.
+ */
+export function officeEncrypted(): Buffer {
+  const header = Buffer.alloc(512);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header, 0);
+  header.writeUInt16LE(0x3e, 24); // minor version
+  header.writeUInt16LE(3, 26); // major version 3: 512-byte sectors
+  header.writeUInt16LE(0xfffe, 28); // byte order
+  header.writeUInt16LE(9, 30); // sector shift
+  header.writeUInt16LE(6, 32); // mini sector shift
+  header.writeUInt32LE(1, 44); // FAT sectors
+  header.writeUInt32LE(1, 48); // first directory sector
+  header.writeUInt32LE(4096, 56); // mini stream cutoff
+  header.writeUInt32LE(0xfffffffe, 60); // no mini FAT
+  header.writeUInt32LE(0xfffffffe, 68); // no DIFAT
+  header.writeUInt32LE(0, 76); // FAT in sector 0
+  for (let i = 80; i < 512; i += 4) header.writeUInt32LE(0xffffffff, i);
+  const fat = Buffer.alloc(512, 0xff);
+  fat.writeUInt32LE(0xfffffffd, 0); // sector 0: FAT
+  fat.writeUInt32LE(0xfffffffe, 4); // sector 1: directory, end of chain
+  const directory = Buffer.alloc(512);
+  ['Root Entry', 'EncryptionInfo', 'EncryptedPackage', ''].forEach((name, i) => {
+    const entry = directory.subarray(i * 128, (i + 1) * 128);
+    Buffer.from(name, 'utf16le').copy(entry, 0);
+    entry.writeUInt16LE(name ? (name.length + 1) * 2 : 0, 64);
+    entry.writeUInt8(i === 0 ? 5 : name ? 2 : 0, 66); // root storage, streams
+  });
+  return Buffer.concat([header, fat, directory]);
+}
