@@ -55,6 +55,9 @@ export default async function browserSetup(): Promise<void> {
     // Every suite signs in from 127.0.0.1, dozens of times a minute with two workers: the per-IP
     // sign-in limit (20 a minute) is for people, and has its own e2e suite (rate-limit.e2e-spec.ts).
     RATE_LIMIT_LOGIN_IP: '100000',
+    // The softphone suite's SIP server (kamailio) listens on loopback: allowed for this deployment
+    // the way an operator allows an on-premises range (outgoing-addresses.e2e-spec.ts covers the refusals).
+    OUTGOING_ALLOWED_CIDRS: '127.0.0.0/8',
   };
   const seeded = spawnSync(process.execPath, [path.join(ROOT, 'apps/api/dist/database/cli.js'), 'seed'], { env, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`seeding the demo tenant failed:\n${seeded.stdout}\n${seeded.stderr}`);

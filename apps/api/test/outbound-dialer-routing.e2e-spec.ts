@@ -1,4 +1,5 @@
 import { OUTBOUND_SOCKET_EVENTS } from '@centralita/contracts';
+import { OutgoingAddressPolicy, type HostLookup } from '@centralita/contracts/server';
 import type { CarrierProfile } from '@centralita/domain';
 import Redis from 'ioredis';
 import { Dialer } from '../../worker/src/dialer/dialer';
@@ -24,6 +25,16 @@ const eventually = <T>(assertion: () => T | Promise<T>) => eventuallyWithin(asse
 const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-dialer-routing`;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DRACHTIO_SECRET = 'cymru';
+/**
+ * The test network: every *.test carrier and SIP domain is the fake on loopback, which this
+ * deployment allows (OUTGOING_ALLOWED_CIDRS=127.0.0.0/8), as an on-premises operator would.
+ */
+const TEST_NETWORK = ['127.0.0.0/8'];
+const testLookup: HostLookup = async (name) => {
+  if (!name.endsWith('.test')) throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+  return [{ address: '127.0.0.1', family: 4 }];
+};
+const testNetwork = new OutgoingAddressPolicy({ allowedCidrs: TEST_NETWORK, lookup: testLookup });
 
 /** The simulator, recording what the dialer asked of it. */
 class RecordingCarrier implements Telephony {
@@ -70,7 +81,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     // As in outbound-dialer.e2e-spec.ts: this prefix's outbox rows all go by the fast path.
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
+    t = await startTestApp({ queuePrefix: PREFIX, outgoingAllowedCidrs: TEST_NETWORK });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -84,9 +95,16 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     await t.close();
   });
 
-  function startDialer(tenant: TestTenant, telephony: Telephony, telephonyKind: 'simulator' | 'drachtio', log: string[] = []): Dialer {
+  function startDialer(
+    tenant: TestTenant,
+    telephony: Telephony,
+    telephonyKind: 'simulator' | 'drachtio',
+    log: string[] = [],
+    outgoing: OutgoingAddressPolicy = testNetwork,
+  ): Dialer {
     telephonies.push(telephony);
     const dialer = new Dialer({
+      outgoing,
       dataSource: t.dataSource,
       redis,
       redisUrl: REDIS_URL,
@@ -315,6 +333,28 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     expect(log.filter((line) => line.includes('dialer.noTrunk'))).toEqual([expect.stringContaining(`campaign ${id} not dialled`)]);
   });
 
+  it('drachtio: a trunk whose host resolves to a refused address dials nothing and the dialer says why', async () => {
+    const { tenant, admin, agent } = await scene();
+    // Saved while the name was harmless; now it resolves to loopback, which this deployment does not allow.
+    const trunkId = await trunk(admin.token, { name: 'Rebound', host: 'rebind.test', callerId: '+34910000006', maxConcurrentCalls: 2 });
+    const id = await progressiveCampaign(tenant, admin.token, [{ phone: '+34912000601' }], { name: 'Refused host', trunkId });
+    const carrier = simulator();
+    const log: string[] = [];
+    const dialer = startDialer(tenant, carrier, 'drachtio', log, new OutgoingAddressPolicy({ lookup: testLookup }));
+    await dialer.start();
+    await waitForCall(agent.token);
+    await eventually(() => expect(dialer.refusals.get(id)).toBe('dialer.trunkAddressRefused'));
+    expect(await calls(id)).toEqual([]);
+    expect(carrier.originated).toEqual([]);
+    const [contact] = (await t.dataSource.query(`SELECT attempts FROM outbound_contacts WHERE campaign_id = $1`, [id])) as {
+      attempts: number;
+    }[];
+    expect(contact.attempts).toBe(0);
+    expect(log).toContainEqual(
+      expect.stringContaining('rebind.test (127.0.0.1) is a loopback address: outgoing connections to it are refused'),
+    );
+  });
+
   it('drachtio: an agent without a softphone account cannot be bridged; the contact is hung up and the call goes to wrap-up', async () => {
     const { tenant, admin, agent } = await scene();
     const trunkId = await trunk(admin.token, {
@@ -381,7 +421,13 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
       trunkId,
       callerId: '+34910000005',
     });
-    const telephony = await DrachtioTelephony.connect({ host: '127.0.0.1', port: fake.port, secret: DRACHTIO_SECRET });
+    const telephony = await DrachtioTelephony.connect({
+      host: '127.0.0.1',
+      port: fake.port,
+      secret: DRACHTIO_SECRET,
+      outgoing: testNetwork,
+      resolveSrv: async () => [],
+    });
     await startDialer(tenant, telephony, 'drachtio').start();
     await waitForCall(agent.token);
 
@@ -392,6 +438,10 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     expect(header(contactLeg.invite, 'From')).toMatch(/^<?sip:\+34910000005@/);
     expect(contactLeg.authorization).toMatch(/^Digest .*username="acme"/);
     expect(agentLeg.invite.uri).toBe('sip:ana@pbx.acme.test');
+    // Each INVITE went to the address the outgoing-address policy checked, not to a name resolved again.
+    const targets = fake.frames.filter((frame) => frame.kind === 'sip' && frame.sip?.method === 'INVITE').map((frame) => frame.leader[4]);
+    expect(targets.slice(0, 1)).toEqual(['sip:127.0.0.1:5080;transport=udp']);
+    expect(targets).toContain('sip:127.0.0.1:5060');
     expect(header(agentLeg.invite, 'X-Outbound-Call-Id')).toBe(call.id);
     expect(header(agentLeg.invite, 'From')).toMatch(/^<?sip:\+34912000501@/);
     await fake.until(() => contactLeg.reInvites.length === 1, 5000);

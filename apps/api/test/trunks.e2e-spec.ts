@@ -31,7 +31,9 @@ describe('SIP trunks (e2e)', () => {
     (await t.http().post('/api/trunks').set(bearer(token)).send(body).expect(200)).body.data as { id: string };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Carriers on a private network and on a documentation range: allowed by the operator, as
+    // on-premises trunks need (outgoing-addresses.e2e-spec.ts covers the refusals).
+    t = await startTestApp({ outgoingAllowedCidrs: ['10.0.0.0/8', '203.0.113.0/24'] });
     ({ adminA, adminB, agentA, tenantA } = await twoTenants(t));
   });
   afterAll(() => t.close());

@@ -104,7 +104,8 @@ export type IvrIssueKey =
   | 'selfIvr'
   | 'unreachable'
   | 'trap'
-  | 'cycle';
+  | 'cycle'
+  | 'blockedAddress';
 
 export interface IvrIssue {
   field: string;
@@ -144,6 +145,8 @@ export function describeIvrIssue(issue: IvrIssue): string {
       return `${issue.field} loops between menus with no way to end the call`;
     case 'cycle':
       return `${issue.field} makes a loop between IVRs: ${v.path}`;
+    case 'blockedAddress':
+      return `${issue.field} must point to a public address: ${v.reason} addresses are refused for outgoing connections`;
   }
 }
 

@@ -3,6 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { InputText, type InputTextProps } from 'primereact/inputtext';
 import { ADMIN_MAX_PAGE_SIZE, PERMISSIONS, SECRET_MASK, type Page, type UserSummary } from '@centralita/contracts';
+import { serverIssues } from '../admin/admin-logic';
+import { isApiError } from '../api/api-error';
 import { describeError } from '../api/error-text';
 import { useAuth, useServices } from '../app/ServicesContext';
 import { hasPermission } from '../auth/permissions';
@@ -210,12 +212,26 @@ function useSave(persist: () => Promise<void>) {
       await persist();
       toast.success(t('softphone.admin.saved'));
     } catch (error) {
-      toast.error(t('softphone.admin.saveFailed'), describeError(error, t));
+      toast.error(t('softphone.admin.saveFailed'), saveFailure(error, t));
     } finally {
       setSaving(false);
     }
   };
   return { saving, save };
+}
+
+const SERVER_FIELD_LABELS: Record<string, string> = {
+  wsUrl: 'softphone.admin.wsUrl',
+  domain: 'softphone.admin.domain',
+  iceServers: 'softphone.admin.iceServers',
+};
+
+/** A server the platform refuses to connect to is explained in the user's language (the API's sentence is English). */
+function saveFailure(error: unknown, t: (key: string) => string): string {
+  const refused = isApiError(error) ? serverIssues(error.data).find((issue) => issue.key === 'blockedAddress') : undefined;
+  if (!refused) return describeError(error, t);
+  const label = SERVER_FIELD_LABELS[refused.field.split('.')[0]];
+  return `${label ? t(label) : refused.field}: ${t('validation.blockedAddress')}`;
 }
 
 function AdminForm({

@@ -1,3 +1,4 @@
+import { configEncryptionKeyProblem, parseAllowedCidrs } from '@centralita/contracts/server';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -7,8 +8,10 @@ export interface WorkerConfig {
   redisUrl: string;
   /** Same QUEUE_PREFIX as the API: BullMQ prefix and the prefix of every Redis key. */
   queuePrefix: string;
-  /** smtp(s)://user:pass@host:port; unset outside production = keep mail in the dev mailbox. */
+  /** smtp(s)://user:pass@host:port; unset outside production = log the mail (and keep it in the dev mailbox when devMailbox). */
   smtpUrl: string | null;
+  /** DEV_MAILBOX=on (never in production): mail without SMTP is kept in Redis for GET /api/dev/mailbox. */
+  devMailbox: boolean;
   mailFrom: string;
   mailConcurrency: number;
   /** PostgreSQL of the phone-list import processor. */
@@ -17,6 +20,8 @@ export interface WorkerConfig {
   reportExportDir: string;
   /** Export files are deleted this many hours after they were written (REPORT_EXPORT_RETENTION_HOURS). */
   reportRetentionHours: number;
+  /** Non-public ranges the dialer may still connect to (OUTGOING_ALLOWED_CIDRS, the API's setting too). */
+  outgoingAllowedCidrs: string[];
 }
 
 export class WorkerConfigError extends Error {
@@ -56,6 +61,16 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
   const queuePrefix = read('QUEUE_PREFIX') ?? 'centralita';
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(queuePrefix)) problems.push('QUEUE_PREFIX may only contain letters, digits, "_", "." and "-"');
 
+  const devMailboxRaw = read('DEV_MAILBOX')?.toLowerCase();
+  const devMailbox = devMailboxRaw !== undefined && ['on', 'true', '1', 'yes'].includes(devMailboxRaw);
+  if (devMailboxRaw !== undefined && !devMailbox && !['off', 'false', '0', 'no'].includes(devMailboxRaw))
+    problems.push(`DEV_MAILBOX must be on or off (got "${devMailboxRaw}")`);
+  if (devMailbox && nodeEnv === 'production') problems.push('DEV_MAILBOX cannot be on when NODE_ENV=production (configure SMTP_URL)');
+
+  // The dialer reads trunk passwords the API encrypted: production needs the API's key, no fallback.
+  const keyProblem = configEncryptionKeyProblem(env);
+  if (keyProblem && (nodeEnv === 'production' || read('CONFIG_ENCRYPTION_KEY') !== undefined)) problems.push(keyProblem);
+
   const concurrencyRaw = read('MAIL_CONCURRENCY');
   const mailConcurrency = concurrencyRaw === undefined ? 5 : Number(concurrencyRaw);
   if (!Number.isInteger(mailConcurrency) || mailConcurrency < 1 || mailConcurrency > 100)
@@ -66,17 +81,21 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
   if (!Number.isFinite(reportRetentionHours) || reportRetentionHours <= 0 || reportRetentionHours > 24 * 365)
     problems.push('REPORT_EXPORT_RETENTION_HOURS must be a number of hours between 0 and 8760');
 
+  const outgoingAllowedCidrs = parseAllowedCidrs(read('OUTGOING_ALLOWED_CIDRS'), problems);
+
   if (problems.length) throw new WorkerConfigError(problems);
   return {
     nodeEnv,
     redisUrl: redisUrl!,
     queuePrefix,
     smtpUrl,
+    devMailbox,
     mailFrom: read('MAIL_FROM') ?? 'Centralita <no-reply@centralita.local>',
     mailConcurrency,
     databaseUrl: databaseUrl!,
     reportExportDir: read('REPORT_EXPORT_DIR') ?? path.join(os.tmpdir(), 'centralita-exports'),
     reportRetentionHours,
+    outgoingAllowedCidrs,
     ...overrides,
   };
 }

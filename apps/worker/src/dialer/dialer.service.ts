@@ -1,4 +1,4 @@
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -40,7 +40,9 @@ export class DialerService implements OnApplicationBootstrap, OnApplicationShutd
   private async boot(dialerConfig: ReturnType<typeof loadDialerConfig>): Promise<void> {
     // Trunk passwords are written by the API: the same CONFIG_ENCRYPTION_KEY must be set here (required in production).
     const crypto = new ConfigCrypto(process.env, (message) => this.logger.warn(message));
-    this.telephony = await createTelephony(dialerConfig.telephony);
+    // Trunks and SIP domains are tenant-supplied: the same outgoing-address policy as the API's.
+    const outgoing = new OutgoingAddressPolicy({ allowedCidrs: this.config.outgoingAllowedCidrs });
+    this.telephony = await createTelephony(dialerConfig.telephony, { outgoing });
     this.dataSource = new DataSource({
       type: 'postgres',
       url: this.config.databaseUrl,
@@ -58,6 +60,7 @@ export class DialerService implements OnApplicationBootstrap, OnApplicationShutd
       telephony: this.telephony,
       telephonyKind: dialerConfig.telephony.kind,
       crypto,
+      outgoing,
       tickMs: dialerConfig.tickMs,
       ringTimeoutSec: dialerConfig.ringTimeoutSec,
       maxCallsPerTick: dialerConfig.maxCallsPerTick,

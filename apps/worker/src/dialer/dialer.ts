@@ -1,5 +1,5 @@
 import { OUTBOUND_QUEUES, type OutboundCallEventJob } from '@centralita/contracts';
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { isWithinCallingWindow, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
 import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
@@ -8,6 +8,7 @@ import type { DataSource } from 'typeorm';
 import { TelephonyError, type CallHandle, type Telephony, type TelephonyEvent } from '../telephony/telephony';
 import {
   chooseRoute,
+  pinTrunkAddress,
   resolveAgentTarget,
   resolveCampaignTrunk,
   simulatedAgentUri,
@@ -30,6 +31,11 @@ export interface DialerOptions {
   telephonyKind?: TelephonyKind;
   /** Decrypts trunk passwords; the same CONFIG_ENCRYPTION_KEY as the API (default: built from the environment). */
   crypto?: Pick<ConfigCrypto, 'decrypt'>;
+  /**
+   * Checks and pins the trunk's address before a real carrier (drachtio) dials it (default: the
+   * strict policy, no range allowed; the worker passes OUTGOING_ALLOWED_CIDRS).
+   */
+  outgoing?: Pick<OutgoingAddressPolicy, 'resolve'>;
   tickMs: number;
   ringTimeoutSec: number;
   maxCallsPerTick: number;
@@ -96,6 +102,7 @@ export class Dialer {
   private ticking = false;
   private readonly kind: TelephonyKind;
   private readonly crypto: Pick<ConfigCrypto, 'decrypt'>;
+  private readonly outgoing: Pick<OutgoingAddressPolicy, 'resolve'>;
   /** Bridges under way (an agent's phone may ring a while): never awaited by a tick, awaited by stop(). */
   private readonly bridges = new Set<Promise<void>>();
   /** Campaigns that cannot dial right now, with the code and when it was last logged. */
@@ -115,6 +122,7 @@ export class Dialer {
     this.ticks.on('error', () => undefined);
     this.kind = options.telephonyKind ?? 'simulator';
     this.crypto = options.crypto ?? new ConfigCrypto(process.env, (message) => options.log?.(message));
+    this.outgoing = options.outgoing ?? new OutgoingAddressPolicy();
   }
 
   /** Campaigns the dialer holds back (no usable trunk or caller id under drachtio), by id, with the code. */
@@ -267,7 +275,9 @@ export class Dialer {
   /** The campaign's trunk and caller id (see chooseRoute). */
   private async route(campaign: Pick<CampaignRow, 'tenant_id' | 'trunk_id' | 'caller_id'>): Promise<DialingRoute> {
     const lookup = await resolveCampaignTrunk(this.options.dataSource, this.crypto, campaign.tenant_id, campaign.trunk_id);
-    return chooseRoute(this.kind, campaign.caller_id, lookup);
+    const route = chooseRoute(this.kind, campaign.caller_id, lookup);
+    // The simulator connects nowhere; a real carrier only to a checked, pinned address.
+    return this.kind === 'drachtio' ? pinTrunkAddress(this.outgoing, route) : route;
   }
 
   /** Nothing is reserved for a campaign that cannot dial; the reason is logged (once a minute while it lasts). */

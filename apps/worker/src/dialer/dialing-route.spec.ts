@@ -1,8 +1,9 @@
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import type { DataSource } from 'typeorm';
 import {
   agentSipUri,
   chooseRoute,
+  pinTrunkAddress,
   resolveCampaignTrunk,
   SIMULATOR_CALLER_ID,
   SIMULATOR_TRUNK,
@@ -140,5 +141,33 @@ describe('resolveCampaignTrunk', () => {
     });
     const other = new ConfigCrypto({ CONFIG_ENCRYPTION_KEY: 'cd'.repeat(32), NODE_ENV: 'test' });
     expect(await resolveCampaignTrunk(db([row]), other, 'tenant-1', 'trunk-1')).toMatchObject({ status: 'unreadable', trunkId: 'trunk-1' });
+  });
+});
+
+describe('pinTrunkAddress', () => {
+  const route = chooseRoute('drachtio', null, found());
+  const policy = (addresses: string[], allowedCidrs: string[] = []) =>
+    new OutgoingAddressPolicy({ allowedCidrs, lookup: async () => addresses.map((address) => ({ address, family: 4 })) });
+
+  it('pins the first checked address of the trunk host', async () => {
+    expect(await pinTrunkAddress(policy(['198.51.99.7', '198.51.99.8']), route)).toMatchObject({
+      ok: true,
+      trunk: { host: 'sip.carrier.test', address: '198.51.99.7', port: 5061, transport: 'tls' },
+    });
+  });
+
+  it('refuses the campaign (nothing is dialled) when the host resolves to a refused address', async () => {
+    expect(await pinTrunkAddress(policy(['198.51.99.7', '127.0.0.1']), route)).toEqual({
+      ok: false,
+      code: 'dialer.trunkAddressRefused',
+      message: 'trunk trunk-1: sip.carrier.test (127.0.0.1) is a loopback address: outgoing connections to it are refused',
+    });
+  });
+
+  it('admits a private trunk inside the operator allow-list', async () => {
+    expect(await pinTrunkAddress(policy(['10.20.0.5'], ['10.20.0.0/16']), route)).toMatchObject({
+      ok: true,
+      trunk: { address: '10.20.0.5' },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { ConfigCrypto } from '@centralita/contracts/server';
+import type { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import type { DataSource } from 'typeorm';
 import type { SipTransport, SipTrunk } from '../telephony/telephony';
 
@@ -18,7 +18,12 @@ export const SIMULATOR_CALLER_ID = '+10000000000';
 
 /** Why a campaign's calls cannot be placed (logged by the dialer, and the `reason` of a call failed for it). */
 export type RouteRefusal =
-  'dialer.noTrunk' | 'dialer.trunkUnavailable' | 'dialer.trunkUnreadable' | 'dialer.trunkTransportUnsupported' | 'dialer.noCallerId';
+  | 'dialer.noTrunk'
+  | 'dialer.trunkUnavailable'
+  | 'dialer.trunkUnreadable'
+  | 'dialer.trunkTransportUnsupported'
+  | 'dialer.trunkAddressRefused'
+  | 'dialer.noCallerId';
 
 /** Why a connected call cannot be bridged to its agent. */
 export type AgentRefusal = 'dialer.noSoftphoneAccount' | 'dialer.noSoftphoneConfig';
@@ -136,6 +141,27 @@ export function chooseRoute(kind: TelephonyKind, campaignCallerId: string | null
         code: 'dialer.trunkTransportUnsupported',
         message: `trunk ${lookup.trunkId} uses ${lookup.transport}; the dialer places calls over udp, tcp or tls`,
       };
+  }
+}
+
+/**
+ * A real carrier connects to the trunk: its host is resolved now and EVERY address checked against
+ * the outgoing-address policy (loopback, link-local, private… refused unless the operator allows
+ * the range). A refused or unresolvable host refuses the campaign like a missing trunk, so no
+ * contact's attempt is spent on it; otherwise the first checked address is pinned on the trunk
+ * and the INVITE goes there.
+ */
+export async function pinTrunkAddress(outgoing: Pick<OutgoingAddressPolicy, 'resolve'>, route: DialingRoute): Promise<DialingRoute> {
+  if (!route.ok) return route;
+  try {
+    const [first] = await outgoing.resolve(route.trunk.host);
+    return { ...route, trunk: { ...route.trunk, address: first.address } };
+  } catch (error) {
+    return {
+      ok: false,
+      code: 'dialer.trunkAddressRefused',
+      message: `trunk ${route.trunkId ?? route.trunk.host}: ${(error as Error).message}`,
+    };
   }
 }
 

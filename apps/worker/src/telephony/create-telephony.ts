@@ -1,10 +1,17 @@
+import type { OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { DrachtioTelephony } from './drachtio-telephony';
 import { SimulatedCarrier } from './simulated-carrier';
 import type { Telephony } from './telephony';
 import type { TelephonyConfig } from './telephony-config';
 
-/** The configured implementation; for drachtio, resolves once connected and authenticated. */
-export async function createTelephony(config: TelephonyConfig): Promise<Telephony> {
+/**
+ * The configured implementation; for drachtio, resolves once connected and authenticated. `outgoing`
+ * is the policy drachtio checks trunk and agent addresses with (default: no non-public range allowed).
+ */
+export async function createTelephony(
+  config: TelephonyConfig,
+  options: { outgoing?: Pick<OutgoingAddressPolicy, 'resolve'> } = {},
+): Promise<Telephony> {
   switch (config.kind) {
     case 'simulator':
       return new SimulatedCarrier({
@@ -19,6 +26,7 @@ export async function createTelephony(config: TelephonyConfig): Promise<Telephon
         port: config.port,
         secret: config.secret,
         connectTimeoutMs: config.connectTimeoutMs,
+        ...(options.outgoing ? { outgoing: options.outgoing } : {}),
       });
   }
 }

@@ -1,4 +1,5 @@
-import { DrachtioTelephony } from './drachtio-telephony';
+import { OutgoingAddressPolicy, type HostLookup } from '@centralita/contracts/server';
+import { DrachtioTelephony, type DrachtioTelephonyOptions } from './drachtio-telephony';
 import { FAKE_SDP, FakeDrachtioServer, header, type InviteScript } from './testing/fake-drachtio-server';
 import type { OriginateRequest, TelephonyEvent } from './telephony';
 
@@ -20,7 +21,25 @@ describe(DrachtioTelephony.name, () => {
     amd: false,
     ...overrides,
   });
-  const connect = async () => (telephony = await DrachtioTelephony.connect({ host: '127.0.0.1', port: fake.port, secret: SECRET }));
+  // The fake carrier and agents live on loopback: allowed explicitly, as an operator would (OUTGOING_ALLOWED_CIDRS).
+  const loopbackAllowed = new OutgoingAddressPolicy({ allowedCidrs: ['127.0.0.0/8'] });
+  const connect = async (options: Partial<DrachtioTelephonyOptions> = {}) =>
+    (telephony = await DrachtioTelephony.connect({
+      host: '127.0.0.1',
+      port: fake.port,
+      secret: SECRET,
+      outgoing: loopbackAllowed,
+      ...options,
+    }));
+  /** The destination drachtio was told to send each INVITE to (the `|proxy` field of its `sip` frame). */
+  const inviteTargets = () =>
+    fake.frames.filter((frame) => frame.kind === 'sip' && frame.sip?.method === 'INVITE').map((frame) => frame.leader[4]);
+  const lookupFrom =
+    (table: Record<string, string[]>): HostLookup =>
+    async (name) => {
+      if (!table[name]) throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+      return table[name].map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
   const types = (events: readonly TelephonyEvent[]) => events.map((event) => event.type);
 
   beforeEach(async () => {
@@ -216,5 +235,75 @@ describe(DrachtioTelephony.name, () => {
     await expect(telephony!.bridge(handle.callId, 'sip:agent-7@127.0.0.1:5090')).rejects.toMatchObject({ code: 'telephony.bridgeFailed' });
     expect(handle.ended).toBe(false);
     expect(fake.calls[0].reInvites).toHaveLength(0);
+  });
+  describe('outgoing addresses', () => {
+    it('sends the INVITE to the checked trunk address while the Request-URI keeps the host name', async () => {
+      await connect({
+        outgoing: new OutgoingAddressPolicy({
+          allowedCidrs: ['127.0.0.0/8'],
+          lookup: lookupFrom({ 'sip.carrier.example': ['127.0.0.9'] }),
+        }),
+      });
+      const handle = await telephony!.originate(request({ trunk: { host: 'sip.carrier.example', port: 5080, transport: 'tcp' } }));
+      await handle.waitFor('answered');
+      expect(fake.calls[0].invite.uri).toBe('sip:+34911234567@sip.carrier.example:5080;transport=tcp');
+      expect(inviteTargets()).toEqual(['sip:127.0.0.9:5080;transport=tcp']);
+    });
+
+    it('uses the address the dialer pinned, checked again, without resolving the name', async () => {
+      const lookup = jest.fn(lookupFrom({ 'sip.carrier.example': ['127.0.0.66'] }));
+      await connect({ outgoing: new OutgoingAddressPolicy({ allowedCidrs: ['127.0.0.0/8'], lookup }) });
+      const handle = await telephony!.originate(
+        request({ trunk: { host: 'sip.carrier.example', address: '127.0.0.5', port: 5080, transport: 'udp' } }),
+      );
+      await handle.waitFor('answered');
+      expect(inviteTargets()).toEqual(['sip:127.0.0.5:5080;transport=udp']);
+      expect(lookup).not.toHaveBeenCalled();
+    });
+
+    it('refuses a trunk that is, or resolves to, a refused address: no INVITE leaves', async () => {
+      await connect({ outgoing: new OutgoingAddressPolicy({ lookup: lookupFrom({ 'rebind.example': ['8.8.8.8', '127.0.0.1'] }) }) });
+      await expect(telephony!.originate(request({ trunk: { host: '127.0.0.1', port: 5080, transport: 'udp' } }))).rejects.toMatchObject({
+        code: 'telephony.addressRefused',
+        message: '127.0.0.1 is a loopback address: outgoing connections to it are refused',
+      });
+      await expect(
+        telephony!.originate(request({ trunk: { host: 'rebind.example', port: 5080, transport: 'udp' } })),
+      ).rejects.toMatchObject({
+        code: 'telephony.addressRefused',
+      });
+      // A pinned address is checked too: a stale or forged one cannot slip through.
+      await expect(
+        telephony!.originate(request({ trunk: { host: 'sip.carrier.example', address: '169.254.169.254', port: 5080, transport: 'udp' } })),
+      ).rejects.toMatchObject({ code: 'telephony.addressRefused' });
+      expect(inviteTargets()).toEqual([]);
+      expect(telephony!.activeCalls()).toEqual([]);
+    });
+
+    it("finds the agent's SIP server through the domain's SRV record and checks its address", async () => {
+      const resolveSrv = jest.fn(async (name: string) =>
+        name === '_sip._udp.pbx.acme.example' ? [{ name: 'edge.acme.example', port: 5090, priority: 10, weight: 5 }] : [],
+      );
+      const lookup = lookupFrom({ 'edge.acme.example': ['127.0.0.7'] });
+      await connect({ outgoing: new OutgoingAddressPolicy({ allowedCidrs: ['127.0.0.0/8'], lookup }), resolveSrv });
+      const handle = await telephony!.originate(request());
+      await handle.waitFor('answered');
+      await telephony!.bridge(handle.callId, 'sip:agent-7@pbx.acme.example');
+      expect(fake.calls[1].invite.uri).toBe('sip:agent-7@pbx.acme.example');
+      expect(inviteTargets()).toEqual(['sip:127.0.0.1:5080;transport=udp', 'sip:127.0.0.7:5090;transport=udp']);
+    });
+
+    it('refuses to bridge to an agent domain that resolves to a refused address and keeps the contact on the line', async () => {
+      const lookup = lookupFrom({ 'pbx.acme.example': ['10.0.0.8'] });
+      await connect({ outgoing: new OutgoingAddressPolicy({ allowedCidrs: ['127.0.0.0/8'], lookup }), resolveSrv: async () => [] });
+      const handle = await telephony!.originate(request());
+      await handle.waitFor('answered');
+      await expect(telephony!.bridge(handle.callId, 'sip:agent-7@pbx.acme.example')).rejects.toMatchObject({
+        code: 'telephony.addressRefused',
+        message: 'pbx.acme.example (10.0.0.8) is a private address: outgoing connections to it are refused',
+      });
+      expect(fake.calls).toHaveLength(1);
+      expect(handle.ended).toBe(false);
+    });
   });
 });

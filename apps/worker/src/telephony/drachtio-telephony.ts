@@ -1,4 +1,6 @@
+import { OutgoingAddressPolicy, parseHost } from '@centralita/contracts/server';
 import Srf from 'drachtio-srf';
+import { promises as dns } from 'node:dns';
 import {
   CallHandle,
   OUTBOUND_CALL_ID_HEADER,
@@ -38,6 +40,13 @@ export interface DrachtioTelephonyOptions extends DrachtioConnection {
   now?: () => number;
   /** Connection trouble after start-up (drachtio-srf reconnects by itself). */
   onConnectionError?: (error: Error) => void;
+  /**
+   * Where INVITEs may go (trunks and the agents' SIP domain are tenant-supplied): every address is
+   * checked and the request is sent to the checked address. Default: no non-public range allowed.
+   */
+  outgoing?: Pick<OutgoingAddressPolicy, 'resolve'>;
+  /** SRV look-up of a SIP domain given without a port (RFC 3263); tests inject one. */
+  resolveSrv?: (name: string) => Promise<Array<{ name: string; port: number; priority: number; weight: number }>>;
 }
 
 /** The part of drachtio-srf we use, typed from its source (its bundled typings lag behind). */
@@ -68,6 +77,8 @@ interface SrfLike {
       callingNumber?: string;
       headers?: Record<string, string>;
       localSdp?: string;
+      /** Send the request to this address (`sip:<ip>:<port>;transport=<t>`) whatever the Request-URI says. */
+      proxy?: string;
       auth?: { username: string; password: string };
     },
     progress: { cbRequest?: (error: Error | null, request: UacRequest) => void; cbProvisional?: (response: SipMessageLike) => void },
@@ -95,6 +106,8 @@ export class DrachtioTelephony implements Telephony {
   private constructor(
     private readonly srf: SrfLike,
     private readonly now: () => number,
+    private readonly outgoing: Pick<OutgoingAddressPolicy, 'resolve'>,
+    private readonly resolveSrv: NonNullable<DrachtioTelephonyOptions['resolveSrv']>,
   ) {}
 
   /** Connects and authenticates; rejects with a `telephony.connection` error naming the cause. */
@@ -132,11 +145,21 @@ export class DrachtioTelephony implements Telephony {
       });
       srf.connect({ host: options.host, port: options.port, secret: options.secret });
     });
-    return new DrachtioTelephony(srf, options.now ?? Date.now);
+    return new DrachtioTelephony(
+      srf,
+      options.now ?? Date.now,
+      options.outgoing ?? new OutgoingAddressPolicy(),
+      options.resolveSrv ?? ((name) => dns.resolveSrv(name)),
+    );
   }
 
   async originate(request: OriginateRequest): Promise<CallHandle> {
     validateOriginate(request);
+    const { trunk } = request;
+    // The dialer pinned the address it checked; checked again here (no DNS for a literal), or
+    // resolved and checked now when a caller gave none.
+    const [target] = await this.checked(trunk.address ?? trunk.host);
+    const proxy = sipTarget(target, trunk.port, trunk.transport);
     if (this.calls.has(request.callId))
       throw new TelephonyError('telephony.duplicateCall', `Call ${request.callId} is already in progress`);
     const handle = new CallHandle(request.callId, this.now);
@@ -157,7 +180,6 @@ export class DrachtioTelephony implements Telephony {
       this.calls.delete(request.callId);
     });
 
-    const { trunk } = request;
     const uri = `sip:${request.to}@${trunk.host}:${trunk.port};transport=${trunk.transport}`;
     const headers: Record<string, string> = {
       'P-Asserted-Identity': `<sip:${request.from}@${trunk.host}>`,
@@ -171,7 +193,7 @@ export class DrachtioTelephony implements Telephony {
     this.srf
       .createUAC(
         uri,
-        { callingNumber: request.from, headers, ...(auth ? { auth } : {}) },
+        { callingNumber: request.from, headers, proxy, ...(auth ? { auth } : {}) },
         {
           cbRequest: (error, invite) => {
             if (error) return;
@@ -199,12 +221,14 @@ export class DrachtioTelephony implements Telephony {
     if (!dialog) throw new TelephonyError('telephony.notAnswered', `Call ${callId} has not been answered`);
     const contactSdp = dialog.remote.sdp;
     if (!contactSdp) throw new TelephonyError('telephony.invalidRequest', `Call ${callId} has no SDP from the contact to offer the agent`);
+    const proxy = await this.agentTarget(agentSipUri);
     const agentDialog = await this.srf
       .createUAC(
         agentSipUri,
         {
           callingNumber: call.request.to,
           localSdp: contactSdp,
+          proxy,
           headers: { 'X-Centralita-Call-Id': callId, [OUTBOUND_CALL_ID_HEADER]: callId },
         },
         {},
@@ -258,6 +282,40 @@ export class DrachtioTelephony implements Telephony {
     stop(this.srf);
   }
 
+  /** The host's addresses, every one checked against the outgoing-address policy; a refusal is a `telephony.addressRefused` error. */
+  private async checked(host: string): Promise<CheckedTarget[]> {
+    try {
+      return await this.outgoing.resolve(host);
+    } catch (error) {
+      throw new TelephonyError('telephony.addressRefused', (error as Error).message);
+    }
+  }
+
+  /**
+   * Where the agent's INVITE goes: the SIP domain of `sip:<user>@<domain>[:port]`, through its SRV
+   * record when it has no port (RFC 3263, as a SIP stack would), resolved and checked like a trunk.
+   */
+  private async agentTarget(agentSipUri: string): Promise<string> {
+    const match = /^(sips?):[^@\s]+@(\[[^\]]+\]|[^:;>\s]+)(?::(\d{1,5}))?/.exec(agentSipUri);
+    if (!match) throw new TelephonyError('telephony.invalidRequest', `Not a SIP URI: '${agentSipUri}'`);
+    const secure = match[1] === 'sips';
+    let host = match[2];
+    let port = match[3] === undefined ? null : Number(match[3]);
+    let transport: string | null = null;
+    if (port === null && parseHost(host)?.kind === 'name') {
+      const service = `_${secure ? 'sips._tcp' : 'sip._udp'}.${host}`;
+      const records = await withTimeout(this.resolveSrv(service), 3000).catch(() => []);
+      const best = [...records].sort((a, b) => a.priority - b.priority || b.weight - a.weight)[0];
+      if (best) {
+        host = best.name;
+        port = best.port;
+        transport = secure ? 'tls' : 'udp';
+      }
+    }
+    const [target] = await this.checked(host);
+    return sipTarget(target, port ?? (secure ? 5061 : 5060), transport);
+  }
+
   private onAnswer(call: DrachtioCall, dialog: SrfDialog): void {
     if (call.ringTimer) clearTimeout(call.ringTimer);
     if (call.handle.ended) {
@@ -301,6 +359,25 @@ export class DrachtioTelephony implements Telephony {
     if (!call) throw new TelephonyError('telephony.unknownCall', `No active call ${callId}`);
     return call;
   }
+}
+
+interface CheckedTarget {
+  address: string;
+  family: 4 | 6;
+}
+
+/** `sip:<address>:<port>[;transport=<t>]`, the form drachtio takes as the request's destination. */
+function sipTarget(target: CheckedTarget, port: number, transport: string | null): string {
+  const host = target.family === 6 ? `[${target.address}]` : target.address;
+  return `sip:${host}:${port}${transport ? `;transport=${transport}` : ''}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** BYE, waiting for its answer at most a few seconds: a vanished far end must not hold us up. */

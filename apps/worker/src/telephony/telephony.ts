@@ -22,6 +22,12 @@ export interface SipTrunk {
   transport: SipTransport;
   username?: string;
   password?: string;
+  /**
+   * The address `host` resolved to when the dialer checked it against the outgoing-address policy:
+   * INVITEs are sent there (the Request-URI keeps the host name), so a DNS answer that changes
+   * between the check and the call cannot redirect it.
+   */
+  address?: string;
 }
 
 export interface OriginateRequest {
@@ -151,7 +157,9 @@ export type TelephonyErrorCode =
   | 'telephony.notAnswered'
   | 'telephony.invalidRequest'
   | 'telephony.connection'
-  | 'telephony.bridgeFailed';
+  | 'telephony.bridgeFailed'
+  /** The trunk or the agent's SIP domain is (or resolves to) an address the outgoing-address policy refuses. */
+  | 'telephony.addressRefused';
 
 export class TelephonyError extends Error {
   constructor(

@@ -1,3 +1,4 @@
 // `@centralita/contracts/server`: Node-only code shared by the API and the worker. The console
 // imports only the package index (src/index.ts), which must never re-export this entry.
 export * from './config-crypto';
+export * from './outgoing-address';

@@ -15,7 +15,8 @@ import {
  */
 
 const NODE_ID = /^[A-Za-z0-9_-]+$/;
-const URL = /^(https?:\/\/|\/)\S+$/;
+// An absolute http(s) URL or a path on the platform; never `//host` or backslashes (read as another host).
+const URL = /^(https?:\/\/[^\s\\]+|\/(?![/\\])[^\s\\]+)$/;
 
 /** A destination another IVR, an attention line or an agent: what the tenant must own. */
 export interface IvrReference {

@@ -20,6 +20,7 @@ import {
   starterIvrTree,
   validateIvrTree,
 } from '@centralita/domain';
+import { OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { In, Not, type DataSource, type EntityManager, type Repository } from 'typeorm';
@@ -67,6 +68,7 @@ export class IvrsService {
     @InjectRepository(Ivr) private readonly ivrs: Repository<Ivr>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditService,
+    private readonly outgoing: OutgoingAddressPolicy,
   ) {}
 
   list(clientId: string, query: PagedQuery): Promise<Page<IvrSummary>> {
@@ -208,6 +210,13 @@ export class IvrsService {
 
   private async assertTreeValid(clientId: string, id: string, tree: IvrTree): Promise<void> {
     const issues = validateIvrTree(tree, { ivrId: id });
+    // Prompt audio is fetched by whatever plays it: never from loopback, link-local or private networks.
+    tree.nodes.forEach((node, index) => {
+      const field = `tree.nodes.${index}.promptAudioUrl`;
+      if (!node.promptAudioUrl || issues.some((issue) => issue.field === field)) return;
+      const issue = this.outgoing.urlIssue(field, node.promptAudioUrl, { schemes: ['http', 'https'], allowPath: true });
+      if (issue) issues.push(issue as IvrIssue);
+    });
     const refs = ivrReferences(tree);
     const ids = (type: 'line' | 'agent' | 'ivr') => [...new Set(refs.filter((r) => r.type === type).map((r) => r.targetId))];
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,10 @@
 import { CALL_DIRECTIONS, CALL_DISPOSITIONS, CALL_NOTES_MAX, type CallDirection, type CallDisposition } from '@centralita/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Trim } from '../../common/transforms';
+
+/** A call longer than a day is a client clock error, not a call (and call durations are SQL integers). */
+const MAX_CALL_SECONDS = 86_400;
 
 export class SoftphoneConfigDto {
   @ApiProperty({ example: 'wss://sip.example.com:8443', description: 'WebSocket (ws:// or wss://) URL of the SIP server' })
@@ -89,11 +91,11 @@ export class CallDispositionDto {
   @IsString()
   contactName?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_CALL_SECONDS })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
+  @Max(MAX_CALL_SECONDS)
   @Min(0)
+  @IsInt()
   durationSeconds?: number;
 }
 

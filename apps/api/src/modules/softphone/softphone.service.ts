@@ -9,11 +9,12 @@ import {
   type SoftphoneConfig,
   type SoftphoneSettings,
 } from '@centralita/contracts';
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
+import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { agentView } from '../machine-host/views';
@@ -61,6 +62,7 @@ export class SoftphoneService {
     private readonly crypto: ConfigCrypto,
     private readonly audit: AuditService,
     private readonly host: MachineHostService,
+    private readonly outgoing: OutgoingAddressPolicy,
   ) {}
 
   /** The caller's own registration settings: the only answer that carries the SIP password. */
@@ -95,6 +97,7 @@ export class SoftphoneService {
   }
 
   async saveConfig(principal: Principal, input: Omit<SoftphoneConfig, 'updatedAt'>): Promise<SoftphoneConfig> {
+    this.assertReachable(input);
     const before = await this.config(principal.clientId);
     await this.dataSource.transaction(async (manager) => {
       await manager.query(
@@ -115,6 +118,20 @@ export class SoftphoneService {
       );
     });
     return this.config(principal.clientId);
+  }
+
+  /**
+   * The agents' browsers connect to the WebSocket and ICE servers and the dialer's SIP server to
+   * the domain: none may point at loopback, link-local or private networks (the agents' own or
+   * the platform's) unless the operator allows the range (OUTGOING_ALLOWED_CIDRS).
+   */
+  private assertReachable(input: Omit<SoftphoneConfig, 'updatedAt'>): void {
+    const issues = [
+      this.outgoing.urlIssue('wsUrl', input.wsUrl, { schemes: ['ws', 'wss'] }),
+      this.outgoing.hostIssue('domain', input.domain.replace(/:\d{1,5}$/, '')),
+      ...input.iceServers.map((uri, index) => this.outgoing.iceServerIssue(`iceServers.${index}`, uri)),
+    ].filter((issue) => issue !== null);
+    assertRules(issues);
   }
 
   async account(principal: Principal, userId: string): Promise<SoftphoneAccountView> {

@@ -8,7 +8,7 @@ import {
   type TrunkSummary,
   type TrunkTransport,
 } from '@centralita/contracts';
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { DataSource, Repository } from 'typeorm';
@@ -48,6 +48,7 @@ export class TrunksService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly crypto: ConfigCrypto,
+    private readonly outgoing: OutgoingAddressPolicy,
   ) {}
 
   list(clientId: string, query: PagedQuery): Promise<Page<TrunkSummary>> {
@@ -129,7 +130,11 @@ export class TrunksService {
       maxConcurrentCalls: body.maxConcurrentCalls ?? null,
       active: body.active ?? true,
     };
-    assertRules(validateTrunk(input));
+    const issues = validateTrunk(input);
+    // The dialer connects to this host: a literal loopback, private or link-local address is refused
+    // now (names are checked again, resolved, when the worker connects).
+    const hostIssue = issues.some((issue) => issue.field === 'host') ? null : this.outgoing.hostIssue('host', input.host);
+    assertRules(hostIssue ? [...issues, hostIssue] : issues);
     const clash = await this.trunks
       .createQueryBuilder('t')
       .where('t.client_id = :clientId AND lower(t.name) = lower(:name)', { clientId: principal.clientId, name: input.name })
