@@ -39,6 +39,18 @@ function isInfrastructureDown(error: unknown): boolean {
   );
 }
 
+/**
+ * PostgreSQL's data exceptions (class 22) raised by a value the caller sent: a number out of range,
+ * a malformed UUID or date, NUL in text, text too long. Input checks refuse these first with a 400
+ * naming the field; this is the net for any they miss, so a hostile value is a 400, never a 500.
+ */
+const DATA_EXCEPTIONS = new Set(['22001', '22003', '22007', '22008', '22021', '22P02', '22P05', '2201W', '2201X']);
+function isDataException(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && DATA_EXCEPTIONS.has(code) && (error.name === 'QueryFailedError' || 'severity' in error);
+}
+
 /** Body-parser errors carry a `type` and a status; they reach here when the parser runs inside Nest. */
 function bodyParserError(error: unknown): { status: number; message: string; code: ErrorCode } | null {
   const type = (error as { type?: unknown } | null)?.type;
@@ -85,6 +97,14 @@ export function mapError(error: unknown, logger?: Logger): MappedError {
     if (status >= 500) logger?.error(error.message, error.stack);
     const mappedStatus = status === 405 ? 404 : status;
     return { status: mappedStatus, body: envelope(mappedStatus, code, message), headers: {} };
+  }
+  if (isDataException(error)) {
+    logger?.warn(`input refused by the database: ${(error as Error).message}`);
+    return {
+      status: 400,
+      body: envelope(400, 'validation', 'A value of the request is out of range or malformed for its field'),
+      headers: {},
+    };
   }
   if (isInfrastructureDown(error)) {
     logger?.warn(`dependency unavailable: ${(error as Error).message}`);

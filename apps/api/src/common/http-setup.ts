@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { ORIGIN_PATTERN } from '@centralita/contracts';
 import type { AppConfig } from '../config/app-config';
 import { mapError } from './envelope-exception.filter';
+import { inputProblem, pathProblem } from './input-sanitation';
 
 /** Paths the API owns; everything else may be a console route. /Session/ is case-sensitive: /session/* are console pages. */
 export function isApiPath(requestPath: string): boolean {
@@ -33,6 +34,10 @@ const cspWith = (frameAncestors: string): string =>
     "object-src 'none'",
   ].join('; ');
 const CONSOLE_CSP = cspWith("'self'");
+/** JSON answers load nothing and are framed by nobody. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** Swagger UI (/api/docs) is served from 'self' (@nestjs/swagger ships its files): the console's rules hold. */
+const DOCS_PATH = '/api/docs';
 
 const WEB_CHAT_PAGE = '/WindowChat/windowChat';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -98,9 +103,20 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig): v
   app.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+    const api = isApiPath(req.path);
+    // Every answer carries a CSP: the console's for its files and pages (the web-chat page sets
+    // its own framing later), the console's for the API docs UI, none-at-all for JSON.
+    res.setHeader(
+      'Content-Security-Policy',
+      !api || req.path === DOCS_PATH || req.path.startsWith(`${DOCS_PATH}/`) ? CONSOLE_CSP : API_CSP,
+    );
     const afterBody = (): void => {
-      if (isApiPath(req.path)) {
+      if (api) {
         res.setHeader('Cache-Control', 'no-store');
+        // One sanitation for every route, before any guard, pipe or query sees the input.
+        const problem =
+          pathProblem(req.path) ?? (req.url.includes('?') ? inputProblem(req.query, 'query') : null) ?? inputProblem(req.body, 'body');
+        if (problem) return answerError(res, problem);
         next();
       } else if (serveConsole) serveConsole(req, res, next);
       else next();
@@ -114,10 +130,14 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig): v
     parseJson(req, res, (error?: unknown) => {
       if (!error) return afterBody();
       if (res.headersSent) return next(error);
-      const { status, body, headers } = mapError(error);
-      res.status(status).set(headers).json(body);
+      answerError(res, error);
     });
   });
+}
+
+function answerError(res: Response, error: unknown): void {
+  const { status, body, headers } = mapError(error);
+  res.status(status).set(headers).json(body);
 }
 
 /** body-parser's own test (type-is hasBody): a request has a body when it announces its framing. */

@@ -439,8 +439,9 @@ export async function reportPage(
 ): Promise<{ items: ReportRow[]; total: number }> {
   const def = DEFINITIONS[type];
   const field = request.sortField ?? def.defaultSort.field;
-  const sortExpr = def.sort[field];
-  if (!sortExpr) throw new ReportSortError(field);
+  // Own properties only: `constructor` or `toString` must not find Object.prototype's members.
+  const sortExpr = Object.hasOwn(def.sort, field) ? def.sort[field] : undefined;
+  if (typeof sortExpr !== 'string') throw new ReportSortError(field);
   const order = (request.sortOrder ?? (request.sortField ? 'asc' : def.defaultSort.order)) === 'desc' ? 'DESC' : 'ASC';
   const p = new Params();
   const where = def.where(p, scope).join(' AND ');
@@ -490,5 +491,5 @@ export async function* reportBatches(run: SqlRunner, type: ReportType, scope: Re
 }
 
 export function isSortable(type: ReportType, field: string): boolean {
-  return field in DEFINITIONS[type].sort;
+  return Object.hasOwn(DEFINITIONS[type].sort, field);
 }

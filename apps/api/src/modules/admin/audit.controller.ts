@@ -1,12 +1,12 @@
 import { PERMISSIONS, type AuditEntry, type Page } from '@centralita/contracts';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { AuditService } from './audit.service';
+import { PageNumber, PageSize } from './paged-query.dto';
 
 export class AuditQueryDto {
   @ApiPropertyOptional({ example: 'campaign' })
@@ -20,19 +20,10 @@ export class AuditQueryDto {
   @IsUUID()
   entityId?: string;
 
-  @ApiPropertyOptional({ minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @Min(1)
-  @IsInt()
+  @PageNumber()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(200)
-  @Min(1)
-  @IsInt()
+  @PageSize(200)
   pageSize?: number;
 }
 

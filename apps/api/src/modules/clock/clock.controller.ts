@@ -1,17 +1,17 @@
 import type { ClockReading } from '@centralita/contracts';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Min } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
+import { ToInt } from '../../common/transforms';
 import { Authenticated } from '../auth/access.decorator';
 
 export class ClockQueryDto {
   @ApiPropertyOptional({ description: 'The caller’s clock when it sent the request (epoch ms), echoed back' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
+  @ToInt()
   @Min(0)
+  @IsInt()
   clientTime?: number;
 }
 

@@ -1,6 +1,6 @@
 import { LIMITS } from '@centralita/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsEmail,
@@ -12,10 +12,14 @@ import {
   IsUUID,
   Length,
   Matches,
+  Max,
   MaxLength,
   Min,
 } from 'class-validator';
-import { Trim } from '../../common/transforms';
+import { ToInt, Trim } from '../../common/transforms';
+
+/** Message sequences are PostgreSQL integers. */
+const MAX_SEQUENCE = 2_147_483_647;
 
 const TrimOrUndefined = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() || undefined : value));
@@ -75,16 +79,18 @@ export class TypingDto {
 }
 
 export class ReadMarkDto {
-  @ApiProperty({ minimum: 1 })
+  @ApiProperty({ minimum: 1, maximum: MAX_SEQUENCE })
+  @Max(MAX_SEQUENCE)
   @Min(1)
   @IsInt()
   upToSequence!: number;
 }
 
 export class MessagesQueryDto {
-  @ApiPropertyOptional({ minimum: 0, description: 'Only messages after this sequence' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_SEQUENCE, description: 'Only messages after this sequence' })
   @IsOptional()
-  @Type(() => Number)
+  @ToInt()
+  @Max(MAX_SEQUENCE)
   @Min(0)
   @IsInt()
   after?: number;

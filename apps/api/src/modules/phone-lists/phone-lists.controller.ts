@@ -4,8 +4,8 @@ import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiProp
 import type { Request } from 'express';
 import { IsNotEmpty, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
-import { AppException } from '../../common/app.exception';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
+import { FILE_UPLOAD_TYPES, readRawUpload } from '../../common/raw-upload';
 import { Trim } from '../../common/transforms';
 import { PagedQueryDto } from '../admin/paged-query.dto';
 import { RequirePermission } from '../auth/access.decorator';
@@ -20,26 +20,6 @@ export class ImportQueryDto {
   @Matches(/^[A-Za-z]{2}$/)
   @IsString()
   defaultCountry?: string;
-}
-
-/** Reads the raw request body with a hard cap (the JSON parser leaves octet-stream bodies alone). */
-function readBody(req: Request, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new AppException('payload_too_large', { message: `The file is larger than ${limit} bytes.` }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 @ApiTags('phone-lists')
@@ -60,17 +40,20 @@ export class PhoneListsController {
   @Post('imports')
   @HttpCode(HttpStatus.OK)
   @RequirePermission(PERMISSIONS.listsManage)
-  @ApiOperation({ summary: 'Uploads an xlsx or csv (raw body, ≤ 5 MB) and queues its import; poll GET imports/:id for progress' })
-  @ApiConsumes('application/octet-stream')
+  @ApiOperation({
+    summary:
+      'Uploads an xlsx or csv (raw body, ≤ 5 MB; another Content-Type answers 415 at once) and queues its import; poll GET imports/:id for progress',
+  })
+  @ApiConsumes(...FILE_UPLOAD_TYPES)
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiEnvelope(null)
-  @ApiErrors(400, 401, 403, 413)
+  @ApiErrors(400, 401, 403, 413, 415)
   async startImport(
     @Query() query: ImportQueryDto,
     @Req() req: Request,
     @CurrentPrincipal() principal: Principal,
   ): Promise<PhoneImportState> {
-    const file = await readBody(req, MAX_UPLOAD_BYTES);
+    const file = await readRawUpload(req, MAX_UPLOAD_BYTES);
     return this.lists.startImport(
       principal,
       { name: query.name, fileName: query.fileName ?? 'upload', defaultCountry: query.defaultCountry },

@@ -186,19 +186,31 @@ export class PollsService {
   ): Promise<{ recorded: number }> {
     await this.find(clientId, pollId);
     const ids = [...new Set(body.answers.map((a) => a.questionId))];
+    // Each question answered once: the answer set is bounded by the poll's questions.
+    if (ids.length !== body.answers.length) throw answeredTwice('answers must answer each question once');
     const found = await this.dataSource
       .getRepository(PollQuestion)
       .count({ where: { id: In(ids), pollId, clientId, retiredAt: IsNull() } });
     if (found !== ids.length) throw AppException.notFound();
-    await this.dataSource.getRepository(PollResponse).insert(
-      body.answers.map((a) => ({
-        clientId,
-        pollId,
-        questionId: a.questionId,
-        value: a.value.trim(),
-        conversationId: body.conversationId ?? null,
-      })),
-    );
+    const conversationId = body.conversationId ?? null;
+    await this.dataSource.transaction(async (manager) => {
+      if (conversationId) {
+        // The conversation's row lock orders this with the visitor's own survey answers.
+        const owned = (await manager.query(`SELECT id FROM conversations WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [
+          conversationId,
+          clientId,
+        ])) as unknown[];
+        if (!owned.length) throw AppException.notFound();
+        const answered = (await manager.query(
+          `SELECT 1 FROM poll_responses WHERE conversation_id = $1 AND question_id = ANY($2::uuid[]) LIMIT 1`,
+          [conversationId, ids],
+        )) as unknown[];
+        if (answered.length) throw answeredTwice('a question of answers was already answered for this conversation');
+      }
+      await manager
+        .getRepository(PollResponse)
+        .insert(body.answers.map((a) => ({ clientId, pollId, questionId: a.questionId, value: a.value.trim(), conversationId })));
+    });
     return { recorded: body.answers.length };
   }
 
@@ -330,3 +342,6 @@ export class PollsService {
     return poll;
   }
 }
+
+const answeredTwice = (message: string): AppException =>
+  new AppException('validation', { message, data: { fields: { answers: [message] } } });

@@ -1,8 +1,8 @@
 import { REPORT_EXPORT_FORMATS, REPORT_MAX_PAGE_SIZE, type ReportExportFormat, type SortOrder } from '@centralita/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { Trim } from '../../common/transforms';
+import { PageNumber, PageSize, SortField } from '../admin/paged-query.dto';
 
 /** Window and filters shared by a report page and an export. */
 export class ReportFiltersDto {
@@ -23,20 +23,12 @@ export class ReportFiltersDto {
 }
 
 export class ReportPageQueryDto extends ReportFiltersDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Type(() => Number) @Min(1) @IsInt() page?: number;
+  @PageNumber() page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: REPORT_MAX_PAGE_SIZE, default: 25 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(REPORT_MAX_PAGE_SIZE)
-  @Min(1)
-  @IsInt()
+  @PageSize(REPORT_MAX_PAGE_SIZE)
   pageSize?: number;
 
-  @ApiPropertyOptional({ description: "A column marked sortable in the report's columns; unknown names answer 400" })
-  @IsOptional()
-  @Matches(/^[A-Za-z]{1,40}$/)
-  @IsString()
+  @SortField("A column marked sortable in the report's columns; unknown names answer 400")
   sortField?: string;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'] }) @IsOptional() @IsIn(['asc', 'desc']) sortOrder?: SortOrder;
