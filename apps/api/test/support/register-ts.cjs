@@ -8,6 +8,7 @@ const { transformSync } = require('@swc/core');
 const root = path.resolve(__dirname, '../../../..');
 const aliases = {
   '@centralita/contracts': path.join(root, 'libs/contracts/src/index.ts'),
+  '@centralita/contracts/server': path.join(root, 'libs/contracts/src/server/index.ts'),
   '@centralita/domain': path.join(root, 'libs/domain/src/index.ts'),
 };
 const resolve = Module._resolveFilename;

@@ -139,6 +139,7 @@ export class WebchatService {
       visitor.tenantId,
     ])) as ConversationRow[];
     if (!row) throw AppException.notFound();
+    this.tokens.assertOpen(row);
     return row;
   }
 
@@ -168,6 +169,7 @@ export class WebchatService {
       [visitor.conversationId, visitor.tenantId],
     )) as (ConversationRow & { line_poll_id: string | null; line_priority: number })[];
     if (!found) throw AppException.notFound();
+    this.tokens.assertOpen(found);
     // The line's own poll (attention-line admin) surveys the customer when the conversation ends.
     const { line_poll_id: pollId, line_priority: priority, ...row } = found;
     const updated = await this.host.dispatchConversationAlone(
@@ -200,7 +202,10 @@ export class WebchatService {
         text: input.text,
         clientMessageId: input.clientMessageId,
       },
-      MessagesService.requireOpen,
+      (row) => {
+        this.tokens.assertOpen(row);
+        MessagesService.requireOpen(row);
+      },
     );
   }
 
@@ -237,11 +242,14 @@ export class WebchatService {
     const current = await this.row(visitor);
     const pollId = (current.snapshot.context as { pollId?: string | null }).pollId ?? null;
     const survey = current.status === 'Inquest' && pollId ? await this.loadSurvey(current.tenant_id, pollId) : null;
+    if (current.status === 'Inquest' && !survey) throw new AppException('not_found', { message: 'This conversation has no survey' });
     if (survey) {
       const question = survey.questions.find((candidate) => candidate.id === input.questionId);
       if (!question) throw new AppException('validation', { message: 'questionId is not a question of this survey' });
       const problem = surveyAnswerProblem(question, input.answer);
       if (problem) throw new AppException('validation', { message: problem });
+      // Each question once: the answer set is bounded by the poll's questions.
+      if (answeredTimes(current.snapshot.context, input.questionId) > 0) throw alreadyAnswered();
     }
     // Outside Inquest the machine refuses the event below (409 naming the state), and nothing is stored.
     const row = await this.host.transaction(async (manager, outbox) => {
@@ -252,8 +260,16 @@ export class WebchatService {
         { kind: 'customer', id: visitor.visitorId },
         visitor.tenantId,
       );
+      // Two answers to one question sent at once: the machine took both in turn; the second is undone here.
+      if (survey && answeredTimes(result.row.snapshot.context, input.questionId) > 1) throw alreadyAnswered();
       outbox.push(...result.outboxIds);
       if (survey) {
+        // An answer recorded for this conversation by staff (POST /api/polls/:id/responses) counts too.
+        const recorded = (await manager.query(`SELECT 1 FROM poll_responses WHERE conversation_id = $1 AND question_id = $2 LIMIT 1`, [
+          visitor.conversationId,
+          input.questionId,
+        ])) as unknown[];
+        if (recorded.length) throw alreadyAnswered();
         await manager.query(
           `INSERT INTO poll_responses (client_id, poll_id, question_id, conversation_id, value) VALUES ($1, $2, $3, $4, $5)`,
           [visitor.tenantId, survey.pollId, input.questionId, visitor.conversationId, input.answer.trim()],
@@ -293,3 +309,14 @@ export class WebchatService {
     return conversationView(row);
   }
 }
+
+function answeredTimes(context: unknown, questionId: string): number {
+  const answers = (context as { surveyAnswers?: { questionId: string }[] } | null)?.surveyAnswers ?? [];
+  return answers.filter((answer) => answer.questionId === questionId).length;
+}
+
+const alreadyAnswered = (): AppException =>
+  new AppException('validation', {
+    message: 'questionId was already answered',
+    data: { fields: { questionId: ['questionId was already answered'] } },
+  });

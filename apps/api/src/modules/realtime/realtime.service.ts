@@ -83,7 +83,8 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
         onlyPlaintext: true,
         maxLen: this.realtime.socketStreamMaxLen,
       }),
-      connectionStateRecovery: { maxDisconnectionDuration: this.realtime.socketRecoveryWindowMs, skipMiddlewares: true },
+      // Middlewares run on recovery too: a recovered socket is authenticated again (SocketAccessService).
+      connectionStateRecovery: { maxDisconnectionDuration: this.realtime.socketRecoveryWindowMs, skipMiddlewares: false },
     });
   }
 

@@ -1,11 +1,12 @@
 import { PERMISSIONS, ROOM_KINDS, STAFF_BATCH_AUTH, batchedTenantRoom, roomName, type JoinAck, type RoomRef } from '@centralita/contracts';
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { isUUID } from 'class-validator';
-import type { Socket } from 'socket.io';
+import type { Namespace, Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
-import { AuthGuard } from '../auth/auth.guard';
+import { AuthGuard, type SessionClaims } from '../auth/auth.guard';
+import { PrincipalCacheService, type SessionChange } from '../auth/principal-cache.service';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import type { Principal } from '../auth/principal';
 import { RealtimeService } from './realtime.service';
@@ -26,6 +27,28 @@ function validRoom(room: unknown): room is RoomRef {
   );
 }
 
+/** What a staff socket holds (and a recovered one brings back): its principal and the claims to re-check it by. */
+interface StaffSocketData {
+  principal: Principal;
+  claims: SessionClaims;
+}
+
+interface VisitorSocketData {
+  visitor: VisitorIdentity;
+}
+
+/** Everything a principal may do, whatever its session: two principals with the same rights reach the same rooms. */
+function rightsOf(principal: Principal): string {
+  const entries = Object.entries(principal)
+    .filter(([key]) => key !== 'sessionId')
+    .map(([key, value]) => [key, Array.isArray(value) ? [...(value as string[])].sort() : value] as const);
+  return JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+const sameRights = (a: Principal, b: Principal): boolean => rightsOf(a) === rightsOf(b);
+
+const sessionEnded = (): JoinAck => refused('forbidden', 'Your session has ended');
+
 function authError(error: unknown): Error {
   const failure = new Error(error instanceof AppException ? error.message : 'unauthorized') as Error & { data?: unknown };
   failure.data = { errorCode: error instanceof AppException ? error.code : 'unauthorized' };
@@ -34,14 +57,28 @@ function authError(error: unknown): Error {
 
 /**
  * Who may connect and join what. Staff connect with their access JWT (`auth.token`), checked
- * exactly as HTTP checks it; visitors with their visitor token. Every join is authorised on its
- * own: rooms of another tenant answer not_found, a visitor reaches only its own conversation.
+ * exactly as HTTP checks it; visitors with their visitor token, while its conversation is open
+ * (VisitorTokenService.assertOpen). Every join is authorised on its own, against the user's current
+ * state: rooms of another tenant answer not_found, a visitor reaches only its own conversation.
+ *
+ * A session that ends, ends here too: every change to a user or a session (logout, password
+ * change, deactivation, role or permission change, a revoked refresh family) reaches every API
+ * process through the principal cache's invalidation channel, and each process re-checks its own
+ * sockets of those users and sessions. An ended session is disconnected for good; a socket whose
+ * rights changed has its connection closed, so the client reconnects and gets fresh rooms. A
+ * recovered connection (connection-state recovery) is checked like a new one: its stored session
+ * must still be valid with the same rights before it gets its rooms and missed events back, and
+ * its handshake token is verified again by the middleware.
  */
 @Injectable()
-export class SocketAccessService implements OnApplicationBootstrap {
+export class SocketAccessService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SocketAccessService.name);
+  private stopListening: (() => void) | null = null;
+
   constructor(
     private readonly realtime: RealtimeService,
     private readonly auth: AuthGuard,
+    private readonly principals: PrincipalCacheService,
     private readonly visitorTokens: VisitorTokenService,
     private readonly dataSource: DataSource,
     private readonly moduleRef: ModuleRef,
@@ -57,19 +94,26 @@ export class SocketAccessService implements OnApplicationBootstrap {
     const visitor = this.realtime.visitor;
     if (!staff || !visitor) return;
 
+    this.guardRecovery(staff, (data) => this.staffSessionHolds(data));
+    this.guardRecovery(visitor, (data) => this.visitorSessionHolds(data));
+    this.stopListening = this.principals.onChange((change) => void this.recheck(change));
+
     staff.use((socket, next) => {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       if (typeof token !== 'string') return next(authError(new AppException('unauthorized')));
-      this.auth.authenticate(token).then(
-        (principal) => {
-          socket.data.principal = principal;
+      // A recovered socket brings back its rooms: only the same user, with the same rights, takes them up.
+      const previous = socket.recovered ? (socket.data as Partial<StaffSocketData>).principal : undefined;
+      this.auth.authenticateSession(token).then(
+        ({ principal, claims }) => {
+          if (socket.recovered && !(previous && sameRights(previous, principal))) return next(authError(new AppException('unauthorized')));
+          socket.data = { principal, claims } satisfies StaffSocketData;
           next();
         },
         (error: unknown) => next(authError(error)),
       );
     });
     staff.on('connection', (socket) => {
-      const principal = socket.data.principal as Principal;
+      const principal = (socket.data as StaffSocketData).principal;
       if (!socket.recovered) {
         void socket.join(roomName({ kind: 'agent', id: principal.userId }));
         if (principal.permissions.includes(PERMISSIONS.conversationsSupervise)) {
@@ -90,10 +134,13 @@ export class SocketAccessService implements OnApplicationBootstrap {
           .catch(() => undefined);
       });
       socket.on('join', (room, ack) => {
-        void this.staffJoin(principal, room).then(async (answer) => {
-          if (answer.ok) await socket.join(answer.room);
-          if (typeof ack === 'function') ack(answer);
-        });
+        void this.current(socket)
+          .then(async (fresh) => {
+            const answer = fresh ? await this.staffJoin(fresh, room) : sessionEnded();
+            if (answer.ok) await socket.join(answer.room);
+            if (typeof ack === 'function') ack(answer);
+          })
+          .catch((error: unknown) => this.logger.warn(`join failed: ${(error as Error).message}`));
       });
       socket.on('leave', (room, ack) => {
         if (validRoom(room)) void socket.leave(roomName(room));
@@ -102,7 +149,9 @@ export class SocketAccessService implements OnApplicationBootstrap {
       });
       socket.on('typing', (input) => {
         if (!input || typeof input.conversationId !== 'string' || !isUUID(input.conversationId)) return;
-        void this.staffJoin(principal, { kind: 'conversation', id: input.conversationId }).then((answer) => {
+        void this.current(socket).then(async (fresh) => {
+          if (!fresh) return;
+          const answer = await this.staffJoin(fresh, { kind: 'conversation', id: input.conversationId });
           if (!answer.ok) return;
           this.realtime.emit('visitor', [answer.room], 'typing', {
             conversationId: input.conversationId,
@@ -115,24 +164,41 @@ export class SocketAccessService implements OnApplicationBootstrap {
 
     visitor.use((socket, next) => {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+      let identity: VisitorIdentity;
       try {
-        socket.data.visitor = this.visitorTokens.verify(typeof token === 'string' ? token : null);
-        next();
+        identity = this.visitorTokens.verify(typeof token === 'string' ? token : null);
       } catch (error) {
-        next(authError(error));
+        return next(authError(error));
       }
+      const previous = socket.recovered ? (socket.data as Partial<VisitorSocketData>).visitor : undefined;
+      this.assertVisitorOpen(identity).then(
+        () => {
+          if (socket.recovered && previous?.conversationId !== identity.conversationId)
+            return next(authError(new AppException('unauthorized')));
+          socket.data = { visitor: identity } satisfies VisitorSocketData;
+          next();
+        },
+        (error: unknown) => next(authError(error)),
+      );
     });
     visitor.on('connection', (socket: Socket) => {
-      const identity = socket.data.visitor as VisitorIdentity;
+      const identity = (socket.data as VisitorSocketData).visitor;
       const own = roomName({ kind: 'conversation', id: identity.conversationId });
       if (!socket.recovered) void socket.join(own);
       socket.on('join', (room: unknown, ack: unknown) => {
-        const answer: JoinAck = !validRoom(room)
-          ? refused('validation', 'room must be {kind, id} with a UUID id')
-          : room.kind === 'conversation' && room.id === identity.conversationId
-            ? { ok: true, room: own }
-            : refused('forbidden', 'A visitor may only join its own conversation');
-        if (typeof ack === 'function') (ack as (answer: JoinAck) => void)(answer);
+        const reply = (answer: JoinAck) => {
+          if (typeof ack === 'function') (ack as (answer: JoinAck) => void)(answer);
+        };
+        if (!validRoom(room)) return reply(refused('validation', 'room must be {kind, id} with a UUID id'));
+        if (room.kind !== 'conversation' || room.id !== identity.conversationId)
+          return reply(refused('forbidden', 'A visitor may only join its own conversation'));
+        this.assertVisitorOpen(identity).then(
+          () => reply({ ok: true, room: own }),
+          (error: unknown) => {
+            reply(refused('forbidden', error instanceof AppException ? error.message : 'unauthorized'));
+            if (error instanceof AppException) socket.disconnect(true);
+          },
+        );
       });
       socket.on('typing', (input: { typing?: unknown } | null) => {
         this.realtime.emit('staff', [own], 'typing', {
@@ -142,6 +208,94 @@ export class SocketAccessService implements OnApplicationBootstrap {
         });
       });
     });
+  }
+
+  onApplicationShutdown(): void {
+    this.stopListening?.();
+    this.stopListening = null;
+  }
+
+  /**
+   * The principal of an open staff socket, checked against the user's current state. An ended
+   * session disconnects the socket for good (the client must sign in again); changed rights close
+   * its connection, so the client reconnects and joins with what it may now reach. Either way the
+   * answer is null. An outage of the state store (not an AppException) leaves the socket alone:
+   * the principal cache re-checks every socket once its invalidation channel is back.
+   */
+  private async current(socket: Socket): Promise<Principal | null> {
+    const { principal, claims } = socket.data as StaffSocketData;
+    let fresh: Principal;
+    try {
+      fresh = await this.auth.checkSession(claims);
+    } catch (error) {
+      if (error instanceof AppException) socket.disconnect(true);
+      return null;
+    }
+    if (sameRights(principal, fresh)) return fresh;
+    // Not a DISCONNECT packet: the client sees a dropped transport and reconnects by itself.
+    socket.conn.close();
+    return null;
+  }
+
+  /** Re-checks this process's sockets of the users and sessions a change names (all of them after missed changes). */
+  private async recheck(change: SessionChange): Promise<void> {
+    const staff = this.realtime.staff;
+    if (!staff) return;
+    if (change.everything) {
+      // One at a time: after an outage every socket is in doubt, and the state store has just come back.
+      for (const socket of [...staff.sockets.values()]) await this.current(socket).catch(() => null);
+      return;
+    }
+    const affected = new Set<Socket>();
+    for (const userId of change.users) {
+      for (const id of staff.adapter.rooms.get(roomName({ kind: 'agent', id: userId })) ?? []) {
+        const socket = staff.sockets.get(id);
+        if (socket) affected.add(socket);
+      }
+    }
+    if (change.sessions.length) {
+      const sessions = new Set(change.sessions);
+      for (const socket of staff.sockets.values()) if (sessions.has((socket.data as StaffSocketData).claims?.sid)) affected.add(socket);
+    }
+    await Promise.all([...affected].map((socket) => this.current(socket).catch(() => null)));
+  }
+
+  /**
+   * Connection-state recovery hands a socket its rooms and missed events before any middleware
+   * runs: the stored session is checked here first, and a session that no longer holds is not
+   * restored (the connection then goes through the middleware as a new one, and is refused there).
+   */
+  private guardRecovery(namespace: Namespace, holds: (data: unknown) => Promise<boolean>): void {
+    const adapter = namespace.adapter;
+    const restore = adapter.restoreSession.bind(adapter);
+    adapter.restoreSession = async (pid, offset) => {
+      const session = await restore(pid, offset);
+      if (!session) return session;
+      return (await holds(session.data).catch(() => false)) ? session : (null as unknown as typeof session);
+    };
+  }
+
+  private async staffSessionHolds(data: unknown): Promise<boolean> {
+    const { principal, claims } = (data ?? {}) as Partial<StaffSocketData>;
+    if (!principal || !claims) return false;
+    return sameRights(principal, await this.auth.checkSession(claims));
+  }
+
+  private async visitorSessionHolds(data: unknown): Promise<boolean> {
+    const identity = ((data ?? {}) as Partial<VisitorSocketData>).visitor;
+    if (!identity) return false;
+    await this.assertVisitorOpen(identity);
+    return true;
+  }
+
+  /** A visitor's conversation must exist in its tenant and still admit the visitor (VisitorTokenService.assertOpen). */
+  private async assertVisitorOpen(identity: VisitorIdentity): Promise<void> {
+    const [row] = (await this.dataSource.query(`SELECT status, updated_at FROM conversations WHERE id = $1 AND tenant_id = $2`, [
+      identity.conversationId,
+      identity.tenantId,
+    ])) as { status: string; updated_at: Date }[];
+    if (!row) throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
+    this.visitorTokens.assertOpen(row);
   }
 
   /** Connection changes of a logged-in agent; refused (not logged in, already so) is the normal case. */

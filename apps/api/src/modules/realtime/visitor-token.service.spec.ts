@@ -51,3 +51,20 @@ describe(`${VisitorTokenService.name} verified-token cache`, () => {
     expect(messageOf(() => service.verify(other))).toBe('unauthorized: The visitor token is invalid or has expired');
   });
 });
+
+describe(`${VisitorTokenService.name}.assertOpen`, () => {
+  const config = loadConfig({ JWT_SECRET: 'unit-test-secret-unit-test-secret-1234' });
+  const service = new VisitorTokenService(config, { ...loadRealtimeConfig({}), visitorClosedGraceSeconds: 60 });
+  const closedAt = new Date(Date.UTC(2026, 0, 1, 12, 0, 0));
+
+  it('admits every state but Closed, however old', () => {
+    for (const status of ['Transitory', 'LiningUp', 'Active', 'Inquest'])
+      expect(() => service.assertOpen({ status, updated_at: closedAt }, closedAt.getTime() + 86_400_000)).not.toThrow();
+  });
+
+  it('admits a Closed conversation for the grace period, then refuses it from that second on', () => {
+    const row = { status: 'Closed', updated_at: closedAt };
+    expect(() => service.assertOpen(row, closedAt.getTime() + 59_999)).not.toThrow();
+    expect(() => service.assertOpen(row, closedAt.getTime() + 60_000)).toThrow('The visitor token is invalid or has expired');
+  });
+});

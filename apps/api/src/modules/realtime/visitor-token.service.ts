@@ -13,7 +13,10 @@ export interface VisitorIdentity {
   visitorId: string;
 }
 
-/** Signed visitor tokens (HS256, typ 'visitor'): a web-chat customer may reach one conversation only. */
+/**
+ * Signed visitor tokens (HS256, typ 'visitor'): a web-chat customer may reach one conversation
+ * only, and only until shortly after it closed (assertOpen).
+ */
 @Injectable()
 export class VisitorTokenService {
   private readonly jwt: JwtService;
@@ -46,6 +49,18 @@ export class VisitorTokenService {
     const claims = hit ?? this.verifyUncached(token);
     if (!hit) this.verified.remember(token, claims);
     return { conversationId: claims.sub, tenantId: claims.cid, visitorId: claims.vid };
+  }
+
+  /**
+   * A visitor token works while its conversation does: refused once the conversation has been
+   * Closed (survey over, or closed without one) for longer than VISITOR_CLOSED_GRACE_SECONDS.
+   * Callers pass the row they read anyway, so the check costs no query.
+   */
+  assertOpen(row: { status: string; updated_at: Date | string }, now = Date.now()): void {
+    // updated_at is the time of the last step, and Closed is final: it is when the conversation closed.
+    if (row.status === 'Closed' && new Date(row.updated_at).getTime() + this.realtime.visitorClosedGraceSeconds * 1000 <= now) {
+      throw invalidVisitorToken();
+    }
   }
 
   private verifyUncached(token: string): VisitorTokenClaims {
