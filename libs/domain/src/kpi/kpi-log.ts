@@ -52,11 +52,16 @@ export interface ConversationLogData {
  *   without it pause time is booked under `UNKNOWN_PAUSE_REASON`.
  * - `attentionLineId`, `channel`: on rows entering `inCall` / `outboundCall`, the call's line and
  *   channel (the telephony host knows them; the presence context does not), for per-line call AHT.
+ * - `conversationId`: on `agent.conversationAssigned` and `agent.conversationReleased` rows, the
+ *   conversation given or let go; `conversationIds`: on a logout's row, the conversations it handed
+ *   back to their lines (in the same transaction). No KPI reads them; integrators and audits do.
  */
 export interface AgentLogData {
   pauseReasonId?: string | null;
   attentionLineId?: string | null;
   channel?: string;
+  conversationId?: string;
+  conversationIds?: string[];
 }
 
 /** A conversation row; `entityId` is the conversation id. */

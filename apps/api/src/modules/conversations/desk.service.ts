@@ -35,6 +35,8 @@ export interface TransitionEntry {
   atMs: number;
   actor: Actor;
   version: number;
+  /** What the row carries besides the step (a conversation's line and agent; the conversation an agent's assignment or release is about). */
+  data: Record<string, unknown> | null;
 }
 
 /** What agents and supervisors do to conversations and presence; every change goes through the host. */
@@ -251,42 +253,52 @@ export class DeskService {
       throw new AppException('validation', { message: 'Give exactly one of attentionLineId or agentId' });
     }
     const actor = this.actorOf(principal, asSupervisor);
-    const row = await this.host.transaction(async (manager, outbox) => {
-      await this.host.lockConversation(manager, id, principal.clientId);
-      if (target.attentionLineId) {
-        const [line] = (await manager.query(
-          `SELECT l.id, l.poll_id FROM attention_lines l WHERE l.id = $1 AND l.client_id = $2 AND l.deleted_at IS NULL`,
-          [target.attentionLineId, principal.clientId],
-        )) as { id: string; poll_id: string | null }[];
-        if (!line) throw new AppException('not_found', { message: 'No attention line found' });
+    const row = await this.host.transaction(
+      async (manager, outbox) => {
+        const conversation = await this.host.lockConversation(manager, id, principal.clientId);
+        if (target.attentionLineId) {
+          const [line] = (await manager.query(
+            `SELECT l.id, l.poll_id FROM attention_lines l WHERE l.id = $1 AND l.client_id = $2 AND l.deleted_at IS NULL`,
+            [target.attentionLineId, principal.clientId],
+          )) as { id: string; poll_id: string | null }[];
+          if (!line) throw new AppException('not_found', { message: 'No attention line found' });
+          const result = await this.host.dispatchConversation(
+            manager,
+            id,
+            { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: line.id, pollId: line.poll_id } },
+            actor,
+            principal.clientId,
+            conversation,
+          );
+          outbox.push(...result.outboxIds);
+          return result.row;
+        }
+        const agentId = target.agentId!;
+        // The conversation, then both agents at once in id order (the host's lock order): locking
+        // the receiver and then the giver deadlocked two agents transferring to each other.
+        const agents = await this.host.lockAgents(manager, [agentId, conversation.agent_id], principal.clientId);
+        if (!agents.has(agentId)) throw AppException.notFound();
+        const booked = await this.host.dispatchAgent(
+          manager,
+          agentId,
+          { type: 'agent.conversationAssigned', conversationId: id },
+          actor,
+          principal.clientId,
+          agents.get(agentId),
+        );
         const result = await this.host.dispatchConversation(
           manager,
           id,
-          { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: line.id, pollId: line.poll_id } },
+          { type: 'conversation.transferred', to: { kind: 'agent', agentId } },
           actor,
           principal.clientId,
+          conversation,
         );
-        outbox.push(...result.outboxIds);
+        outbox.push(...booked.outboxIds, ...result.outboxIds);
         return result.row;
-      }
-      const agentId = target.agentId!;
-      const booked = await this.host.dispatchAgent(
-        manager,
-        agentId,
-        { type: 'agent.conversationAssigned', conversationId: id },
-        actor,
-        principal.clientId,
-      );
-      const result = await this.host.dispatchConversation(
-        manager,
-        id,
-        { type: 'conversation.transferred', to: { kind: 'agent', agentId } },
-        actor,
-        principal.clientId,
-      );
-      outbox.push(...booked.outboxIds, ...result.outboxIds);
-      return result.row;
-    });
+      },
+      { retry: true },
+    );
     return conversationView(row);
   }
 
@@ -311,8 +323,9 @@ export class DeskService {
       actor_kind: Actor['kind'];
       actor_id: string | null;
       version: number;
+      data: Record<string, unknown> | null;
     }[] = await this.dataSource.query(
-      `SELECT from_state, to_state, event, at, at_ms, actor_kind, actor_id, version FROM transition_log
+      `SELECT from_state, to_state, event, at, at_ms, actor_kind, actor_id, version, data FROM transition_log
        WHERE tenant_id = $1 AND entity_type = $2 AND entity_id = $3 ORDER BY version`,
       [tenantId, entity, id],
     );
@@ -325,6 +338,7 @@ export class DeskService {
       atMs: Number(row.at_ms),
       actor: row.actor_id ? { kind: row.actor_kind, id: row.actor_id } : { kind: row.actor_kind },
       version: row.version,
+      data: row.data,
     }));
   }
 

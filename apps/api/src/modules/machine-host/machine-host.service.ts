@@ -54,6 +54,28 @@ export interface AgentStepPlan {
   record: TransitionRecord;
   logData: AgentLogData | null;
   effects: OutboxEffect[];
+  /**
+   * Conversations the step hands back to their lines (the agent left holding them): the host
+   * re-queues them in the step's own transaction (see dispatchAgent), never after it.
+   */
+  requeue: string[];
+}
+
+/**
+ * Thrown inside a transaction run with `retry` to roll it back and run it again: the command found
+ * it must lock a row it could only lock out of the global order (see MachineHostService.lockAgents).
+ */
+export class RetryTransaction extends Error {}
+
+/** Attempts of a transaction run with `retry` (a deadlock or serialization failure, or RetryTransaction). */
+const TRANSACTION_ATTEMPTS = 4;
+
+/** PostgreSQL gave up on the transaction for a reason a second run would not meet: deadlock, serialization failure. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof RetryTransaction) return true;
+  const failed = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = failed?.driverError?.code ?? failed?.code;
+  return code === '40P01' || code === '40001';
 }
 
 /** How often an agent event alone is re-read and re-stepped when another event moved its version. */
@@ -120,8 +142,19 @@ const TIMER = {
 function conversationLogData(context: ConversationContext): ConversationLogData {
   return { channel: context.channel, attentionLineId: context.attentionLineId, agentId: context.agentId };
 }
-function agentLogData(record: TransitionRecord, context: AgentPresenceContext): AgentLogData | null {
-  return record.to === 'paused' ? { pauseReasonId: context.pauseReasonId } : null;
+function agentLogData(
+  record: TransitionRecord,
+  context: AgentPresenceContext,
+  input: AgentEventInput,
+  requeue: string[],
+): AgentLogData | null {
+  const data: AgentLogData = {};
+  if (record.to === 'paused') data.pauseReasonId = context.pauseReasonId;
+  // The conversation an assignment or a release is about, and what a logout handed back.
+  if (input.type === 'agent.conversationAssigned' || input.type === 'agent.conversationReleased')
+    data.conversationId = input.conversationId;
+  if (requeue.length > 0) data.conversationIds = requeue;
+  return Object.keys(data).length > 0 ? data : null;
 }
 
 function illegal(entity: EntityType, eventType: string, status: string): AppException {
@@ -145,6 +178,13 @@ async function writeEach<TRow>(manager: EntityManager, writes: VersionedWrite[],
  * The only place machines run. Each dispatch is one transaction: lock the row, restore the
  * snapshot, step, write row + snapshot (version-checked) + one transition-log row + outbox rows
  * for the intents. After commit the relay delivers the outbox; its poller covers a crash between.
+ *
+ * Lock order — every command takes its row locks in this one order, so no two commands ever wait
+ * for each other in a cycle (a deadlock, answered 500 before): a line's routing advisory lock, then
+ * conversations by id, then agents by user id (lockAgents). A command that finds it must lock a
+ * conversation after an agent (a logout racing an assignment) rolls back and runs again with it
+ * first (RetryTransaction). A step's time is read once its command holds every row it writes, so a
+ * lock wait never dates it before a step that committed ahead of it.
  */
 @Injectable()
 export class MachineHostService {
@@ -184,17 +224,31 @@ export class MachineHostService {
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
   ) {}
 
-  /** Runs `work` in one transaction and hands the outbox rows it wrote to the relay after commit. */
-  async transaction<T>(work: (manager: EntityManager, outbox: string[]) => Promise<T>): Promise<T> {
-    const outbox: string[] = [];
-    let records: OutboxRecord[] = [];
-    const result = await this.dataSource.transaction(async (manager) => {
-      const value = await work(manager, outbox);
-      records = writtenInTransaction(manager);
-      return value;
-    });
-    this.relay.kick(outbox, records);
-    return result;
+  /**
+   * Runs `work` in one transaction and hands the outbox rows it wrote to the relay after commit.
+   * With `retry`, a run PostgreSQL rolled back as a deadlock victim or serialization failure (or
+   * that threw RetryTransaction) runs again, up to TRANSACTION_ATTEMPTS times, then answers 409:
+   * `work` must then touch nothing but the database.
+   */
+  async transaction<T>(work: (manager: EntityManager, outbox: string[]) => Promise<T>, options: { retry?: boolean } = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const outbox: string[] = [];
+      let records: OutboxRecord[] = [];
+      try {
+        const result = await this.dataSource.transaction(async (manager) => {
+          const value = await work(manager, outbox);
+          records = writtenInTransaction(manager);
+          return value;
+        });
+        this.relay.kick(outbox, records);
+        return result;
+      } catch (error) {
+        if (!options.retry || !isRetryable(error)) throw error;
+        if (attempt >= TRANSACTION_ATTEMPTS) {
+          throw new AppException('conflict', { message: 'Others changed these records at the same moment; try again' });
+        }
+      }
+    }
   }
 
   dispatch(entity: 'conversation', id: string, event: ConversationEventInput, actor: Actor, tenantId?: string): Promise<ConversationRow>;
@@ -207,11 +261,14 @@ export class MachineHostService {
     tenantId?: string,
   ): Promise<ConversationRow | AgentRow> {
     if (entity === 'agent') return this.dispatchAgentAlone(id, event as AgentEventInput, actor, tenantId);
-    return this.transaction(async (manager, outbox) => {
-      const result = await this.dispatchConversation(manager, id, event as ConversationEventInput, actor, tenantId);
-      outbox.push(...result.outboxIds);
-      return result.row;
-    });
+    return this.transaction(
+      async (manager, outbox) => {
+        const result = await this.dispatchConversation(manager, id, event as ConversationEventInput, actor, tenantId);
+        outbox.push(...result.outboxIds);
+        return result.row;
+      },
+      { retry: true },
+    );
   }
 
   /**
@@ -239,6 +296,8 @@ export class MachineHostService {
         if (kept) continue;
         throw error;
       }
+      // Leaving with conversations: they go back to their lines in the same transaction.
+      if (plan.requeue.length > 0) return this.dispatchAgentRequeuing(userId, input, actor, tenantId);
       const written = await this.agentWrites.submit(plan);
       if (written) {
         this.keepAgentRow(userId, written.row, readAt);
@@ -279,6 +338,79 @@ export class MachineHostService {
     )) as AgentRow[];
     if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw AppException.notFound();
     return row;
+  }
+
+  /**
+   * Locks several agents' rows in user-id order (the lock order, see the class comment): two
+   * commands that each need the same two agents — a transfer from A to B and one from B to A — then
+   * wait for each other instead of each holding one and waiting for the other. Answers the rows
+   * found (of the tenant, when given) by user id; null ids are skipped.
+   */
+  async lockAgents(manager: EntityManager, userIds: (string | null)[], tenantId?: string): Promise<Map<string, AgentRow>> {
+    const ids = [...new Set(userIds.filter((id): id is string => id !== null))];
+    if (ids.length === 0) return new Map();
+    const rows = (await manager.query(
+      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id
+       WHERE p.user_id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR p.tenant_id = $2)
+       ORDER BY p.user_id FOR UPDATE OF p`,
+      [ids, tenantId ?? null],
+    )) as AgentRow[];
+    return new Map(rows.map((row) => [row.user_id, row]));
+  }
+
+  /**
+   * An agent step that hands conversations back (a logout while holding some), as one transaction:
+   * the conversations Active with the agent are locked first (by id), then the agent; the agent's
+   * step and every conversation's return to its line commit together. So what the presence holds
+   * and what is Active with the agent never differ, and a re-login cannot be given conversations
+   * on top of ones not yet re-queued. An assignment that commits between the two locks shows up in
+   * the agent's row; then the transaction runs again, locking it first too.
+   */
+  private dispatchAgentRequeuing(userId: string, input: AgentEventInput, actor: Actor, tenantId?: string): Promise<AgentRow> {
+    return this.transaction(
+      async (manager, outbox) => {
+        const held = (await manager.query(`SELECT * FROM conversations WHERE agent_id = $1 AND status = 'Active' ORDER BY id FOR UPDATE`, [
+          userId,
+        ])) as ConversationRow[];
+        const agent = await this.lockAgent(manager, userId, tenantId);
+        const holding = (agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds;
+        if (holding.some((id) => !held.some((row) => row.id === id))) throw new RetryTransaction('An assignment committed meanwhile');
+        const result = await this.dispatchAgent(manager, userId, input, actor, tenantId, agent, held);
+        outbox.push(...result.outboxIds);
+        return result.row;
+      },
+      { retry: true },
+    );
+  }
+
+  /**
+   * Puts conversations the agent left holding back on their lines, in the caller's transaction (a
+   * system transfer to the conversation's own line; its release of the agent is a no-op, the agent
+   * no longer holds them). A conversation no longer Active with the agent, or without a line, is
+   * left as it is. `locked` are rows this transaction already holds (by id).
+   */
+  private async requeueHeld(
+    manager: EntityManager,
+    agentId: string,
+    conversationIds: string[],
+    locked: ConversationRow[],
+  ): Promise<string[]> {
+    const outboxIds: string[] = [];
+    for (const id of [...conversationIds].sort()) {
+      const row = locked.find((candidate) => candidate.id === id) ?? (await this.lockConversation(manager, id));
+      if (row.status !== 'Active' || row.agent_id !== agentId || !row.attention_line_id) continue;
+      const pollId = (row.snapshot.context as unknown as ConversationContext).pollId;
+      const requeued = await this.dispatchConversation(
+        manager,
+        id,
+        { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: row.attention_line_id, pollId } },
+        { kind: 'system' },
+        undefined,
+        row,
+      );
+      outboxIds.push(...requeued.outboxIds);
+    }
+    return outboxIds;
   }
 
   async createConversation(manager: EntityManager, input: NewConversation, actor: Actor): Promise<Dispatched<ConversationRow>> {
@@ -344,11 +476,11 @@ export class MachineHostService {
     locked?: ConversationRow,
   ): Promise<Dispatched<ConversationRow>> {
     const current = locked?.id === id ? locked : await this.lockConversation(manager, id, tenantId);
-    const plan = this.planConversationStep(current, input, actor);
+    const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     // Effects first (a released agent is stepped in this same transaction, its rows written before
     // ours, as they always were); then the conversation's row, log row and outbox in one statement.
     const outboxIds: string[] = [];
-    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds);
+    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
     effects.push(this.conversationPush(plan.next, current.agent_id));
     const written = await writeVersioned<ConversationRow>(manager, this.conversationWrite(plan, effects));
     if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
@@ -438,6 +570,19 @@ export class MachineHostService {
     return writes.map((write) => results.get(write) ?? null);
   }
 
+  /**
+   * Plans a step of a conversation this transaction holds. A step that releases its agent needs
+   * the agent's row too: it is locked (after the conversation, as the lock order says) and the step
+   * planned again, so its time is read after any wait for that lock, not before it.
+   */
+  private async planWithAgentsLocked(manager: EntityManager, current: ConversationRow, input: ConversationEventInput, actor: Actor) {
+    const first = this.planConversationStep(current, input, actor);
+    const released = first.intents.flatMap((intent) => (intent.type === 'releaseAgent' ? [intent.params.agentId] : []));
+    if (released.length === 0) return { plan: first, agents: new Map<string, AgentRow>() };
+    const agents = await this.lockAgents(manager, released);
+    return { plan: this.planConversationStep(current, input, actor), agents };
+  }
+
   /** Steps the conversation's machine (no I/O) and works out the row as the write will leave it. */
   private planConversationStep(current: ConversationRow, input: ConversationEventInput, actor: Actor) {
     const snapshot = restore(conversationMachine, current.snapshot as never);
@@ -504,14 +649,19 @@ export class MachineHostService {
     tenantId?: string,
     /** The row as this transaction already locked it (FOR UPDATE, with the user's name), to skip reading it again. */
     locked?: AgentRow,
+    /** Conversations this transaction already locked, for a step that re-queues them (see dispatchAgentRequeuing). */
+    lockedConversations: ConversationRow[] = [],
   ): Promise<Dispatched<AgentRow>> {
     // A transaction moves the row: the kept one would only cost a refused write.
     this.lastAgentRows.delete(userId);
     const current = locked?.user_id === userId ? locked : await this.lockAgent(manager, userId, tenantId);
-    const written = await this.writeAgentStep(manager, this.planAgentStep(current, input, actor));
+    const plan = this.planAgentStep(current, input, actor);
+    const written = await this.writeAgentStep(manager, plan);
     if (!written) throw new AppException('conflict', { message: 'The agent changed meanwhile; try again' });
     this.remember(manager, written);
-    return { row: written.row, outboxIds: written.outboxIds };
+    const outboxIds = [...written.outboxIds];
+    if (plan.requeue.length > 0) outboxIds.push(...(await this.requeueHeld(manager, userId, plan.requeue, lockedConversations)));
+    return { row: written.row, outboxIds };
   }
 
   /**
@@ -525,9 +675,9 @@ export class MachineHostService {
     input: ConversationEventInput,
     actor: Actor,
   ): Promise<{ write: VersionedWrite; outboxIds: string[] }> {
-    const plan = this.planConversationStep(current, input, actor);
+    const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     const outboxIds: string[] = [];
-    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds);
+    const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
     effects.push(this.conversationPush(plan.next, current.agent_id));
     return { write: this.conversationWrite(plan, effects), outboxIds };
   }
@@ -553,6 +703,8 @@ export class MachineHostService {
     const waves: AgentStepPlan[][] = [];
     const stepsTaken = new Map<string, number>();
     for (const plan of agents) {
+      // Re-queueing writes conversations after the agent: only dispatchAgent does that.
+      if (plan.requeue.length > 0) throw new Error(`writeLockedSteps cannot write ${plan.record.event}, which re-queues conversations`);
       const wave = stepsTaken.get(plan.current.user_id) ?? 0;
       stepsTaken.set(plan.current.user_id, wave + 1);
       (waves[wave] ??= []).push(plan);
@@ -597,6 +749,7 @@ export class MachineHostService {
       state_since: new Date(context.lastStateChangeAt),
     };
     const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, next, result.intents);
+    const requeue = result.intents.flatMap((intent) => (intent.type === 'requeueConversations' ? intent.params.conversationIds : []));
     if (current.status !== next.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
       effects.push({
@@ -610,8 +763,9 @@ export class MachineHostService {
       next,
       snapshotJson: JSON.stringify(persisted),
       record: result.record,
-      logData: agentLogData(result.record, context),
+      logData: agentLogData(result.record, context, input, requeue),
       effects,
+      requeue,
     };
   }
 
@@ -726,6 +880,8 @@ export class MachineHostService {
     intents: IntentOf<typeof conversationMachine>[],
     actor: Actor,
     outboxIds: string[],
+    /** Agents' rows this transaction holds (see planWithAgentsLocked), by user id. */
+    agents: Map<string, AgentRow> = new Map(),
   ): Promise<OutboxEffect[]> {
     const previous = before.snapshot.context as unknown as ConversationContext;
     const effects: OutboxEffect[] = [];
@@ -794,12 +950,17 @@ export class MachineHostService {
         case 'releaseAgent': {
           // Same transaction, so the agent's load is exact the moment the conversation leaves them.
           const { agentId, conversationId, disposition } = intent.params;
+          const agent = agents.get(agentId);
+          // Re-queued by the agent's own logout, in this transaction: nothing left to release.
+          if (agent && !(agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds.includes(conversationId)) break;
           try {
             const released = await this.dispatchAgent(
               manager,
               agentId,
               { type: 'agent.conversationReleased', conversationId, ...(disposition ? { disposition } : {}) },
               actor,
+              undefined,
+              agent,
             );
             outboxIds.push(...released.outboxIds);
           } catch (error) {
@@ -841,14 +1002,7 @@ export class MachineHostService {
           });
           break;
         case 'requeueConversations':
-          effects.push({
-            topic: 'job',
-            payload: {
-              queue: REALTIME_QUEUES.routing,
-              name: 'requeue',
-              data: { tenantId: row.tenant_id, conversationIds: intent.params.conversationIds },
-            },
-          });
+          // Not an effect after commit: the host re-queues them in the step's transaction (dispatchAgent).
           break;
         case 'scheduleAfterCallWorkEnd': {
           const { agentId, armedAt } = intent.params;

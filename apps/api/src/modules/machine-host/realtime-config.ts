@@ -13,10 +13,22 @@ export interface RealtimeConfig {
   outboxPollMs: number;
   /** A row younger than this is left to the process that wrote it. */
   outboxStaleMs: number;
+  /**
+   * How long a delivered outbox row is kept before the retention sweep deletes it (0: at the next
+   * sweep). Nothing reads delivered rows; the window only leaves recent deliveries to look at.
+   */
+  outboxRetentionSeconds: number;
+  /** How often an API process tries to sweep delivered rows (one process at a time does it). */
+  outboxSweepMs: number;
   routingSweepMs: number;
   webchatStartsPerIpPerMinute: number;
   webchatMessagesPerConversationPerMinute: number;
   visitorTokenTtlSeconds: number;
+  /**
+   * After its conversation is Closed (survey answered or expired, or closed with no survey), a
+   * visitor token keeps working this long (the widget's closing screen), then it is refused.
+   */
+  visitorClosedGraceSeconds: number;
   /** How long a dropped socket may stay away and still be sent what it missed. */
   socketRecoveryWindowMs: number;
   /**
@@ -65,10 +77,13 @@ export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): Realti
     disconnectGraceSeconds: positiveInt(env, 'DISCONNECT_GRACE_SECONDS', 60, problems),
     outboxPollMs: positiveInt(env, 'OUTBOX_POLL_MS', 1000, problems),
     outboxStaleMs: positiveInt(env, 'OUTBOX_STALE_MS', 2000, problems),
+    outboxRetentionSeconds: wholeNumber(env, 'OUTBOX_RETENTION_SECONDS', 600, problems),
+    outboxSweepMs: positiveInt(env, 'OUTBOX_SWEEP_MS', 10_000, problems),
     routingSweepMs: positiveInt(env, 'ROUTING_SWEEP_MS', 5000, problems),
     webchatStartsPerIpPerMinute: positiveInt(env, 'RATE_LIMIT_WEBCHAT_START_IP', 60, problems),
     webchatMessagesPerConversationPerMinute: positiveInt(env, 'RATE_LIMIT_WEBCHAT_MESSAGES', 120, problems),
     visitorTokenTtlSeconds: positiveInt(env, 'VISITOR_TOKEN_TTL_SECONDS', 86_400, problems),
+    visitorClosedGraceSeconds: wholeNumber(env, 'VISITOR_CLOSED_GRACE_SECONDS', 60, problems),
     socketRecoveryWindowMs: positiveInt(env, 'SOCKET_RECOVERY_WINDOW_MS', 120_000, problems),
     socketStreamMaxLen: positiveInt(env, 'SOCKET_STREAM_MAXLEN', 250_000, problems),
     supervisorBatchIntervalMs: wholeNumber(env, 'SUPERVISOR_BATCH_INTERVAL_MS', 0, problems),

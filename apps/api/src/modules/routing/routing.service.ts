@@ -54,11 +54,14 @@ interface LineRun {
 }
 
 /**
- * Assigns waiting conversations to agents. One transaction per assignment, holding an advisory
- * lock on the line (one router per line at a time, across processes) and row locks on the
- * conversation and the agent: agent.conversationAssigned (which refuses beyond capacity) and
- * conversation.assigned commit together or not at all. Lock order is always line → conversation
- * → agent, the same order closing and transferring take, so routers never deadlock with them.
+ * Assigns waiting conversations to agents. One transaction per batch of assignments, holding an
+ * advisory lock on the line (one router per line at a time, across processes) and row locks on the
+ * conversations and the agents: agent.conversationAssigned (which refuses beyond capacity) and
+ * conversation.assigned commit together or not at all. Locks follow the host's one order (line →
+ * conversations by id → agents by id, see MachineHostService), the order closing, transferring and
+ * logging out take, so routers never deadlock with them. Capacity is what the agent's presence
+ * holds, and that is exactly what is Active with them: a logout re-queues its conversations in its
+ * own transaction.
  */
 @Injectable()
 export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -167,7 +170,10 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     return byAgent;
   }
 
-  /** The agent left holding conversations: each goes back to its line's queue. */
+  /**
+   * The agent left holding conversations: each goes back to its line's queue. The host now does
+   * this in the logout's own transaction; this handles 'requeue' jobs an older process queued.
+   */
   async requeue(conversationIds: string[]): Promise<void> {
     for (const id of conversationIds) {
       const [row] = (await this.dataSource.query(`SELECT attention_line_id, agent_id, status, snapshot FROM conversations WHERE id = $1`, [
@@ -232,26 +238,44 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private async routeLineOnce(attentionLineId: string): Promise<number> {
     let assigned = 0;
     for (;;) {
-      const batch = await this.host.transaction(async (manager, outbox) => {
-        await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
-        const heads = (await manager.query(
-          `SELECT * FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id LIMIT $2 FOR UPDATE`,
-          [attentionLineId, ROUTING_BATCH],
-        )) as ConversationRow[];
-        if (heads.length === 0) return { assigned: 0, more: false };
-        const candidates = await this.candidates(manager, attentionLineId);
-        const policy = await this.policy(manager, attentionLineId);
-        // Every assignment of the batch is planned first (the rows are locked), then written
-        // together: a few statements for the batch instead of two per assignment.
-        const steps: AssignmentSteps = { agents: [], conversations: [] };
-        let count = 0;
-        for (const head of heads) {
-          if (!(await this.assign(manager, outbox, head, candidates, policy, steps))) break;
-          count++;
-        }
-        outbox.push(...(await this.host.writeLockedSteps(manager, steps.agents, steps.conversations)));
-        return { assigned: count, more: count === heads.length && heads.length === ROUTING_BATCH };
-      });
+      const batch = await this.host.transaction(
+        async (manager, outbox) => {
+          await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
+          // The queue's heads, locked in id order (the lock order: a batch of customers' messages
+          // locks conversations that way too, so locking them in queue order could deadlock with it;
+          // measured at +0.2 ms a routing transaction), then served in queue order. One that left the
+          // queue before its lock was granted is not returned.
+          const heads = (
+            (await manager.query(
+              `SELECT * FROM conversations
+             WHERE id = ANY(ARRAY(SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp'
+                                  ORDER BY priority DESC, queued_at, id LIMIT $2))
+               AND attention_line_id = $1 AND status = 'LiningUp'
+             ORDER BY id FOR UPDATE`,
+              [attentionLineId, ROUTING_BATCH],
+            )) as ConversationRow[]
+          ).sort(
+            (x, y) =>
+              y.priority - x.priority ||
+              new Date(x.queued_at!).getTime() - new Date(y.queued_at!).getTime() ||
+              (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
+          );
+          if (heads.length === 0) return { assigned: 0, more: false };
+          const candidates = await this.candidates(manager, attentionLineId);
+          const policy = await this.policy(manager, attentionLineId);
+          // Every assignment of the batch is planned first (the rows are locked), then written
+          // together: a few statements for the batch instead of two per assignment.
+          const steps: AssignmentSteps = { agents: [], conversations: [] };
+          let count = 0;
+          for (const head of heads) {
+            if (!(await this.assign(manager, outbox, head, candidates, policy, steps))) break;
+            count++;
+          }
+          outbox.push(...(await this.host.writeLockedSteps(manager, steps.agents, steps.conversations)));
+          return { assigned: count, more: count === heads.length && heads.length === ROUTING_BATCH };
+        },
+        { retry: true },
+      );
       assigned += batch.assigned;
       if (!batch.more) return assigned;
     }

@@ -1,0 +1,120 @@
+import { eventually } from '../../../../test/support/eventually';
+import { OutboxRetention } from '../../src/modules/machine-host/outbox-retention.service';
+import { createLine, createTenant } from '../support/realtime';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { queueCustomer } from './consistency';
+
+const RETENTION_SECONDS = 2;
+
+/** Test rows of one kind, told apart by a marker in their payload (the relay never delivers them: see OUTBOX_STALE_MS below). */
+async function insertRows(t: TestApp, marker: string, count: number, createdAgo: string, deliveredAgo: string | null): Promise<void> {
+  await t.dataSource.query(
+    `INSERT INTO outbox (topic, payload, created_at, delivered_at)
+     SELECT 'socket', jsonb_build_object('emits', '[]'::jsonb, 'marker', $1::text), now() - $2::interval,
+            CASE WHEN $3::interval IS NULL THEN NULL ELSE now() - $3::interval END
+     FROM generate_series(1, $4)`,
+    [marker, createdAgo, deliveredAgo, count],
+  );
+}
+
+async function countRows(t: TestApp, marker: string): Promise<number> {
+  const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'marker' = $1`, [marker]);
+  return n as number;
+}
+
+/**
+ * Issue 18, item 1 (retention): delivered outbox rows are deleted once older than the retention,
+ * undelivered ones never, and two API processes sweeping at once do not get in each other's way.
+ */
+describe(OutboxRetention.name, () => {
+  let a: TestApp;
+  let b: TestApp;
+  const saved = {
+    OUTBOX_RETENTION_SECONDS: process.env.OUTBOX_RETENTION_SECONDS,
+    OUTBOX_SWEEP_MS: process.env.OUTBOX_SWEEP_MS,
+    OUTBOX_STALE_MS: process.env.OUTBOX_STALE_MS,
+  };
+
+  beforeAll(async () => {
+    process.env.OUTBOX_RETENTION_SECONDS = String(RETENTION_SECONDS);
+    process.env.OUTBOX_SWEEP_MS = '200';
+    // The poller leaves rows younger than an hour to their writer: the test's undelivered rows stay undelivered.
+    process.env.OUTBOX_STALE_MS = '3600000';
+    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('deletes the rows the relay delivered once the retention has passed', async () => {
+    const tenant = await createTenant(a.dataSource);
+    const line = await createLine(a.dataSource, tenant, 'Retention');
+    const [{ before }] = await a.dataSource.query(`SELECT coalesce(max(id), 0)::text AS before FROM outbox`);
+    for (let i = 0; i < 5; i++) await queueCustomer(i % 2 ? a : b, line, `C${i}`);
+    const written = async () =>
+      Number((await a.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE id > $1::bigint`, [before]))[0].n);
+    // Each customer wrote rows (pushes, routing and timer jobs); the relay delivers them at once…
+    expect(await written()).toBeGreaterThanOrEqual(10);
+    await eventually(async () => {
+      const [{ undelivered }] = await a.dataSource.query(
+        `SELECT count(*)::int AS undelivered FROM outbox WHERE id > $1::bigint AND delivered_at IS NULL`,
+        [before],
+      );
+      expect(undelivered).toBe(0);
+    });
+    // …and a sweep deletes them once they are RETENTION_SECONDS old.
+    await eventually(async () => expect(await written()).toBe(0), { timeoutMs: 15_000, intervalMs: 100 });
+  });
+
+  it('never deletes an undelivered row, nor a delivered one younger than the retention', async () => {
+    await insertRows(a, 'undelivered-old', 300, '10 minutes', null);
+    await insertRows(a, 'delivered-old', 300, '10 minutes', '9 minutes');
+    await insertRows(a, 'delivered-late', 300, '10 minutes', '0 seconds');
+    await insertRows(a, 'delivered-young', 300, '0 seconds', '0 seconds');
+
+    await eventually(async () => expect(await countRows(a, 'delivered-old')).toBe(0), { timeoutMs: 10_000, intervalMs: 50 });
+    // Delivered just now (the poller's late delivery of an old row, a fresh one): kept for the retention.
+    expect(await countRows(a, 'delivered-late')).toBe(300);
+    expect(await countRows(a, 'delivered-young')).toBe(300);
+    expect(await countRows(a, 'undelivered-old')).toBe(300);
+    await eventually(async () => expect(await countRows(a, 'delivered-young')).toBe(0), { timeoutMs: 15_000, intervalMs: 100 });
+    expect(await countRows(a, 'delivered-late')).toBe(0);
+    expect(await countRows(a, 'undelivered-old')).toBe(300);
+    await a.dataSource.query(`DELETE FROM outbox WHERE payload->>'marker' = 'undelivered-old'`);
+  });
+
+  it('lets one process sweep at a time: two sweeping at once delete each row once, without an error', async () => {
+    const sweepers = [a.app.get(OutboxRetention), b.app.get(OutboxRetention)];
+    // More than one statement's worth (5,000 a batch), so the sweeps overlap.
+    await insertRows(a, 'backlog', 12_000, '1 hour', '1 hour');
+    await insertRows(a, 'pending', 50, '30 minutes', null);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => sweepers[i % 2].sweep()));
+    const deleted = outcomes.filter((outcome): outcome is number => outcome !== null);
+    // The timers' sweeps run too: together every backlog row went exactly once, by someone.
+    expect(deleted.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(12_000);
+    await eventually(async () => expect(await countRows(a, 'backlog')).toBe(0));
+    expect(await countRows(a, 'pending')).toBe(50);
+
+    // While another process holds the sweep, a sweep skips its turn (null) and deletes nothing.
+    await insertRows(a, 'held', 100, '1 hour', '1 hour');
+    const holder = a.dataSource.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-retention'))`);
+      expect(await sweepers[1].sweep()).toBeNull();
+      expect(await countRows(a, 'held')).toBe(100);
+      await holder.commitTransaction();
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+    await eventually(async () => expect(await countRows(a, 'held')).toBe(0));
+    expect(await countRows(a, 'pending')).toBe(50);
+    await a.dataSource.query(`DELETE FROM outbox WHERE payload->>'marker' = 'pending'`);
+  });
+});
