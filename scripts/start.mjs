@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { buildNode, buildWeb } from './lib/build.mjs';
 import { DATA_DIR, ROOT, ensureDatabase, resolvePostgres, resolveRedis, stopOwned } from './lib/infra.mjs';
+import { displayUrl, isExposed, listenHost, probeUrl } from './lib/host.mjs';
 import { fail, log, warn } from './lib/log.mjs';
 
 const dev = process.argv.includes('--dev');
@@ -25,13 +26,21 @@ function freePort(preferred) {
   });
 }
 
-/** JWT_SECRET from the environment, else one generated on first start and kept in .data/ (never in git). */
-function jwtSecret() {
-  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
-  const file = path.join(DATA_DIR, 'jwt-secret');
+/**
+ * A secret from the environment, else one generated on first start and kept in .data/<file>
+ * (mode 600, never in git), so it survives restarts: JWT_SECRET, and CONFIG_ENCRYPTION_KEY
+ * (there is no built-in key; losing this file makes stored channel secrets and trunk passwords
+ * unreadable — back it up with the database, rotate it with the reencrypt command).
+ */
+function dataSecret(name, file, bytes) {
+  if (process.env[name]?.trim()) return process.env[name].trim();
+  const target = path.join(DATA_DIR, file);
   mkdirSync(DATA_DIR, { recursive: true });
-  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('hex'), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
+  if (!existsSync(target)) {
+    writeFileSync(target, randomBytes(bytes).toString('hex'), { mode: 0o600 });
+    log(`generated ${name} into .data/${file}`);
+  }
+  return readFileSync(target, 'utf8').trim();
 }
 
 function startChild(name, args, env, cwd = ROOT) {
@@ -87,21 +96,36 @@ async function main() {
   const redis = await resolveRedis();
   const databaseUrl = await ensureDatabase(postgres.url, process.env.CENTRALITA_DB_NAME ?? 'centralita');
   const port = process.env.PORT ? Number(process.env.PORT) : await freePort(3000);
-  const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${dev ? 5173 : port}`;
+  // Loopback unless HOST says otherwise (README: "Reaching it from other machines").
+  const host = listenHost(process.env);
+  // A key generated now may find secrets an older version wrote with its built-in (published) key.
+  const firstKey = !process.env.CONFIG_ENCRYPTION_KEY?.trim() && !existsSync(path.join(DATA_DIR, 'config-encryption-key'));
+  const publicUrl = process.env.PUBLIC_URL ?? (dev ? 'http://localhost:5173' : displayUrl(host, port));
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
     PORT: String(port),
+    HOST: host,
     PUBLIC_URL: publicUrl,
-    JWT_SECRET: jwtSecret(),
+    JWT_SECRET: dataSecret('JWT_SECRET', 'jwt-secret', 48),
+    CONFIG_ENCRYPTION_KEY: dataSecret('CONFIG_ENCRYPTION_KEY', 'config-encryption-key', 32),
     WEB_DIST: path.join(ROOT, 'apps/web/dist'),
     NODE_ENV: process.env.NODE_ENV ?? 'development',
+    // Development surfaces are off unless asked for; `npm run dev` keeps mail (no SMTP) for
+    // administrators at /api/dev/mailbox, `npm start` only logs it. Self-registration: SELF_REGISTRATION.
+    DEV_MAILBOX: process.env.DEV_MAILBOX ?? (dev ? 'on' : 'off'),
   };
 
   const cli = path.join(ROOT, 'apps/api/dist/database/cli.js');
   log('running migrations...');
   await runOnce([cli, 'migrate'], env);
+  if (firstKey) {
+    log('moving secrets written with the old built-in key (if any) to the new CONFIG_ENCRYPTION_KEY...');
+    await runOnce([cli, 'reencrypt', '--from-published-development-key'], env).catch((error) =>
+      warn(`could not re-encrypt stored secrets: ${error.message} (see README, "Rotating CONFIG_ENCRYPTION_KEY")`),
+    );
+  }
   log('seeding the demo tenant (idempotent)...');
   await runOnce([cli, 'seed'], env);
 
@@ -121,8 +145,8 @@ async function main() {
     );
   startChild('api', [...watch, path.join(ROOT, 'apps/api/dist/main.js')], env);
   startChild('worker', [...watch, path.join(ROOT, 'apps/worker/dist/main.js')], env);
-  const apiUrl = `http://localhost:${port}`;
-  await waitForHealth(apiUrl);
+  const apiUrl = displayUrl(host, port);
+  await waitForHealth(probeUrl(host, port));
   if (dev)
     startChild(
       'vite',
@@ -135,9 +159,20 @@ async function main() {
   const consoleUrl = dev ? 'http://localhost:5173' : apiUrl;
   console.log('');
   log(`Centralita is running: \x1b[1m${consoleUrl}\x1b[0m   (API docs: ${apiUrl}/api/docs)`);
-  log('Demo accounts of the tenant "Demo Contact Centre":');
   const width = Math.max(...DEMO_ACCOUNTS.map(({ email }) => email.length));
-  for (const { email, password, role } of DEMO_ACCOUNTS) console.log(`    ${role.padEnd(6)} ${email.padEnd(width)}  ${password}`);
+  const roleWidth = Math.max(...DEMO_ACCOUNTS.map(({ role }) => role.length));
+  const print = (accounts) => {
+    for (const { email, password, role } of accounts) console.log(`    ${role.padEnd(roleWidth)} ${email.padEnd(width)}  ${password}`);
+  };
+  log('Demo accounts of the tenant "Demo Contact Centre":');
+  print(DEMO_ACCOUNTS.filter((account) => account.level === 'tenant'));
+  log('Demo reseller staff (manages the tenants of the reseller "Centralita Demo") and platform operator (every reseller):');
+  print(DEMO_ACCOUNTS.filter((account) => account.level !== 'tenant'));
+  if (isExposed(host))
+    warn(
+      `listening on ${host} (HOST): other machines can reach this server and its demo accounts; change their passwords or use HOST=127.0.0.1`,
+    );
+  else log('Listening on this machine only; set HOST=0.0.0.0 to reach it from the network (see README).');
   log('Press Ctrl+C to stop.');
 }
 

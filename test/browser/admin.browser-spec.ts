@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, DEMO, DEMO_PASSWORD, invitationPath, launchBrowser, newPage, signIn } from '../support/browser';
 
 const suffix = Date.now().toString(36).slice(-5);
 
@@ -75,12 +75,17 @@ describe('Administration', () => {
     await page.getByTestId('user-name').fill(userName);
     await page.getByTestId('user-email').fill(`agent-${suffix}@demo.centralita.io`);
     await pick(page, 'user-role', 'Agent');
-    await page.getByTestId('user-password').fill('a long enough password');
+    // Adding a user invites them: there is no password field, they choose it from the mail.
+    await page.getByTestId('user-invite-hint').waitFor();
     await pick(page, 'user-lines', line);
     await page.keyboard.press('Escape');
     await pick(page, 'user-campaigns', campaign);
     await page.keyboard.press('Escape');
     await save(page, '/users/Users');
+    await page.getByTestId('pending-invitations').getByText(userName).waitFor();
+    const token = (await invitationPath(`agent-${suffix}@demo.centralita.io`)).split('/').at(-1);
+    await api('POST', '/api/invitations/accept', null, { token, password: 'a long enough password' });
+    await page.reload();
     await page.getByTestId('admin-search').fill(suffix);
     await page.getByTestId('admin-list').getByText(userName).waitFor();
 

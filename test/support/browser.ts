@@ -2,7 +2,10 @@
  * Headless Chromium for the browser tier, driven by playwright-core (never a downloaded browser:
  * Debian's chromium, found by scripts/test.mjs and passed as CHROMIUM_PATH).
  */
+import { QUEUES, type MailJob } from '@centralita/contracts';
+import { Queue } from 'bullmq';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { eventually } from './eventually';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -48,6 +51,8 @@ export const DEMO = {
   admin: 'admin@demo.centralita.io',
   supervisor: 'supervisor@demo.centralita.io',
   agent: 'agent1@demo.centralita.io',
+  reseller: 'reseller@demo.centralita.io',
+  platform: 'platform@demo.centralita.io',
 } as const;
 
 export async function signIn(page: Page, email: string, password = DEMO_PASSWORD): Promise<void> {
@@ -70,22 +75,51 @@ export async function api<T>(method: string, route: string, token: string | null
 }
 
 /**
+ * The newest invitation link mailed to `email`, read from the browser tier API's mail queue (no
+ * worker runs in this tier, so the mail waits there): the path /session/invitation/<token>.
+ */
+export async function invitationPath(email: string): Promise<string> {
+  const queue = new Queue<MailJob>(QUEUES.mail, {
+    connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    prefix: `${process.env.QUEUE_PREFIX}-browser`,
+  });
+  try {
+    return await eventually(
+      async () => {
+        const jobs = (await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']))
+          .filter((job) => job?.data.to === email)
+          .sort((a, b) => b.timestamp - a.timestamp);
+        const match = /\/session\/invitation\/[A-Za-z0-9_-]{43}/.exec(jobs[0]?.data.text ?? '');
+        if (!match) throw new Error(`no invitation mail to ${email} yet`);
+        return match[0];
+      },
+      { timeoutMs: 15_000 },
+    );
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
  * An agent of the demo tenant made for one suite (the demo password, serving no line, in no
- * campaign), so no other suite's chats, campaigns or presence reach them.
+ * campaign), so no other suite's chats, campaigns or presence reach them. Users are invited: the
+ * invitation mailed to them is accepted with the demo password.
  */
 export async function createDemoAgent(adminToken: string, user: { name: string; email: string }): Promise<{ id: string }> {
   const options = await api<{ roles: { id: string; name: string }[] }>('GET', '/api/users/form-options', adminToken);
   const role = options.roles.find((item) => /agent/i.test(item.name));
   if (!role) throw new Error('no agent role in the demo tenant');
-  return api<{ id: string }>('POST', '/api/users', adminToken, {
+  await api<{ id: string }>('POST', '/api/users', adminToken, {
     ...user,
     roleId: role.id,
-    password: DEMO_PASSWORD,
     active: true,
     attentionLineIds: [],
     campaignIds: [],
     pauseReasonCodes: [],
   });
+  const token = (await invitationPath(user.email)).split('/').at(-1)!;
+  const accepted = await api<{ user: { id: string } }>('POST', '/api/invitations/accept', null, { token, password: DEMO_PASSWORD });
+  return { id: accepted.user.id };
 }
 
 /** Calling windows open all day, every day (outbound campaigns that must dial whenever the test runs). */

@@ -22,6 +22,8 @@ export default async function globalSetup(): Promise<void> {
   // Queues and rate-limit keys of this run never meet another run's in a shared Redis.
   process.env.QUEUE_PREFIX = `ct-${name}`;
   process.env.JWT_SECRET = process.env.JWT_SECRET ?? randomBytes(32).toString('hex');
+  // Secrets at rest have no built-in key: each run gets one, shared by its API and worker processes.
+  process.env.CONFIG_ENCRYPTION_KEY = process.env.CONFIG_ENCRYPTION_KEY ?? randomBytes(32).toString('hex');
   process.env.NODE_ENV = 'test';
   const { runMigrations } = await import('../../apps/api/src/database/migrate');
   await runMigrations(process.env.DATABASE_URL);

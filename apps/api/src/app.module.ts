@@ -30,6 +30,7 @@ import { PollsModule } from './modules/polls/polls.module';
 import { PhoneListsModule } from './modules/phone-lists/phone-lists.module';
 import { PlatformSettingsModule } from './modules/platform-settings/platform-settings.module';
 import { ClientsModule } from './modules/clients/clients.module';
+import { InvitationsModule } from './modules/invitations/invitations.module';
 import { OutboundModule } from './modules/outbound/outbound.module';
 import { OutboundTemplatesModule } from './modules/outbound-templates/outbound-templates.module';
 import { IvrsModule } from './modules/ivrs/ivrs.module';
@@ -67,6 +68,7 @@ export class AppModule {
         TrunksModule,
         PhoneListsModule,
         PlatformSettingsModule,
+        InvitationsModule,
         ClientsModule,
         HealthModule,
         ClockModule,

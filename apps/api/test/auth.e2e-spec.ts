@@ -97,49 +97,37 @@ describe('Auth (e2e)', () => {
     });
   });
 
+  // Issue 17: off by default; when on, it never signs in nor joins an existing tenant (the full
+  // class is in test/security/dev-surfaces.e2e-spec.ts).
   describe('POST /api/auth/register', () => {
-    it('creates an AGENT of the registration tenant and signs them in', async () => {
-      const email = uniqueEmail('register');
+    it('is refused by default (SELF_REGISTRATION off): 403 and nothing stored', async () => {
+      const email = uniqueEmail('closed');
       const response = await t
         .http()
         .post('/api/auth/register')
-        .send({ email, username: 'New Agent', password: 'a long enough password' })
-        .expect(200);
-      const data = (response.body as Envelope<AuthResult>).data!;
-      expect(data.user).toMatchObject({ email, name: 'New Agent', role: 'AGENT', clientId: DEMO_CLIENT_ID });
-      await t.http().get('/api/auth/profile').set(bearer(data.accessToken)).expect(200);
-      await login(t, email, 'a long enough password');
-    });
-
-    it("answers 409 'User already exists!' for a taken email, whatever its case", async () => {
-      const response = await t
-        .http()
-        .post('/api/auth/register')
-        .send({ email: agent.email.toUpperCase(), username: 'Copy', password: 'another password' })
-        .expect(409);
-      expect(response.body).toEqual({ statusCode: 409, data: null, errorMessage: 'User already exists!', errorCode: 'user_exists' });
-    });
-
-    it('refuses passwords shorter than 8 characters and names the field', async () => {
-      const email = uniqueEmail('short');
-      const response = await t.http().post('/api/auth/register').send({ email, username: 'Short', password: 'short' }).expect(400);
-      expect(response.body.errorMessage).toBe('password must be longer than or equal to 8 characters');
+        .send({ email, username: 'Nobody', password: 'a long enough passphrase' })
+        .expect(403);
+      expect(response.body.errorCode).toBe('forbidden');
       expect(await t.dataSource.getRepository(User).countBy({ email })).toBe(0);
+      expect((await t.http().get('/api/auth/registration').expect(200)).body.data).toEqual({ enabled: false });
     });
 
-    it('is refused when self-registration is disabled', async () => {
-      const closed = await startTestApp({ registrationClientId: null });
+    it('when open, answers "check your email" and signs nobody in; short passwords name the field', async () => {
+      const open = await startTestApp({ selfRegistration: { enabled: true, resellerId: null } });
       try {
-        const email = uniqueEmail('closed');
-        const response = await closed
+        const email = uniqueEmail('register');
+        const response = await open
           .http()
           .post('/api/auth/register')
-          .send({ email, username: 'Nobody', password: 'long enough pw' })
-          .expect(403);
-        expect(response.body.errorCode).toBe('forbidden');
+          .send({ email, username: 'New Admin', password: 'a long enough passphrase' })
+          .expect(200);
+        expect(response.body.data).toEqual({ accepted: true });
         expect(await t.dataSource.getRepository(User).countBy({ email })).toBe(0);
+
+        const short = await open.http().post('/api/auth/register').send({ email, username: 'Short', password: 'short' }).expect(400);
+        expect(short.body.errorMessage).toBe('password must be longer than or equal to 8 characters');
       } finally {
-        await closed.close();
+        await open.close();
       }
     });
   });

@@ -1,6 +1,7 @@
 import { AuditLog } from '../src/modules/admin/audit-log.entity';
 import { Role } from '../src/modules/roles/role.entity';
-import { createTenant, createUser, type TestTenant } from './support/factories';
+import { createReseller, createTenant, createUser, type TestTenant } from './support/factories';
+import { uniqueEmail } from './support/test-app';
 import { bearer, login, startTestApp, type TestApp } from './support/test-app';
 
 jest.setTimeout(30_000);
@@ -29,13 +30,12 @@ describe('Clients and resellers (e2e)', () => {
       menuLogoUrl: 'https://cdn.example.com/a-compact.svg',
       completeMenuLogoUrl: 'https://cdn.example.com/a-full.svg',
       mainColor: '#0f766e',
-      subscriptionPlan: 'gold',
     };
     await t.http().put(`/api/clients/${tenantA.client.id}`).set(bearer(adminA)).send(body).expect(200);
     const branding = (await t.http().get('/api/general/branding').set(bearer(adminA)).expect(200)).body.data;
     expect(branding).toMatchObject({ logoUrl: body.menuLogoUrl, completeLogoUrl: body.completeMenuLogoUrl, mainColor: '#0f766e' });
     const audit = await t.dataSource.getRepository(AuditLog).findOneByOrFail({ entityId: tenantA.client.id, action: 'update' });
-    expect(audit.after).toMatchObject({ subscriptionPlan: 'gold' });
+    expect(audit.after).toMatchObject({ mainColor: '#0f766e' });
   });
 
   it('stores the widget’s allowed origins normalised, and the web-chat page may then be framed by them', async () => {
@@ -68,18 +68,16 @@ describe('Clients and resellers (e2e)', () => {
     expect(Object.keys(response.body.data.fields).sort()).toEqual(['bannerUrl', 'mainColor', 'name']);
   });
 
-  it('creates a customer under the same reseller with its built-in roles', async () => {
-    const created = (
-      await t
-        .http()
-        .post('/api/clients')
-        .set(bearer(adminA))
-        .send({ name: `Sub ${Date.now()}`, subscriptionPlan: 'basic' })
-        .expect(200)
-    ).body.data;
+  it('reseller staff create a customer under their reseller with its built-in roles (tenant administrators cannot)', async () => {
+    const { staff, tenants } = await createReseller(t.dataSource, 1);
+    const staffUser = await createUser(t.dataSource, staff, { role: 'RESELLER_ADMIN' });
+    const token = (await login(t, staffUser.email, staffUser.password)).accessToken;
+    const body = { name: `Sub ${Date.now()}`, subscriptionPlan: 'basic', adminEmail: uniqueEmail('first'), adminName: 'First Admin' };
+    await t.http().post('/api/clients').set(bearer(adminA)).send(body).expect(403);
+    const created = (await t.http().post('/api/clients').set(bearer(token)).send(body).expect(200)).body.data;
     expect(await t.dataSource.getRepository(Role).countBy({ clientId: created.id })).toBe(3);
-    const list = (await t.http().get('/api/clients').set(bearer(adminA)).expect(200)).body.data;
-    expect(list.items.map((c: { id: string }) => c.id).sort()).toEqual([tenantA.client.id, created.id].sort());
+    const list = (await t.http().get('/api/clients').set(bearer(token)).expect(200)).body.data;
+    expect(list.items.map((c: { id: string }) => c.id).sort()).toEqual([tenants[0].client.id, created.id].sort());
   });
 
   it("answers 404 for another reseller's customer and 403 for an agent", async () => {
@@ -88,10 +86,14 @@ describe('Clients and resellers (e2e)', () => {
     await t.http().put(`/api/clients/${tenantA.client.id}`).set(bearer(agentA)).send({ name: 'X' }).expect(403);
   });
 
-  it('renames the reseller', async () => {
+  it('reseller staff rename their reseller; a tenant administrator gets 404 and an agent 403', async () => {
+    const { staff } = await createReseller(t.dataSource);
+    const staffUser = await createUser(t.dataSource, staff, { role: 'RESELLER_ADMIN' });
+    const token = (await login(t, staffUser.email, staffUser.password)).accessToken;
     const name = `Brand ${Date.now()}`;
-    await t.http().put('/api/resellers/current').set(bearer(adminA)).send({ name }).expect(200);
-    expect((await t.http().get('/api/resellers/current').set(bearer(adminA)).expect(200)).body.data.name).toBe(name);
+    await t.http().put('/api/resellers/current').set(bearer(token)).send({ name }).expect(200);
+    expect((await t.http().get('/api/resellers/current').set(bearer(token)).expect(200)).body.data.name).toBe(name);
+    await t.http().put('/api/resellers/current').set(bearer(adminA)).send({ name: 'x' }).expect(404);
     await t.http().put('/api/resellers/current').set(bearer(agentA)).send({ name: 'x' }).expect(403);
   });
 });

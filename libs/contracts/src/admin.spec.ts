@@ -90,9 +90,9 @@ describe(validatePredefinedMessage.name, () => {
 
 describe(validateUser.name, () => {
   const user = { name: 'Ana', email: 'ana@example.com', roleId: 'r', password: 'longenough', passwordExpiresAt: null };
-  it('requires a password of 8 or more characters when creating', () => {
-    expect(fields(validateUser({ ...user, password: '' }, 'create'))).toEqual(['password:required']);
-    expect(fields(validateUser({ ...user, password: 'short' }, 'create'))).toEqual(['password:minLength']);
+  it('takes no password when creating (the invitation sets it) and one of 8 or more characters when editing', () => {
+    expect(validateUser({ ...user, password: '' }, 'create')).toEqual([]);
+    expect(fields(validateUser({ ...user, password: 'short' }, 'update'))).toEqual(['password:minLength']);
     expect(validateUser({ ...user, password: '' }, 'update')).toEqual([]);
   });
   it('requires a role and a valid email', () => {

@@ -60,7 +60,10 @@ export type RuleKey =
   | 'rankSum'
   | 'minOptions'
   | 'digits'
-  | 'duplicate';
+  | 'duplicate'
+  | 'weakPassword'
+  | 'personalPassword'
+  | 'blockedAddress';
 export interface RuleIssue {
   field: string;
   key: RuleKey;
@@ -212,12 +215,13 @@ export interface UserInput {
   pauseReasonCodes: string[];
 }
 
-/** Spec §5: role and password required (password ≥ 8 when given), valid email. */
+/** Spec §5: role required, password ≥ 8 when given (edit only: new users are invited), valid email. */
 export function validateUser(input: Partial<Record<keyof UserInput, unknown>>, mode: 'create' | 'update'): RuleIssue[] {
   const checker = new Checker(input).required('name').maxLength('name', ADMIN_LIMITS.nameMax);
   checker.required('email').email('email').maxLength('email', 254).required('roleId');
-  if (mode === 'create') checker.required('password');
-  checker.minLength('password', LIMITS.minPasswordLength).maxLength('password', 256).date('passwordExpiresAt');
+  // A new user chooses their own password from the invitation mail: creating never takes one.
+  if (mode === 'update') checker.minLength('password', LIMITS.minPasswordLength).maxLength('password', 256);
+  checker.date('passwordExpiresAt');
   return checker.issues;
 }
 
@@ -255,6 +259,12 @@ export function describeIssue(issue: RuleIssue): string {
       return `${issue.field} is repeated`;
     case 'pattern':
       return `${issue.field} is not in the expected format`;
+    case 'weakPassword':
+      return `${issue.field} is too common or too easy to guess: use a less predictable one, or a passphrase of ${v.count} or more characters`;
+    case 'personalPassword':
+      return `${issue.field} must not be made from your email address or name`;
+    case 'blockedAddress':
+      return `${issue.field} must point to a public address: ${v.reason} addresses are refused for outgoing connections`;
   }
 }
 
@@ -292,9 +302,14 @@ export interface OptionItem {
   name: string;
 }
 
+/** A role the user form offers; `grantable` is false when it holds permissions the caller lacks (grants never exceed the granter). */
+export interface RoleOptionItem extends OptionItem {
+  grantable: boolean;
+}
+
 /** Everything the user form picks from, in one call (GET /api/users/form-options). */
 export interface UserFormOptions {
-  roles: OptionItem[];
+  roles: RoleOptionItem[];
   attentionLines: OptionItem[];
   campaigns: OptionItem[];
   pauseReasons: { code: string; label: string }[];
@@ -574,6 +589,14 @@ export const PHONE_IMPORT_LIMITS = {
   maxInflatedBytes: 40 * 1024 * 1024,
   maxZipEntries: 100,
   maxCompressionRatio: 100,
+  /** Cells in one row (and the highest column a cell may sit in); the sheet format itself stops at 16384 (XFD). */
+  maxColumns: 1000,
+  /** Characters in one cell: Excel's own limit. */
+  maxCellChars: 32_767,
+  /** Distinct texts in an xlsx's shared-string table (each is kept in memory while the sheet is read). */
+  maxSharedStrings: 1_000_000,
+  /** Time budget of reading and checking one file, in milliseconds: a slower file is refused, never left hanging. */
+  parseTimeoutMs: 30_000,
 } as const;
 
 export type PhoneImportStatus = 'queued' | 'running' | 'done' | 'failed';
@@ -591,6 +614,13 @@ export const PHONE_IMPORT_FAILURE_CODES = [
   'too_many_rows',
   'rows_invalid',
   'no_phones',
+  'encrypted',
+  'bad_cell_reference',
+  'too_many_columns',
+  'cell_too_large',
+  'too_many_cells',
+  'too_slow',
+  'import_failed',
 ] as const;
 export type PhoneImportFailureCode = (typeof PHONE_IMPORT_FAILURE_CODES)[number];
 
@@ -718,10 +748,70 @@ export interface ClientInput {
 }
 export interface ClientSummary extends ClientInput {
   id: string;
+  /** The reseller that owns the tenant (the platform operator's list spans every reseller). */
+  resellerId: string;
+  resellerName: string;
   createdAt: string;
 }
+/**
+ * POST /api/clients: the tenant and its first administrator, invited by email in the same
+ * transaction. resellerId is for the platform operator only (reseller staff always create under
+ * their own reseller).
+ */
+export interface CreateClientRequest extends ClientInput {
+  adminEmail: string;
+  adminName: string;
+  resellerId?: string;
+}
+export interface CreateClientResult extends ClientSummary {
+  invitation: InvitationSummary;
+}
 
-const URL_PATTERN = /^(https:\/\/|http:\/\/|\/)[^\s]+$/;
+/** A reseller (brand) as the platform operator and its own staff see it. */
+export interface ResellerSummary {
+  id: string;
+  name: string;
+  tenantCount: number;
+  createdAt: string;
+}
+/** POST /api/resellers (platform operator): the reseller and its first administrator, invited by email. */
+export interface CreateResellerRequest {
+  name: string;
+  adminEmail: string;
+  adminName: string;
+}
+
+/** A pending invitation of the caller's organisation (GET /api/invitations). The token is never shown. */
+export interface InvitationSummary {
+  id: string;
+  email: string;
+  name: string;
+  roleId: string;
+  roleName: string;
+  expiresAt: string;
+  createdAt: string;
+}
+/** What the public accept page shows for a valid invitation token (POST /api/invitations/check). */
+export interface InvitationCheck {
+  valid: true;
+  email: string;
+  name: string;
+  organisationName: string;
+  expiresAt: string;
+}
+export const INVITATION_TTL_DAYS = 7;
+
+export function validateInvitee(input: { adminEmail?: unknown; adminName?: unknown }): RuleIssue[] {
+  return new Checker(input)
+    .required('adminName')
+    .maxLength('adminName', ADMIN_LIMITS.nameMax)
+    .required('adminEmail')
+    .email('adminEmail')
+    .maxLength('adminEmail', 254).issues;
+}
+
+// An absolute http(s) URL or a path on the console itself; never `//host` or backslashes (browsers read both as another host).
+const URL_PATTERN = /^(https?:\/\/[^\s\\]+|\/(?![/\\])[^\s\\]+)$/;
 /** Scheme, host and optional port only: the API puts these into a CSP frame-ancestors header. */
 export const ORIGIN_PATTERN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
 export const MAX_ALLOWED_ORIGINS = 20;

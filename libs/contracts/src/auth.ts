@@ -1,4 +1,4 @@
-import type { RoleCode } from './roles';
+import type { OrganisationLevel, RoleCode } from './roles';
 
 /** The logged-in user as the console keeps it (spec §3). */
 export interface SessionUser {
@@ -9,6 +9,8 @@ export interface SessionUser {
   role: RoleCode | string;
   clientId: string;
   clientName: string;
+  /** Where the user's organisation sits: a customer tenant, a reseller's staff or the platform operator. */
+  level: OrganisationLevel;
   /** Session length in minutes granted to this user (the access token is refreshed within it). */
   sessionTime: number;
   /**
@@ -17,6 +19,7 @@ export interface SessionUser {
    * settings themselves are for settings.manage only.
    */
   idleLogoutMinutes: number;
+  /** The permissions in effect: the role's, narrowed to what the organisation's level allows. */
   permissions: string[];
 }
 
@@ -28,6 +31,15 @@ export interface RegisterRequest {
   email: string;
   username: string;
   password: string;
+}
+/** GET /api/auth/registration: whether the sign-up page is open (SELF_REGISTRATION, off by default). */
+export interface RegistrationOptions {
+  enabled: boolean;
+}
+/** Answer of POST /api/auth/register/confirm: the new tenant exists; its administrator signs in. */
+export interface RegistrationConfirmed {
+  activated: true;
+  email: string;
 }
 /** Answer of login, register and refresh. refreshToken is opaque and rotated on every use. */
 export interface AuthResult {

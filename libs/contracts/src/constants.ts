@@ -15,6 +15,12 @@ export const LIMITS = {
   chatInputMaxRows: 4,
   minPasswordLength: 8,
 } as const;
+/**
+ * Password strength rule (issue 17): a password of fewer than `passphraseLength` characters must
+ * score at least `minScore` (0-4) on the zxcvbn estimator; passphrases of that length or more are
+ * always accepted. The API checks it (apps/api/src/modules/auth/password-policy.ts).
+ */
+export const PASSWORD_POLICY = { minScore: 3, passphraseLength: 16 } as const;
 export const TOAST_LIFE_MS = 10_000;
 export const WIDGET_WIDTH_PX = 360;
 /** Channel 'directline' is the Bot Framework name for web chat and displays as WebChat. */

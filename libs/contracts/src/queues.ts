@@ -13,11 +13,18 @@ export interface MailJob {
   subject: string;
   text: string;
   html?: string;
+  /**
+   * The organisation the mail concerns (the recipient's tenant, or the tenant being created). The
+   * dev mailbox shows a mail only to administrators of that organisation; without it, only when
+   * the recipient is a user of the caller's organisation.
+   */
+  clientId?: string | null;
 }
 
 /**
- * Without SMTP_URL (local development) the worker keeps the newest mails in this Redis list,
- * under the queue prefix, and the API shows them at GET /api/dev/mailbox (never in production).
+ * Without SMTP_URL and with DEV_MAILBOX=on (never in production) the worker keeps the newest mails
+ * in this Redis list, under the queue prefix, and the API shows them at GET /api/dev/mailbox to
+ * administrators (users.manage), each only the mail of their own organisation.
  */
 export const DEV_MAILBOX = { suffix: 'dev-mailbox', limit: 50 } as const;
 export function devMailboxKey(prefix: string): string {

@@ -162,7 +162,7 @@ export const APP_ROUTES: AppRoute[] = [
   { path: '/users/add', titleKey: 'addUser', permission: P.usersManage, capability: 'admin' },
   { path: '/clients/ClientList', titleKey: 'customers', permission: P.clientsManage, capability: 'admin', icon: 'pi pi-building' },
   { path: '/clients/Update', titleKey: 'updateCustomer', permission: P.clientsManage, capability: 'admin' },
-  { path: '/clients/Add', titleKey: 'addCustomer', permission: P.clientsManage, capability: 'admin' },
+  { path: '/clients/Add', titleKey: 'addCustomer', permission: P.tenantsManage, capability: 'admin' },
   { path: '/role/roleMain', titleKey: 'roles', permission: P.rolesManage, capability: 'admin', icon: 'pi pi-lock' },
   { path: '/role/edit', titleKey: 'editRole', permission: P.rolesManage, capability: 'admin' },
   { path: '/role/add', titleKey: 'addRole', permission: P.rolesManage, capability: 'admin' },
@@ -226,9 +226,11 @@ export const APP_ROUTES: AppRoute[] = [
 /** Public routes of spec §2 (no session needed). */
 export const PUBLIC_ROUTES = [
   '/session/signup',
+  '/session/activate/:token',
   '/session/signin',
   '/session/forgot-password',
   '/session/resetPassword/:token',
+  '/session/invitation/:token',
   '/session/404',
   '/session/vicidial/:id',
   '/session/vicidial/:id/:callback',
@@ -239,6 +241,8 @@ export const PUBLIC_ROUTES = [
 /** Root redirect by role (spec §2). */
 export function homePathForRole(role: string): string {
   if (role === 'SUPER') return '/dashboard/superUser';
+  // Reseller staff and the platform operator administer tenants: they have no dashboards.
+  if (role === 'RESELLER_ADMIN' || role === 'PLATFORM_ADMIN') return '/clients/ClientList';
   if (role === 'AGENT') return '/dashboard/DashboardAgente';
   return '/dashboard/default';
 }

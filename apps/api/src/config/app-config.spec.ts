@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig, loadDatabaseUrl, parseTrustProxy } from './app-config';
-import { DEMO_CLIENT_ID } from '../database/seed-ids';
 
 describe('loadConfig', () => {
   it('works locally with no environment at all', () => {
@@ -15,7 +14,8 @@ describe('loadConfig', () => {
       smtpUrl: null,
       trustProxy: false,
       bodyLimit: '100kb',
-      registrationClientId: DEMO_CLIENT_ID,
+      selfRegistration: { enabled: false, resellerId: null },
+      devMailbox: false,
     });
     expect(config.jwt).toMatchObject({ ephemeral: true, issuer: 'centralita', audience: 'centralita-console', accessTtlSeconds: 600 });
     expect(config.jwt.secret.length).toBeGreaterThanOrEqual(64);
@@ -32,7 +32,9 @@ describe('loadConfig', () => {
       JWT_SECRET: 's'.repeat(40),
       SMTP_URL: 'smtp://mail:25',
       TRUST_PROXY: '10.0.0.0/8, loopback',
-      REGISTRATION_CLIENT_ID: 'disabled',
+      SELF_REGISTRATION: 'on',
+      SELF_REGISTRATION_RESELLER_ID: '3f1c2b4a-5d6e-4f70-8a91-b2c3d4e5f607',
+      DEV_MAILBOX: 'on',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -41,7 +43,8 @@ describe('loadConfig', () => {
       queuePrefix: 'cc-prod',
       smtpUrl: 'smtp://mail:25',
       trustProxy: ['10.0.0.0/8', 'loopback'],
-      registrationClientId: null,
+      selfRegistration: { enabled: true, resellerId: '3f1c2b4a-5d6e-4f70-8a91-b2c3d4e5f607' },
+      devMailbox: true,
     });
     expect(config.jwt).toMatchObject({ secret: 's'.repeat(40), ephemeral: false });
   });
@@ -56,6 +59,7 @@ describe('loadConfig', () => {
         'REDIS_URL is required when NODE_ENV=production',
         'PUBLIC_URL is required when NODE_ENV=production',
         'JWT_SECRET is required when NODE_ENV=production',
+        'CONFIG_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes as 64 hex characters, e.g. `openssl rand -hex 32`); the API and the worker must share it',
       ]);
     }
     const config = loadConfig({
@@ -64,8 +68,10 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://redis',
       PUBLIC_URL: 'https://cc.example.com',
       JWT_SECRET: 'x'.repeat(48),
+      CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32),
     });
-    expect(config.registrationClientId).toBeNull();
+    expect(config.selfRegistration.enabled).toBe(false);
+    expect(config.devMailbox).toBe(false);
   });
 
   it('reports every problem at once, clearly', () => {
@@ -86,7 +92,54 @@ describe('loadConfig', () => {
         JWT_SECRET: 'short',
       }),
     ).toThrow(/JWT_SECRET must be at least 32 characters/);
-    expect(() => loadConfig({ REGISTRATION_CLIENT_ID: 'demo' })).toThrow(/REGISTRATION_CLIENT_ID must be a client UUID or "disabled"/);
+    // The old setting added self-registered users to an existing tenant: refused, with the way forward.
+    expect(() => loadConfig({ REGISTRATION_CLIENT_ID: '3f1c2b4a-5d6e-4f70-8a91-b2c3d4e5f607' })).toThrow(
+      /REGISTRATION_CLIENT_ID is no longer supported[\s\S]*SELF_REGISTRATION=on/,
+    );
+    expect(() => loadConfig({ SELF_REGISTRATION_RESELLER_ID: 'demo' })).toThrow(/SELF_REGISTRATION_RESELLER_ID must be a reseller UUID/);
+    expect(() => loadConfig({ SELF_REGISTRATION: 'sometimes' })).toThrow(/SELF_REGISTRATION must be on or off/);
+  });
+
+  it('has no development surface unless asked: no dev mailbox, no self-registration, and never the mailbox in production', () => {
+    expect(loadConfig({})).toMatchObject({ devMailbox: false, selfRegistration: { enabled: false } });
+    expect(loadConfig({ NODE_ENV: 'development', DEV_MAILBOX: 'off', SELF_REGISTRATION: 'off' })).toMatchObject({
+      devMailbox: false,
+      selfRegistration: { enabled: false },
+    });
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/cc',
+      REDIS_URL: 'redis://r',
+      PUBLIC_URL: 'https://x',
+      JWT_SECRET: 'x'.repeat(48),
+      CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32),
+    };
+    expect(() => loadConfig({ ...production, DEV_MAILBOX: 'on' })).toThrow(/DEV_MAILBOX cannot be on when NODE_ENV=production/);
+  });
+
+  it('refuses to start in production without CONFIG_ENCRYPTION_KEY (there is no fallback key), or with a malformed one anywhere', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/cc',
+      REDIS_URL: 'redis://r',
+      PUBLIC_URL: 'https://x',
+      JWT_SECRET: 'x'.repeat(48),
+    };
+    expect(() => loadConfig(production)).toThrow(/CONFIG_ENCRYPTION_KEY is required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, CONFIG_ENCRYPTION_KEY: 'secret' })).toThrow(/CONFIG_ENCRYPTION_KEY must be 32 bytes/);
+    expect(() => loadConfig({ CONFIG_ENCRYPTION_KEY: 'ab'.repeat(20) })).toThrow(/CONFIG_ENCRYPTION_KEY must be 32 bytes/);
+    expect(loadConfig({ ...production, CONFIG_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') }).nodeEnv).toBe('production');
+  });
+
+  it('allows no non-public outgoing range unless the operator lists one, and names a bad entry', () => {
+    expect(loadConfig({}).outgoingAllowedCidrs).toEqual([]);
+    expect(loadConfig({ OUTGOING_ALLOWED_CIDRS: '10.20.0.0/16 fd12:3456::/48' }).outgoingAllowedCidrs).toEqual([
+      '10.20.0.0/16',
+      'fd12:3456::/48',
+    ]);
+    expect(() => loadConfig({ OUTGOING_ALLOWED_CIDRS: '10.0.0.0/40' })).toThrow(
+      'OUTGOING_ALLOWED_CIDRS entry "10.0.0.0/40" is not an IP address or CIDR',
+    );
   });
 
   it('applies overrides on top of the environment', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DEMO_CLIENT_ID } from '../database/seed-ids';
+import { configEncryptionKeyProblem, parseAllowedCidrs } from '@centralita/contracts/server';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type TrustProxy = false | number | string[];
@@ -27,8 +27,22 @@ export interface AppConfig {
   webDist: string;
   trustProxy: TrustProxy;
   bodyLimit: string;
-  /** Tenant that POST /api/auth/register adds AGENT users to; null disables self-registration. */
-  registrationClientId: string | null;
+  /**
+   * POST /api/auth/register (SELF_REGISTRATION=on; off by default): each confirmed registration
+   * becomes the ADMIN of a NEW tenant of its own under `resellerId` (SELF_REGISTRATION_RESELLER_ID,
+   * else a reseller named "Self-service"), never a user of an existing tenant.
+   */
+  selfRegistration: { enabled: boolean; resellerId: string | null };
+  /**
+   * GET /api/dev/mailbox and the worker keeping mail without SMTP (DEV_MAILBOX=on; off by default,
+   * refused in production): administrators read their own organisation's mail there.
+   */
+  devMailbox: boolean;
+  /**
+   * Non-public ranges (private, loopback…) the platform may still connect to for tenants
+   * (OUTGOING_ALLOWED_CIDRS, e.g. on-premises trunks on 10.20.0.0/16): per deployment, never per tenant.
+   */
+  outgoingAllowedCidrs: string[];
   jwt: {
     secret: string;
     /** true when no JWT_SECRET was given outside production: sessions end when the process restarts. */
@@ -124,13 +138,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     problems.push('JWT_SECRET must be at least 32 characters when NODE_ENV=production');
   }
 
-  const registrationRaw = read('REGISTRATION_CLIENT_ID');
-  let registrationClientId: string | null = production ? null : DEMO_CLIENT_ID;
-  if (registrationRaw === 'disabled') registrationClientId = null;
-  else if (registrationRaw !== undefined) {
-    if (!UUID.test(registrationRaw)) problems.push('REGISTRATION_CLIENT_ID must be a client UUID or "disabled"');
-    registrationClientId = registrationRaw;
-  }
+  const flag = (name: string): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined || ['off', 'false', '0', 'no'].includes(raw)) return false;
+    if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+    problems.push(`${name} must be on or off (got "${raw}")`);
+    return false;
+  };
+
+  // Self-registration used to add AGENT users to an existing tenant: refuse the old setting loudly.
+  if (read('REGISTRATION_CLIENT_ID') !== undefined)
+    problems.push(
+      'REGISTRATION_CLIENT_ID is no longer supported: self-registration never joins an existing tenant; set SELF_REGISTRATION=on to let each registration create a tenant of its own, or remove it',
+    );
+  const selfRegistrationReseller = read('SELF_REGISTRATION_RESELLER_ID') ?? null;
+  if (selfRegistrationReseller !== null && !UUID.test(selfRegistrationReseller))
+    problems.push('SELF_REGISTRATION_RESELLER_ID must be a reseller UUID');
+
+  const devMailbox = flag('DEV_MAILBOX');
+  if (devMailbox && production) problems.push('DEV_MAILBOX cannot be on when NODE_ENV=production (configure SMTP_URL)');
+
+  // Secrets at rest: there is no fallback key. Checked here too so production names it with the rest.
+  const keyProblem = configEncryptionKeyProblem(env);
+  if (keyProblem && (production || read('CONFIG_ENCRYPTION_KEY') !== undefined)) problems.push(keyProblem);
 
   const config: AppConfig = {
     nodeEnv,
@@ -146,7 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     webDist: path.resolve(read('WEB_DIST') ?? path.join(__dirname, '..', '..', '..', 'web', 'dist')),
     trustProxy: parseTrustProxy(read('TRUST_PROXY'), problems),
     bodyLimit: read('BODY_LIMIT') ?? '100kb',
-    registrationClientId,
+    selfRegistration: { enabled: flag('SELF_REGISTRATION'), resellerId: selfRegistrationReseller },
+    devMailbox,
+    outgoingAllowedCidrs: parseAllowedCidrs(read('OUTGOING_ALLOWED_CIDRS'), problems),
     jwt: {
       secret,
       ephemeral,

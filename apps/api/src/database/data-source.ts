@@ -8,6 +8,7 @@ import { Role } from '../modules/roles/role.entity';
 import { Client } from '../modules/tenancy/client.entity';
 import { Reseller } from '../modules/tenancy/reseller.entity';
 import { User } from '../modules/users/user.entity';
+import { UserInvitation } from '../modules/invitations/user-invitation.entity';
 import { AuditLog } from '../modules/admin/audit-log.entity';
 import { PredefinedMessage } from '../modules/predefined-messages/predefined-message.entity';
 import { TenancyAndAuth1763700000000 } from './migrations/1763700000000-tenancy-and-auth';
@@ -34,6 +35,9 @@ import { MachineRowsFillfactor1763700970000 } from './migrations/1763700970000-m
 import { ReportExportLanguage1763700980000 } from './migrations/1763700980000-report-export-language';
 import { LineRoutingSettings1763700990000 } from './migrations/1763700990000-line-routing-settings';
 import { PreviewLineWait1763701000000 } from './migrations/1763701000000-preview-line-wait';
+import { TenancyLevelsAndInvitations1763702000000 } from './migrations/1763702000000-tenancy-levels-and-invitations';
+import { SelfRegistration1763702400000 } from './migrations/1763702400000-self-registration';
+import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
 import { Poll, PollAnswerGroup, PollQuestion, PollResponse } from '../modules/polls/poll.entities';
@@ -62,8 +66,10 @@ export const ENTITIES = [
   Role,
   RoleMenu,
   User,
+  UserInvitation,
   RefreshToken,
   PasswordResetToken,
+  RegistrationRequest,
   AttentionLine,
   Campaign,
 ];
@@ -94,6 +100,8 @@ export const MIGRATIONS = [
   ReportExportLanguage1763700980000,
   LineRoutingSettings1763700990000,
   PreviewLineWait1763701000000,
+  TenancyLevelsAndInvitations1763702000000,
+  SelfRegistration1763702400000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS } from '@centralita/contracts';
+import { LEVEL_PERMISSIONS } from '@centralita/contracts';
 import type { DataSource } from 'typeorm';
 import { AttentionLine } from '../modules/attention-lines/attention-line.entity';
 import { verifyPassword } from '../modules/auth/password-hasher';
@@ -8,7 +8,7 @@ import { Client } from '../modules/tenancy/client.entity';
 import { Reseller } from '../modules/tenancy/reseller.entity';
 import { User } from '../modules/users/user.entity';
 import { createDataSource } from './data-source';
-import { DEMO_ACCOUNTS, DEMO_CLIENT_ID, DEMO_PASSWORD, seed } from './seed';
+import { DEMO_ACCOUNTS, DEMO_CLIENT_ID, DEMO_PASSWORD, DEMO_RESELLER_ID, seed } from './seed';
 
 describe('seed', () => {
   let dataSource: DataSource;
@@ -33,7 +33,7 @@ describe('seed', () => {
     const first = await snapshot();
     await seed(dataSource);
     expect(await snapshot()).toEqual(first);
-    expect(first).toEqual({ resellers: 1, clients: 1, roles: 3, users: 1, demoUsers: 5, lines: 2, campaigns: 1 });
+    expect(first).toEqual({ resellers: 1, clients: 1, roles: 3, users: 1, demoUsers: 7, lines: 2, campaigns: 1 });
   });
 
   it('creates the demo accounts with their roles and the documented password', async () => {
@@ -43,20 +43,23 @@ describe('seed', () => {
         .getRepository(User)
         .findOneOrFail({ where: { email: account.email }, relations: { role: true, client: true } });
       expect(user.role!.code).toBe(account.role);
-      expect(user.client!.name).toBe('Demo Contact Centre');
+      expect(user.client!.kind).toBe(account.level);
+      if (account.level === 'tenant') expect(user.client!.name).toBe('Demo Contact Centre');
+      else if (account.level === 'reseller') expect(user.client!.resellerId).toBe(DEMO_RESELLER_ID);
+      else expect(user.client!.resellerId).toBeNull();
       expect(account.password).toBe(DEMO_PASSWORD);
       expect(await verifyPassword(user.passwordHash, DEMO_PASSWORD)).toBe(true);
     }
   });
 
-  it('gives ADMIN every permission and SUPER/AGENT the documented ones, restoring ADMIN permissions added later', async () => {
+  it('gives ADMIN every tenant permission and SUPER/AGENT the documented ones, restoring ADMIN permissions added later', async () => {
     await seed(dataSource);
     const roles = await dataSource.getRepository(Role).findBy({ clientId: DEMO_CLIENT_ID });
     const byCode = new Map(roles.map((role) => [role.code, role]));
     await dataSource.getRepository(Role).update({ id: byCode.get('ADMIN')!.id }, { permissions: ['dashboard.view'] });
     await seed(dataSource);
     const admin = await dataSource.getRepository(Role).findOneByOrFail({ id: byCode.get('ADMIN')!.id });
-    expect([...admin.permissions].sort()).toEqual([...ALL_PERMISSIONS].sort());
+    expect([...admin.permissions].sort()).toEqual([...LEVEL_PERMISSIONS.tenant].sort());
     expect([...byCode.get('SUPER')!.permissions].sort()).toEqual(
       [
         'dashboard.view',

@@ -1,10 +1,10 @@
-import { ALL_PERMISSIONS, type RoleCode } from '@centralita/contracts';
+import { LEVEL_PERMISSIONS, type OrganisationLevel, type RoleCode } from '@centralita/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AttentionLine } from '../modules/attention-lines/attention-line.entity';
 import { hashPassword } from '../modules/auth/password-hasher';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { Role } from '../modules/roles/role.entity';
-import { ensureReseller, provisionClient } from '../modules/tenancy/client-provisioning';
+import { ensurePlatform, ensureReseller, ensureResellerStaff, provisionClient } from '../modules/tenancy/client-provisioning';
 import { User } from '../modules/users/user.entity';
 import { DEMO_CLIENT_ID, DEMO_RESELLER_ID } from './seed-ids';
 import { seedAdminDemo } from './seed-admin';
@@ -23,13 +23,23 @@ export interface DemoAccount {
   password: string;
   role: RoleCode;
   name: string;
+  /** Where the account lives: the demo tenant, the demo reseller's staff, or the platform operator. */
+  level: OrganisationLevel;
 }
 export const DEMO_ACCOUNTS: DemoAccount[] = [
-  { email: 'admin@demo.centralita.io', password: DEMO_PASSWORD, role: 'ADMIN', name: 'Demo Admin' },
-  { email: 'supervisor@demo.centralita.io', password: DEMO_PASSWORD, role: 'SUPER', name: 'Demo Supervisor' },
-  { email: 'agent1@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 1' },
-  { email: 'agent2@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 2' },
-  { email: 'agent3@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 3' },
+  { email: 'admin@demo.centralita.io', password: DEMO_PASSWORD, role: 'ADMIN', name: 'Demo Admin', level: 'tenant' },
+  { email: 'supervisor@demo.centralita.io', password: DEMO_PASSWORD, role: 'SUPER', name: 'Demo Supervisor', level: 'tenant' },
+  { email: 'agent1@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 1', level: 'tenant' },
+  { email: 'agent2@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 2', level: 'tenant' },
+  { email: 'agent3@demo.centralita.io', password: DEMO_PASSWORD, role: 'AGENT', name: 'Demo Agent 3', level: 'tenant' },
+  { email: 'reseller@demo.centralita.io', password: DEMO_PASSWORD, role: 'RESELLER_ADMIN', name: 'Demo Reseller Admin', level: 'reseller' },
+  {
+    email: 'platform@demo.centralita.io',
+    password: DEMO_PASSWORD,
+    role: 'PLATFORM_ADMIN',
+    name: 'Demo Platform Operator',
+    level: 'platform',
+  },
 ];
 
 export interface SeedSummary {
@@ -61,20 +71,27 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
     });
 
     const admin = roles.get('ADMIN');
-    if (admin && ALL_PERMISSIONS.some((permission) => !admin.permissions.includes(permission))) {
-      await manager.update(Role, { id: admin.id }, { permissions: [...new Set([...admin.permissions, ...ALL_PERMISSIONS])] });
+    const tenantPermissions = LEVEL_PERMISSIONS.tenant;
+    if (admin && tenantPermissions.some((permission) => !admin.permissions.includes(permission))) {
+      await manager.update(Role, { id: admin.id }, { permissions: [...new Set([...admin.permissions, ...tenantPermissions])] });
     }
+    const organisations = {
+      tenant: { client, roles },
+      reseller: await ensureResellerStaff(manager, reseller),
+      platform: await ensurePlatform(manager),
+    };
 
     let usersCreated = 0;
     for (const account of missing) {
-      const role = roles.get(account.role);
-      if (!role) throw new Error(`built-in role ${account.role} is missing from the demo tenant`);
+      const organisation = organisations[account.level];
+      const role = organisation.roles.get(account.role);
+      if (!role) throw new Error(`built-in role ${account.role} is missing from the demo ${account.level} organisation`);
       const result = await manager
         .createQueryBuilder()
         .insert()
         .into(User)
         .values({
-          clientId: client.id,
+          clientId: organisation.client.id,
           roleId: role.id,
           email: account.email,
           name: account.name,

@@ -3,7 +3,8 @@ import type { DataSource } from 'typeorm';
 import { hashPassword } from '../../src/modules/auth/password-hasher';
 import type { Role } from '../../src/modules/roles/role.entity';
 import type { Client } from '../../src/modules/tenancy/client.entity';
-import { ensureReseller, provisionClient } from '../../src/modules/tenancy/client-provisioning';
+import { ensurePlatform, ensureReseller, ensureResellerStaff, provisionClient } from '../../src/modules/tenancy/client-provisioning';
+import type { Reseller } from '../../src/modules/tenancy/reseller.entity';
 import { User } from '../../src/modules/users/user.entity';
 import { login, uniqueEmail, type TestApp } from './test-app';
 
@@ -20,6 +21,26 @@ export async function createTenant(dataSource: DataSource, name = `Tenant ${rand
     const reseller = await ensureReseller(manager, `Reseller of ${name}`);
     return provisionClient(manager, { resellerId: reseller.id, name });
   });
+}
+
+/** A fresh reseller with its staff organisation (role RESELLER_ADMIN) and `tenants` customer tenants of its own. */
+export async function createReseller(
+  dataSource: DataSource,
+  tenants = 0,
+): Promise<{ reseller: Reseller; staff: TestTenant; tenants: TestTenant[] }> {
+  return dataSource.transaction(async (manager) => {
+    const reseller = await ensureReseller(manager, `Reseller ${randomBytes(4).toString('hex')}`);
+    const staff = await ensureResellerStaff(manager, reseller);
+    const owned: TestTenant[] = [];
+    for (let i = 0; i < tenants; i++)
+      owned.push(await provisionClient(manager, { resellerId: reseller.id, name: `Tenant ${randomBytes(4).toString('hex')}` }));
+    return { reseller, staff, tenants: owned };
+  });
+}
+
+/** The platform operator's organisation (one per database, shared by suites: give its users unique emails). */
+export async function platformOrganisation(dataSource: DataSource): Promise<TestTenant> {
+  return dataSource.transaction((manager) => ensurePlatform(manager));
 }
 
 export async function createUser(

@@ -26,6 +26,8 @@ interface AdminFormPageProps<V extends Record<string, unknown>> {
   /** Loads the row as form values (edit screens). */
   load(id: string): Promise<V>;
   toBody(values: V): unknown;
+  /** The toast after a create (default admin.form.saved), e.g. "invitation sent to …". */
+  createdMessage?(values: V): string;
   children: ReactNode;
 }
 
@@ -38,6 +40,7 @@ export function AdminFormPage<V extends Record<string, unknown>>({
   id,
   load,
   toBody,
+  createdMessage,
   children,
 }: AdminFormPageProps<V>) {
   const { t } = useTranslation();
@@ -72,7 +75,7 @@ export function AdminFormPage<V extends Record<string, unknown>>({
       const body = toBody(form.values);
       if (id) await api.admin.update(resource, id, body);
       else await api.admin.create(resource, body);
-      toast.success(t('admin.form.saved'));
+      toast.success(!id && createdMessage ? createdMessage(form.values) : t('admin.form.saved'));
       navigate(listPath);
     } catch (e) {
       if (isApiError(e) && e.code === 'validation') form.showServerIssues(serverIssues(e.data));

@@ -33,8 +33,8 @@ interface AdminListPageProps<T extends { id: string }> {
   /** Entity type of its audit rows. */
   auditType: string;
   columns: AdminColumn<T>[];
-  /** Form route; edit adds ?id=. */
-  addPath: string;
+  /** Form route; edit adds ?id=. Null hides the add button (the caller may not create). */
+  addPath: string | null;
   editPath: string;
   /** Text naming a row in the delete confirmation. */
   describe(row: T): string;
@@ -42,6 +42,10 @@ interface AdminListPageProps<T extends { id: string }> {
   deleteKey?: string;
   /** The row action opens a read-only view instead of a form. */
   viewOnly?: boolean;
+  /** Rows cannot be deleted from this list (no delete button). */
+  noDelete?: boolean;
+  /** Rendered under the table (e.g. pending invitations under the users). */
+  footer?: ReactNode;
 }
 
 /**
@@ -133,17 +137,19 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
           onClick={() => setAuditId(row.id)}
         />
       )}
-      <Button
-        icon="pi pi-trash"
-        rounded
-        text
-        severity="danger"
-        aria-label={t('admin.list.delete')}
-        tooltip={t('admin.list.delete')}
-        data-testid="admin-delete"
-        data-id={row.id}
-        onClick={() => setPendingDelete(row)}
-      />
+      {!props.noDelete && (
+        <Button
+          icon="pi pi-trash"
+          rounded
+          text
+          severity="danger"
+          aria-label={t('admin.list.delete')}
+          tooltip={t('admin.list.delete')}
+          data-testid="admin-delete"
+          data-id={row.id}
+          onClick={() => setPendingDelete(row)}
+        />
+      )}
     </div>
   );
 
@@ -153,7 +159,9 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
         title={t(`routes.${route.titleKey}`)}
         icon={route.icon}
         subtitle={t('admin.list.count', { count: total })}
-        actions={<Button icon="pi pi-plus" label={t('admin.list.add')} data-testid="admin-add" onClick={() => navigate(addPath)} />}
+        actions={
+          addPath && <Button icon="pi pi-plus" label={t('admin.list.add')} data-testid="admin-add" onClick={() => navigate(addPath)} />
+        }
       />
       <section className="card admin-list" data-testid="admin-list" data-resource={resource}>
         <div className="admin-list__toolbar">
@@ -203,6 +211,7 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
           <Column header={t('admin.list.actions')} body={actions} style={{ width: canAudit ? '9rem' : '6.5rem' }} />
         </DataTable>
       </section>
+      {props.footer}
       <ConfirmActionDialog
         visible={pendingDelete !== null}
         onHide={() => setPendingDelete(null)}

@@ -4,6 +4,8 @@ import type {
   AuditEntry,
   ChannelConfigInput,
   ChannelConfigView,
+  CreateResellerRequest,
+  InvitationSummary,
   PlatformSettings,
   OptionItem,
   Page,
@@ -12,6 +14,7 @@ import type {
   PhoneListEntry,
   PollAnswer,
   PollQuestionStats,
+  ResellerSummary,
   UserFormOptions,
 } from '@centralita/contracts';
 import type { ApiClient, Query } from '../api/http-client';
@@ -50,9 +53,13 @@ export function createAdminApi(client: ApiClient) {
     channels: () => client.get<ChannelConfigView[]>('/api/channels-config'),
     saveChannel: (channel: string, body: ChannelConfigInput) =>
       client.request<ChannelConfigView>(`/api/channels-config/${encodeURIComponent(channel)}`, { method: 'PUT', body }),
-    reseller: () => client.get<{ id: string; name: string }>('/api/resellers/current'),
-    saveReseller: (name: string) =>
-      client.request<{ id: string; name: string }>('/api/resellers/current', { method: 'PUT', body: { name } }),
+    reseller: () => client.get<ResellerSummary>('/api/resellers/current'),
+    saveReseller: (name: string) => client.request<ResellerSummary>('/api/resellers/current', { method: 'PUT', body: { name } }),
+    resellers: (query: PagedQuery) => client.get<Page<ResellerSummary>>('/api/resellers', { query: query as Query }),
+    createReseller: (body: CreateResellerRequest) => client.post<ResellerSummary>('/api/resellers', body),
+    invitations: () => client.get<InvitationSummary[]>('/api/invitations'),
+    resendInvitation: (id: string) => client.post<InvitationSummary>(`/api/invitations/${encodeURIComponent(id)}/resend`, {}),
+    revokeInvitation: (id: string) => client.request<unknown>(`/api/invitations/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     attentionLineOptions: () => client.get<OptionItem[]>('/api/attention-lines/options'),
     pollOptions: () => client.get<OptionItem[]>('/api/polls/options'),
     campaignOptions: () => client.get<OptionItem[]>('/api/campaigns/options'),

@@ -54,7 +54,14 @@ interface BaseProps {
 }
 
 export function TextInput(
-  props: BaseProps & { value: string; onChange(value: string): void; type?: 'text' | 'email' | 'url'; maxLength?: number },
+  props: BaseProps & {
+    value: string;
+    onChange(value: string): void;
+    type?: 'text' | 'email' | 'url';
+    maxLength?: number;
+    /** Shown but not editable (a value someone else sets). */
+    disabled?: boolean;
+  },
 ) {
   return (
     <FieldShell {...props}>
@@ -64,6 +71,7 @@ export function TextInput(
         type={props.type ?? 'text'}
         value={props.value}
         maxLength={props.maxLength}
+        disabled={props.disabled}
         invalid={!!props.error}
         aria-invalid={!!props.error}
         onChange={(event) => props.onChange(event.target.value)}
@@ -126,10 +134,25 @@ export function NumberInput(props: BaseProps & { value: number | null; onChange(
   );
 }
 
-export function CheckInput(props: { id: string; label: string; checked: boolean; onChange(value: boolean): void }) {
+/** `disabled` locks the box; `title` then says why (shown on hover and read by screen readers). */
+export function CheckInput(props: {
+  id: string;
+  label: string;
+  checked: boolean;
+  onChange(value: boolean): void;
+  disabled?: boolean;
+  title?: string;
+}) {
   return (
-    <div className="admin-check">
-      <Checkbox inputId={props.id} data-testid={props.id} checked={props.checked} onChange={(event) => props.onChange(!!event.checked)} />
+    <div className="admin-check" title={props.title}>
+      <Checkbox
+        inputId={props.id}
+        data-testid={props.id}
+        checked={props.checked}
+        disabled={props.disabled}
+        aria-description={props.title}
+        onChange={(event) => props.onChange(!!event.checked)}
+      />
       <label htmlFor={props.id}>{props.label}</label>
     </div>
   );
@@ -138,6 +161,8 @@ export function CheckInput(props: { id: string; label: string; checked: boolean;
 export interface Option {
   value: string;
   label: string;
+  /** Shown but not selectable (e.g. a role the caller may not give). */
+  disabled?: boolean;
 }
 
 export function SelectInput(props: BaseProps & { value: string; options: Option[]; onChange(value: string): void; placeholder?: string }) {
@@ -150,6 +175,9 @@ export function SelectInput(props: BaseProps & { value: string; options: Option[
         options={props.options}
         optionLabel="label"
         optionValue="value"
+        optionDisabled="disabled"
+        // PrimeReact greys a disabled option but does not say so to assistive technology.
+        pt={{ item: (options) => ({ 'aria-disabled': options?.context.disabled || undefined }) }}
         placeholder={props.placeholder}
         invalid={!!props.error}
         onChange={(event) => props.onChange((event.value as string | null) ?? '')}
@@ -172,6 +200,7 @@ export function MultiSelectInput(
         options={props.options}
         optionLabel="label"
         optionValue="value"
+        optionDisabled="disabled"
         placeholder={props.placeholder}
         display="chip"
         filter

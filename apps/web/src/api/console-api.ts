@@ -1,4 +1,14 @@
-import type { AuthResult, Branding, LoginRequest, MenuItem, RegisterRequest, SessionUser } from '@centralita/contracts';
+import type {
+  AuthResult,
+  Branding,
+  InvitationCheck,
+  LoginRequest,
+  MenuItem,
+  RegisterRequest,
+  RegistrationConfirmed,
+  RegistrationOptions,
+  SessionUser,
+} from '@centralita/contracts';
 import { createAdminApi } from '../admin/admin-api';
 import type { ApiClient } from './http-client';
 
@@ -6,7 +16,10 @@ import type { ApiClient } from './http-client';
 export function createConsoleApi(client: ApiClient) {
   return {
     login: (body: LoginRequest) => client.post<AuthResult>('/api/auth/login', body, { auth: false }),
-    register: (body: RegisterRequest) => client.post<AuthResult>('/api/auth/register', body, { auth: false }),
+    /** Always answers "check your email" (the API never says whether the address has an account). */
+    register: (body: RegisterRequest) => client.post<{ accepted: true }>('/api/auth/register', body, { auth: false }),
+    registrationOptions: () => client.get<RegistrationOptions>('/api/auth/registration', { auth: false }),
+    confirmRegistration: (token: string) => client.post<RegistrationConfirmed>('/api/auth/register/confirm', { token }, { auth: false }),
     logout: (userId: string, accessToken: string | undefined) =>
       client.post<unknown>('/api/auth/logout', { userId }, { accessToken, refreshOnUnauthorized: false }),
     userInfo: (userId: string) => client.get<SessionUser>('/api/auth/user-info', { query: { UserId: userId } }),
@@ -17,6 +30,9 @@ export function createConsoleApi(client: ApiClient) {
     validateResetToken: (token: string) => client.get<unknown>('/Session/ValidateUrlToResetPassword', { query: { token }, auth: false }),
     resetPassword: (token: string, password: string) =>
       client.post<unknown>('/Session/ResetPassword', { token, password }, { auth: false }),
+    checkInvitation: (token: string) => client.post<InvitationCheck>('/api/invitations/check', { token }, { auth: false }),
+    acceptInvitation: (token: string, password: string) =>
+      client.post<AuthResult>('/api/invitations/accept', { token, password }, { auth: false }),
     admin: createAdminApi(client),
   };
 }

@@ -15,6 +15,19 @@ describe(describeError.name, () => {
     );
   });
 
+  it('names the permissions a grant refusal lacks, in the user language', () => {
+    const refusal = new ApiError('You cannot give the role ADMIN: it has permissions you do not hold: roles.manage, audit.view.', {
+      status: 403,
+      code: 'forbidden',
+      kind: 'http',
+      data: { reason: 'grant_exceeds_granter', action: 'assign', roleCode: 'ADMIN', missingPermissions: ['roles.manage', 'audit.view'] },
+    });
+    expect(describeError(refusal, t)).toBe('errors.grantExceedsGranter:{"permissions":"roles.manage, audit.view"}');
+    expect(describeError(new ApiError('Forbidden', { status: 403, code: 'forbidden', kind: 'http', data: { reason: 'other' } }), t)).toBe(
+      'errors.forbidden',
+    );
+  });
+
   it('translates a network failure with its cause', () => {
     expect(describeError(new ApiError('Error, Failed to fetch', { kind: 'network', detail: 'Failed to fetch' }), t)).toBe(
       'errors.network:{"cause":"Failed to fetch"}',

@@ -23,7 +23,10 @@ const CODE_FIRST = new Set<ErrorCode>([
   'user_exists',
   'account_disabled',
   'password_expired',
+  'weak_password',
+  'registration_link_invalid',
   'reset_token_invalid',
+  'invitation_invalid',
   'refresh_token_invalid',
   'session_expired',
   'forbidden',
@@ -38,10 +41,24 @@ function toFailure(error: unknown): AuthFailure {
   return { message: error instanceof Error ? error.message : String(error ?? '') };
 }
 
+/**
+ * The permissions a 403 "grant exceeds the granter" names (server: apps/api/src/modules/roles/grants.ts),
+ * or null for any other failure.
+ */
+export function grantRefusalPermissions(error: unknown): string[] | null {
+  if (!isApiError(error) || error.code !== 'forbidden' || !error.data || typeof error.data !== 'object') return null;
+  const data = error.data as { reason?: unknown; missingPermissions?: unknown };
+  if (data.reason !== 'grant_exceeds_granter' || !Array.isArray(data.missingPermissions)) return null;
+  const permissions = data.missingPermissions.filter((value): value is string => typeof value === 'string');
+  return permissions.length ? permissions : null;
+}
+
 /** The sentence to show for a failed call, in the user's language. */
 export function describeError(error: unknown, t: Translate): string {
   const failure = toFailure(error);
   if (failure.kind === 'network') return t('errors.network', { cause: failure.detail ?? failure.message.replace(/^Error, /, '') });
+  const lacking = grantRefusalPermissions(error);
+  if (lacking) return t('errors.grantExceedsGranter', { permissions: lacking.join(', ') });
   if (failure.code && CODE_FIRST.has(failure.code)) return t(`errors.${failure.code}`);
   const catalogueKey = CATALOGUE_KEYS.get(failure.message);
   if (catalogueKey) return t(`catalogue.${catalogueKey}`);

@@ -51,7 +51,6 @@ export function createAppServices(): AppServices {
         }
       }),
       login: fromPromise(({ input }) => api.login(input)),
-      register: fromPromise(({ input }) => api.register(input)),
       refreshSession: fromPromise(() => client.refreshSession()),
     },
     actions: {

@@ -3,15 +3,7 @@ import { createActor, fromPromise, waitFor } from 'xstate';
 import type { AuthResult, SessionUser } from '@centralita/contracts';
 import { ApiError } from '../api/api-error';
 import type { TokenPair } from '../api/http-client';
-import {
-  authMachine,
-  authStatus,
-  type AuthInput,
-  type Credentials,
-  type Registration,
-  type RefreshInput,
-  type UserInfoInput,
-} from './auth.machine';
+import { authMachine, authStatus, type AuthInput, type Credentials, type RefreshInput, type UserInfoInput } from './auth.machine';
 
 const NOW = Date.UTC(2025, 0, 15, 9, 0, 0);
 
@@ -28,6 +20,7 @@ const user: SessionUser = {
   role: 'AGENT',
   clientId: 'c-1',
   clientName: 'Acme',
+  level: 'tenant',
   sessionTime: 480,
   idleLogoutMinutes: 30,
   permissions: ['conversations.handle'],
@@ -44,14 +37,12 @@ function setupMachine(
     input?: AuthInput;
     fetchUserInfo?: (input: UserInfoInput) => Promise<SessionUser>;
     login?: (input: Credentials) => Promise<AuthResult>;
-    register?: (input: Registration) => Promise<AuthResult>;
     refreshSession?: (input: RefreshInput) => Promise<TokenPair | false>;
   } = {},
 ) {
   const effects = {
     fetchUserInfo: jest.fn(overrides.fetchUserInfo ?? (async () => user)),
     login: jest.fn(overrides.login ?? (async () => loginResult)),
-    register: jest.fn(overrides.register ?? (async () => loginResult)),
     refreshSession: jest.fn(
       overrides.refreshSession ??
         (async (): Promise<TokenPair | false> => ({ accessToken: tokenExpiringAt(Date.now() + 10 * 60_000), refreshToken: 'refresh-2' })),
@@ -66,7 +57,6 @@ function setupMachine(
     actors: {
       fetchUserInfo: fromPromise(({ input }: { input: UserInfoInput }) => effects.fetchUserInfo(input)),
       login: fromPromise(({ input }: { input: Credentials }) => effects.login(input)),
-      register: fromPromise(({ input }: { input: Registration }) => effects.register(input)),
       refreshSession: fromPromise(({ input }: { input: RefreshInput }) => effects.refreshSession(input)),
     },
     actions: {
@@ -175,7 +165,8 @@ describe(authMachine.id, () => {
     });
   });
 
-  describe('login and register', () => {
+  // Registration never signs in (issue 17): the sign-up page only asks for a confirmation mail.
+  describe('login', () => {
     it('authenticates with the user answered by login', async () => {
       const { actor, effects } = await loggedIn();
       const { context } = actor.getSnapshot();
@@ -223,29 +214,6 @@ describe(authMachine.id, () => {
       await waitFor(actor, (s) => s.context.error !== null);
       actor.send({ type: 'auth.login', email: 'ana@example.com', password: 'right' });
       expect(actor.getSnapshot().context.error).toBeNull();
-    });
-
-    it('authenticates with the user answered by register', async () => {
-      const { actor, effects } = setupMachine();
-      actor.start();
-      actor.send({ type: 'auth.register', email: 'ana@example.com', username: 'Ana', password: 'long-enough' });
-      const snapshot = await waitFor(actor, (s) => s.matches('authenticated'));
-      expect(effects.register).toHaveBeenCalledWith({ email: 'ana@example.com', username: 'Ana', password: 'long-enough' });
-      expect(snapshot.context.user).toEqual(user);
-      expect(effects.persistSession).toHaveBeenCalledTimes(1);
-    });
-
-    it('keeps the conflict message when register fails', async () => {
-      const { actor } = setupMachine({
-        register: async () => {
-          throw new ApiError('User already exists!', { status: 409, code: 'user_exists', kind: 'http' });
-        },
-      });
-      actor.start();
-      actor.send({ type: 'auth.register', email: 'ana@example.com', username: 'Ana', password: 'long-enough' });
-      const snapshot = await waitFor(actor, (s) => s.context.error !== null);
-      expect(snapshot.matches({ unauthenticated: 'idle' })).toBe(true);
-      expect(snapshot.context.error?.message).toBe('User already exists!');
     });
   });
 

@@ -9,9 +9,6 @@ export interface Credentials {
   email: string;
   password: string;
 }
-export interface Registration extends Credentials {
-  username: string;
-}
 
 /** A failure kept in the snapshot as plain data (snapshots must survive a JSON round trip). */
 export interface AuthFailure {
@@ -40,7 +37,6 @@ export interface AuthContext {
 
 export type AuthEvent =
   | ({ type: 'auth.login' } & Credentials)
-  | ({ type: 'auth.register' } & Registration)
   /** `reason: 'idle'`: the console signed out after the tenant's idle time, not the user. */
   | { type: 'auth.logout'; reason?: 'idle' }
   /** Without tokens: refresh now. With tokens: someone else already refreshed; adopt them. */
@@ -88,7 +84,6 @@ export const authMachine = setup({
   actors: {
     fetchUserInfo: fromPromise<SessionUser, UserInfoInput>(notProvided('fetchUserInfo')),
     login: fromPromise<AuthResult, Credentials>(notProvided('login')),
-    register: fromPromise<AuthResult, Registration>(notProvided('register')),
     refreshSession: fromPromise<TokenPair | false, RefreshInput>(notProvided('refreshSession')),
   },
   actions: {
@@ -106,7 +101,7 @@ export const authMachine = setup({
       showAllConversations: false,
     }),
     markDisconnected: assign({ disconnected: true, loggedOut: false, idleSignedOut: false, error: null }),
-    /** A login or a registration succeeded: the session starts afresh, notices gone (persistSession stores it). */
+    /** A login succeeded: the session starts afresh, notices gone (persistSession stores it). */
     startSession: assign((_, { result }: { result: AuthResult }) => ({
       user: result.user,
       userId: result.user.id,
@@ -217,7 +212,6 @@ export const authMachine = setup({
         idle: {
           on: {
             'auth.login': { target: 'loggingIn', actions: assign({ error: null }) },
-            'auth.register': { target: 'registering', actions: assign({ error: null }) },
           },
         },
         loggingIn: {
@@ -226,26 +220,6 @@ export const authMachine = setup({
             input: ({ event }) => {
               assertEvent(event, 'auth.login');
               return { email: event.email, password: event.password };
-            },
-            onDone: {
-              target: '#auth.authenticated',
-              actions: [
-                { type: 'startSession', params: ({ event }) => ({ result: event.output }) },
-                {
-                  type: 'persistSession',
-                  params: ({ event }) => ({ result: event.output, userStatus: 'ONLINE', showAllConversations: false }),
-                },
-              ],
-            },
-            onError: { target: 'idle', actions: assign({ error: ({ event }) => toAuthFailure(event.error) }) },
-          },
-        },
-        registering: {
-          invoke: {
-            src: 'register',
-            input: ({ event }) => {
-              assertEvent(event, 'auth.register');
-              return { email: event.email, username: event.username, password: event.password };
             },
             onDone: {
               target: '#auth.authenticated',
@@ -334,5 +308,5 @@ export function authStatus(snapshot: AuthSnapshot): AuthStatus {
 }
 
 export function isSubmitting(snapshot: AuthSnapshot): boolean {
-  return snapshot.matches({ unauthenticated: 'loggingIn' }) || snapshot.matches({ unauthenticated: 'registering' });
+  return snapshot.matches({ unauthenticated: 'loggingIn' });
 }

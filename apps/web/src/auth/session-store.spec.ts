@@ -13,6 +13,7 @@ const result: AuthResult = {
     role: 'AGENT',
     clientId: 'c-1',
     clientName: 'Acme',
+    level: 'tenant',
     sessionTime: 480,
     idleLogoutMinutes: 30,
     permissions: [],

@@ -1,6 +1,8 @@
 import { createBrowserRouter, type RouteObject } from 'react-router-dom';
 import { AppLayout } from '../layout/AppLayout';
 import { NotFoundPage } from '../pages/errors/NotFoundPage';
+import { AcceptInvitationPage } from '../pages/session/AcceptInvitationPage';
+import { ActivateAccountPage } from '../pages/session/ActivateAccountPage';
 import { ForgotPasswordPage } from '../pages/session/ForgotPasswordPage';
 import { PublicCapabilityPage } from '../pages/session/PublicCapabilityPage';
 import { ResetPasswordPage } from '../pages/session/ResetPasswordPage';
@@ -16,8 +18,10 @@ export const routes: RouteObject[] = [
   // Public routes (spec §2).
   { path: '/session/signin', element: <SignInPage /> },
   { path: '/session/signup', element: <SignUpPage /> },
+  { path: '/session/activate/:token', element: <ActivateAccountPage /> },
   { path: '/session/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/session/resetPassword/:token', element: <ResetPasswordPage /> },
+  { path: '/session/invitation/:token', element: <AcceptInvitationPage /> },
   { path: '/session/404', element: <NotFoundPage /> },
   // The web-chat page is public (customers, and the widget's iframe); listed before the protected
   // routes so it wins over its APP_ROUTES entry.

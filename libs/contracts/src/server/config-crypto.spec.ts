@@ -1,4 +1,5 @@
-import { ConfigCrypto } from './config-crypto';
+import { createHash } from 'node:crypto';
+import { ConfigCrypto, configEncryptionKeyProblem } from './config-crypto';
 
 describe(ConfigCrypto.name, () => {
   const key = 'ab'.repeat(32);
@@ -31,13 +32,33 @@ describe(ConfigCrypto.name, () => {
   });
 });
 
-describe('ConfigCrypto development key', () => {
-  it('warns once outside test and production, and the API and the worker derive the same key', () => {
+describe('ConfigCrypto without a key', () => {
+  it('has no published fallback key: outside production it warns and refuses every secret', () => {
     const warnings: string[] = [];
-    const api = new ConfigCrypto({ NODE_ENV: 'development' }, (message) => warnings.push(message));
-    const worker = new ConfigCrypto({ NODE_ENV: 'development' }, (message) => warnings.push(message));
-    expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/CONFIG_ENCRYPTION_KEY is not set/);
-    expect(worker.decrypt(api.encrypt('trunk-password'))).toBe('trunk-password');
+    const crypto = new ConfigCrypto({ NODE_ENV: 'development' }, (message) => warnings.push(message));
+    expect(warnings).toEqual([expect.stringMatching(/CONFIG_ENCRYPTION_KEY is not set/)]);
+    expect(crypto.configured).toBe(false);
+    expect(() => crypto.encrypt('trunk-password')).toThrow(/CONFIG_ENCRYPTION_KEY is not set/);
+    // What the old built-in development key wrote is not readable with any key but the one it was.
+    const published = createHash('sha256').update('centralita development configuration key').digest('hex');
+    const stored = ConfigCrypto.fromKey(published).encrypt('x');
+    expect(() => crypto.decrypt(stored)).toThrow(/CONFIG_ENCRYPTION_KEY is not set/);
+  });
+
+  it('names the problem for the configuration loaders', () => {
+    expect(configEncryptionKeyProblem({ NODE_ENV: 'production' })).toMatch(/required when NODE_ENV=production/);
+    expect(configEncryptionKeyProblem({ NODE_ENV: 'development' })).toBeNull();
+    expect(configEncryptionKeyProblem({ CONFIG_ENCRYPTION_KEY: 'cd'.repeat(31) })).toMatch(/32 bytes/);
+    expect(
+      configEncryptionKeyProblem({ NODE_ENV: 'production', CONFIG_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }),
+    ).toBeNull();
+  });
+
+  it('tells which key wrote a secret', () => {
+    const a = ConfigCrypto.fromKey('ab'.repeat(32));
+    const b = ConfigCrypto.fromKey('cd'.repeat(32));
+    const stored = a.encrypt('s');
+    expect(a.canDecrypt(stored)).toBe(true);
+    expect(b.canDecrypt(stored)).toBe(false);
   });
 });

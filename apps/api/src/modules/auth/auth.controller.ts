@@ -1,18 +1,30 @@
-import type { AuthResult, Profile, SessionUser } from '@centralita/contracts';
+import type { AuthResult, Profile, RegistrationConfirmed, RegistrationOptions, SessionUser } from '@centralita/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { Authenticated, Public } from './access.decorator';
 import { AuthService } from './auth.service';
-import { LoginDto, LogoutDto, RegisterDto, UserInfoQueryDto } from './dto/auth-requests.dto';
-import { AuthResultDto, LogoutResultDto, ProfileDto, SessionUserDto } from './dto/auth-responses.dto';
-import { clientMeta, CurrentPrincipal, type Principal } from './principal';
+import { LoginDto, LogoutDto, RegisterDto, RegistrationTokenDto, UserInfoQueryDto } from './dto/auth-requests.dto';
+import {
+  AcceptedDto,
+  AuthResultDto,
+  LogoutResultDto,
+  ProfileDto,
+  RegistrationConfirmedDto,
+  RegistrationOptionsDto,
+  SessionUserDto,
+} from './dto/auth-responses.dto';
+import { clientIp, clientMeta, CurrentPrincipal, type Principal } from './principal';
+import { RegistrationService } from './registration.service';
 
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly registration: RegistrationService,
+  ) {}
 
   @Post('login')
   @Public()
@@ -24,14 +36,37 @@ export class AuthController {
     return this.auth.login(body.email, body.password, clientMeta(request));
   }
 
+  @Get('registration')
+  @Public()
+  @ApiOperation({ summary: 'Whether self-registration is open (SELF_REGISTRATION; off by default), for the sign-up page' })
+  @ApiEnvelope(RegistrationOptionsDto)
+  registrationOptions(): RegistrationOptions {
+    return { enabled: this.registration.enabled };
+  }
+
   @Post('register')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Self-registration as AGENT of the registration tenant (REGISTRATION_CLIENT_ID); signs the user in' })
-  @ApiEnvelope(AuthResultDto)
-  @ApiErrors(400, 403, 409, 429)
-  register(@Body() body: RegisterDto, @Req() request: Request): Promise<AuthResult> {
-    return this.auth.register(body, clientMeta(request));
+  @ApiOperation({
+    summary:
+      'Self-registration (SELF_REGISTRATION=on): always answers "check your email"; the mailed link creates a new tenant with the user as its ADMIN',
+  })
+  @ApiEnvelope(AcceptedDto)
+  @ApiErrors(400, 403, 429)
+  async register(@Body() body: RegisterDto, @Req() request: Request): Promise<{ accepted: true }> {
+    await this.registration.register(body, clientIp(request));
+    return { accepted: true };
+  }
+
+  @Post('register/confirm')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Spends a registration link: creates the new tenant and its first ADMIN, who then signs in' })
+  @ApiEnvelope(RegistrationConfirmedDto)
+  @ApiErrors(400, 403, 429)
+  async confirmRegistration(@Body() body: RegistrationTokenDto, @Req() request: Request): Promise<RegistrationConfirmed> {
+    const { email } = await this.registration.confirm(body.token, clientIp(request));
+    return { activated: true, email };
   }
 
   @Post('logout')

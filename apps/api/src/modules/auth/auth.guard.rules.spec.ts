@@ -21,7 +21,16 @@ describe(`${AuthGuard.name} access rules`, () => {
   const tokens = { verify: () => ({ sub: 'u', cid: 'c', sid: 's', tv: 1 }) } as unknown as AccessTokenService;
   const principals = {
     resolve: async () => ({
-      state: { clientId: 'c', roleId: 'r', roleCode: 'AGENT', permissions: [], tokenVersion: 1, active: true },
+      state: {
+        clientId: 'c',
+        level: 'tenant',
+        resellerId: 'x',
+        roleId: 'r',
+        roleCode: 'AGENT',
+        permissions: [],
+        tokenVersion: 1,
+        active: true,
+      },
       sessionRevoked: false,
     }),
   } as unknown as PrincipalCacheService;

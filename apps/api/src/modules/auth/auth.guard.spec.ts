@@ -21,6 +21,8 @@ const claims = {
 };
 const state: PrincipalState = {
   clientId: 'client-1',
+  level: 'tenant',
+  resellerId: 'reseller-1',
   roleId: 'role-1',
   roleCode: 'AGENT',
   permissions: [PERMISSIONS.dashboardView],

@@ -1,3 +1,4 @@
+import type { AccessTokenClaims } from '@centralita/contracts';
 import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppException } from '../../common/app.exception';
@@ -5,6 +6,9 @@ import { ACCESS_RULE, type AccessRule } from './access.decorator';
 import { AccessTokenService } from './access-token.service';
 import { PrincipalCacheService } from './principal-cache.service';
 import type { Principal, RequestWithPrincipal } from './principal';
+
+/** The claims of a verified access token that name its session. */
+export type SessionClaims = Pick<AccessTokenClaims, 'sub' | 'cid' | 'sid' | 'tv'>;
 
 /** A controller class or handler function, as the reflector takes them. */
 type MetadataTarget = Parameters<Reflector['getAllAndOverride']>[1][number];
@@ -63,7 +67,20 @@ export class AuthGuard implements CanActivate {
   }
 
   async authenticate(token: string): Promise<Principal> {
-    const claims = this.tokens.verify(token);
+    return this.checkSession(this.tokens.verify(token));
+  }
+
+  /** Verifies an access token and answers its session's claims too (an open socket re-checks them later). */
+  async authenticateSession(token: string): Promise<{ principal: Principal; claims: SessionClaims }> {
+    const { sub, cid, sid, tv } = this.tokens.verify(token);
+    return { principal: await this.checkSession({ sub, cid, sid, tv }), claims: { sub, cid, sid, tv } };
+  }
+
+  /**
+   * The checks that follow the user's current state (tenant, active flag, tokenVersion, revoked
+   * session), for claims verified earlier: an open socket re-runs them whenever that state changes.
+   */
+  async checkSession(claims: SessionClaims): Promise<Principal> {
     const { state, sessionRevoked } = await this.principals.resolve(claims.sub, claims.sid);
     if (!state || state.clientId !== claims.cid) throw new AppException('unauthorized');
     if (!state.active) throw new AppException('account_disabled');
@@ -71,6 +88,8 @@ export class AuthGuard implements CanActivate {
     return {
       userId: claims.sub,
       clientId: state.clientId,
+      level: state.level,
+      resellerId: state.resellerId,
       roleId: state.roleId,
       roleCode: state.roleCode,
       permissions: state.permissions,

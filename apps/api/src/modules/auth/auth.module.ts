@@ -15,6 +15,8 @@ import { PasswordResetService } from './password-reset.service';
 import { PrincipalCacheService } from './principal-cache.service';
 import { RefreshToken } from './refresh-token.entity';
 import { RefreshTokenService } from './refresh-token.service';
+import { RegistrationRequest } from './registration-request.entity';
+import { RegistrationService } from './registration.service';
 import { SessionController } from './session.controller';
 import { SessionsService } from './sessions.service';
 
@@ -22,7 +24,7 @@ import { SessionsService } from './sessions.service';
   imports: [
     DiscoveryModule,
     PlatformSettingsModule,
-    TypeOrmModule.forFeature([User, RefreshToken, PasswordResetToken]),
+    TypeOrmModule.forFeature([User, RefreshToken, PasswordResetToken, RegistrationRequest]),
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (appConfig: AppConfig) => ({
@@ -40,10 +42,11 @@ import { SessionsService } from './sessions.service';
     SessionsService,
     AuthService,
     PasswordResetService,
+    RegistrationService,
     AccessRuleAudit,
     AuthGuard,
     { provide: APP_GUARD, useExisting: AuthGuard },
   ],
-  exports: [SessionsService, PrincipalCacheService, AuthGuard],
+  exports: [SessionsService, PrincipalCacheService, AuthGuard, AuthService],
 })
 export class AuthModule {}

@@ -1,12 +1,11 @@
 import { PERMISSIONS, type AuthResult, type Profile, type SessionUser, type TokenPair } from '@centralita/contracts';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AppException } from '../../common/app.exception';
 import { PlatformSettingsService } from '../platform-settings/platform-settings.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
-import { Role } from '../roles/role.entity';
 import { toSessionUser } from '../users/session-user';
 import { User } from '../users/user.entity';
 import { AccessTokenService } from './access-token.service';
@@ -51,41 +50,6 @@ export class AuthService implements OnModuleInit {
     return this.startSession(user, meta);
   }
 
-  /**
-   * Self-registration joins the configured tenant (REGISTRATION_CLIENT_ID; the demo tenant outside
-   * production) with its AGENT role; with no such tenant it is refused.
-   */
-  async register(input: { email: string; username: string; password: string }, meta: ClientMeta): Promise<AuthResult> {
-    await this.rateLimiter.consume('register-ip', meta.ip ?? 'unknown', this.config.rateLimits.loginPerIp);
-    const disabled = (): AppException => AppException.forbidden('Self-registration is disabled.');
-    const clientId = this.config.registrationClientId;
-    if (!clientId) throw disabled();
-    const role = await this.dataSource.manager.findOne(Role, { where: { clientId, code: 'AGENT' } });
-    if (!role) throw disabled();
-    if (await this.dataSource.manager.exists(User, { where: { email: input.email } })) throw new AppException('user_exists');
-
-    const passwordHash = await hashPassword(input.password);
-    let userId: string;
-    try {
-      const inserted = await this.dataSource.manager.insert(User, {
-        clientId,
-        roleId: role.id,
-        email: input.email,
-        name: input.username,
-        passwordHash,
-      });
-      userId = (inserted.identifiers[0] as { id: string }).id;
-    } catch (error) {
-      // Two registrations of one email at once: the unique constraint decides.
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505')
-        throw new AppException('user_exists');
-      throw error;
-    }
-    const user = await this.findUser({ id: userId });
-    if (!user) throw new AppException('internal');
-    return this.startSession(user, meta);
-  }
-
   async refresh(refreshToken: string | undefined, meta: ClientMeta, expectedUserId?: string): Promise<TokenPair> {
     if (!refreshToken) throw new AppException('refresh_token_invalid');
     const { user, issued } = await this.refreshTokens.rotate(refreshToken, meta, expectedUserId);
@@ -122,6 +86,14 @@ export class AuthService implements OnModuleInit {
       lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
       passwordExpiresAt: user.passwordExpiresAt?.toISOString() ?? null,
     };
+  }
+
+  /** Signs in a user who just proved who they are another way (an accepted invitation). */
+  async signInAs(userId: string, meta: ClientMeta): Promise<AuthResult> {
+    const user = await this.findUser({ id: userId });
+    if (!user?.active) throw new AppException('account_disabled');
+    await this.dataSource.manager.update(User, { id: user.id }, { lastLoginAt: new Date() });
+    return this.startSession(user, meta);
   }
 
   private async startSession(user: User, meta: ClientMeta): Promise<AuthResult> {

@@ -9,6 +9,7 @@ import { renderPasswordResetMail } from '../mail/password-reset.mail';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { User } from '../users/user.entity';
 import { hashPassword } from './password-hasher';
+import { assertStrongPassword } from './password-policy';
 import { PasswordResetToken } from './password-reset-token.entity';
 import { randomToken, sha256 } from './refresh-token.service';
 import { SessionsService } from './sessions.service';
@@ -34,6 +35,13 @@ export class PasswordResetService {
 
     const user = await this.dataSource.manager.findOne(User, { where: { email, active: true } });
     if (!user) return;
+    // The link is made and mailed after the answer: a known email answers as fast as an unknown one.
+    void this.sendLink(user, ip).catch((error: unknown) =>
+      this.logger.error(`password reset link for user ${user.id} failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  private async sendLink(user: User, ip: string | null): Promise<void> {
     const token = randomToken();
     const expiresAt = new Date(Date.now() + this.config.session.resetTokenTtlSeconds * 1000);
     await this.dataSource.transaction(async (manager) => {
@@ -54,6 +62,7 @@ export class PasswordResetService {
         link,
         validMinutes: Math.round(this.config.session.resetTokenTtlSeconds / 60),
       }),
+      user.clientId,
     );
     this.logger.log(`password reset link queued for user ${user.id}`);
   }
@@ -67,6 +76,13 @@ export class PasswordResetService {
   }
 
   async reset(token: string, password: string): Promise<void> {
+    // The strength rule needs the account's email and name; a weak password leaves the link unspent.
+    const pending = await this.dataSource.manager.findOne(PasswordResetToken, {
+      where: { tokenHash: sha256(token), usedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+      relations: { user: true },
+    });
+    if (!pending?.user) throw new AppException('reset_token_invalid');
+    assertStrongPassword(password, { email: pending.user.email, name: pending.user.name });
     const passwordHash = await hashPassword(password);
     const outcome = await this.dataSource.transaction(async (manager) => {
       const claimed = await manager

@@ -1,3 +1,4 @@
+import { effectivePermissions, isOrganisationLevel, type OrganisationLevel } from '@centralita/contracts';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
@@ -9,6 +10,8 @@ import { User } from '../users/user.entity';
 /** What each request needs to know about its user, fresher than the token. */
 export interface PrincipalState {
   clientId: string;
+  level: OrganisationLevel;
+  resellerId: string | null;
   roleId: string;
   roleCode: string;
   permissions: string[];
@@ -37,6 +40,16 @@ interface Invalidation {
 }
 
 /**
+ * A change to users' state or sessions, as every process hears it (open sockets re-check their
+ * session on it). `everything`: invalidations may have been missed, so every session is in doubt.
+ */
+export interface SessionChange {
+  users: readonly string[];
+  sessions: readonly string[];
+  everything: boolean;
+}
+
+/**
  * Per-user state (active flag, tokenVersion, role permissions) for the guard, in two tiers:
  *
  * - Redis, shared by every process: writers that change a user call refresh() after committing,
@@ -55,6 +68,7 @@ export class PrincipalCacheService implements OnModuleInit, OnApplicationShutdow
   private generation = 0;
   private subscriber: Redis | null = null;
   private subscribed = false;
+  private readonly listeners = new Set<(change: SessionChange) => void>();
 
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
@@ -73,6 +87,7 @@ export class PrincipalCacheService implements OnModuleInit, OnApplicationShutdow
         () => {
           this.dropLocalTier(); // whatever was sent while we were away is lost: start empty
           this.subscribed = true;
+          this.notify({ users: [], sessions: [], everything: true });
         },
         (error: Error) => this.logger.warn(`principal invalidation subscription failed: ${error.message}`),
       );
@@ -118,9 +133,12 @@ export class PrincipalCacheService implements OnModuleInit, OnApplicationShutdow
   private async resolveShared(userId: string, sessionId: string): Promise<ResolvedPrincipal> {
     const [cached, revoked] = await this.redis.mget(this.stateKey(userId), this.revokedKey(sessionId));
     const sessionRevoked = revoked !== null;
-    if (cached) return { state: JSON.parse(cached) as PrincipalState, sessionRevoked };
+    const parsed = cached ? (JSON.parse(cached) as PrincipalState) : null;
+    // An entry written before organisation levels existed is not trusted: it is loaded again.
+    if (parsed && isOrganisationLevel(parsed.level)) return { state: parsed, sessionRevoked };
     const state = await this.load(userId);
-    if (state) await this.redis.set(this.stateKey(userId), JSON.stringify(state), 'EX', STATE_TTL_SECONDS, 'NX');
+    if (state && parsed) await this.redis.set(this.stateKey(userId), JSON.stringify(state), 'EX', STATE_TTL_SECONDS, 'XX');
+    else if (state) await this.redis.set(this.stateKey(userId), JSON.stringify(state), 'EX', STATE_TTL_SECONDS, 'NX');
     return { state, sessionRevoked };
   }
 
@@ -139,9 +157,30 @@ export class PrincipalCacheService implements OnModuleInit, OnApplicationShutdow
   private apply({ users = [], sessions = [] }: Invalidation): void {
     this.generation++;
     for (const sessionId of sessions) this.local.delete(sessionId);
-    if (!users.length) return;
-    const affected = new Set(users);
-    for (const [sessionId, entry] of this.local) if (affected.has(entry.userId)) this.local.delete(sessionId);
+    if (users.length) {
+      const affected = new Set(users);
+      for (const [sessionId, entry] of this.local) if (affected.has(entry.userId)) this.local.delete(sessionId);
+    }
+    this.notify({ users, sessions, everything: false });
+  }
+
+  /**
+   * Listens to every change applied in this process: its own (at once) and every other process's
+   * (by the invalidation channel), so each process can end what it holds for those sessions.
+   */
+  onChange(listener: (change: SessionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private notify(change: SessionChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.logger.warn(`session change listener failed: ${(error as Error).message}`);
+      }
+    }
   }
 
   private dropLocalTier(): void {
@@ -155,13 +194,16 @@ export class PrincipalCacheService implements OnModuleInit, OnApplicationShutdow
   }
 
   private async load(userId: string): Promise<PrincipalState | null> {
-    const user = await this.users.findOne({ where: { id: userId }, relations: { role: true } });
-    if (!user?.role) return null;
+    const user = await this.users.findOne({ where: { id: userId }, relations: { role: true, client: true } });
+    if (!user?.role || !user.client) return null;
+    const level = user.client.kind;
     return {
       clientId: user.clientId,
+      level,
+      resellerId: user.client.resellerId,
       roleId: user.roleId,
       roleCode: user.role.code,
-      permissions: user.role.permissions,
+      permissions: effectivePermissions(level, user.role.permissions),
       tokenVersion: user.tokenVersion,
       active: user.active,
     };

@@ -1,3 +1,4 @@
+import type { OrganisationLevel } from '@centralita/contracts';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppException } from '../../common/app.exception';
@@ -7,8 +8,16 @@ export interface Principal {
   userId: string;
   /** Tenant of every query made on the caller's behalf; never taken from the request. */
   clientId: string;
+  /**
+   * Where the caller's organisation sits. A 'reseller' or 'platform' caller's clientId is their
+   * staff organisation, which holds no customer data; clients/resellers queries scope by level.
+   */
+  level: OrganisationLevel;
+  /** The reseller a tenant or reseller-staff caller belongs to; null for the platform operator. */
+  resellerId: string | null;
   roleId: string;
   roleCode: string;
+  /** The role's permissions narrowed to what the level allows (effectivePermissions). */
   permissions: string[];
   /** Refresh family (sign-in) this access token belongs to. */
   sessionId: string;

@@ -33,7 +33,11 @@ export class SessionsService {
     return this.refreshTokens.revokeAllForUser(userId, manager);
   }
 
-  /** After a committed change to a user (role, active flag): the next request sees it. */
+  /**
+   * After a committed change to a user (role, active flag): the next request sees it, and every API
+   * process re-checks the user's open sockets (SocketAccessService listens to the principal cache's
+   * invalidations), so an ended session is disconnected there too.
+   */
   async afterChange(userId: string, revokedFamilies: string[] = []): Promise<void> {
     await this.principals.refresh(userId);
     await this.principals.markSessionsRevoked(revokedFamilies);

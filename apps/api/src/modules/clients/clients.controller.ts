@@ -1,7 +1,14 @@
-import { PERMISSIONS, type ClientInput, type ClientSummary, type Page } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  type ClientSummary,
+  type CreateClientRequest,
+  type CreateClientResult,
+  type Page,
+  type ResellerSummary,
+} from '@centralita/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsString } from 'class-validator';
+import { IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { PagedQueryDto } from '../admin/paged-query.dto';
@@ -10,7 +17,7 @@ import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { ClientsService } from './clients.service';
 
 /** Types only; validateClient() (shared with the console) holds the rules. */
-export class ClientInputDto implements Partial<ClientInput> {
+export class ClientInputDto {
   @ApiProperty() @IsOptional() @IsString() name?: string;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() bannerUrl?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() loginImageUrl?: string | null;
@@ -23,7 +30,10 @@ export class ClientInputDto implements Partial<ClientInput> {
   @IsOptional()
   @IsString()
   completeMenuLogoUrl?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() subscriptionPlan?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Set by the reseller (a tenant administrator cannot change it)' })
+  @IsOptional()
+  @IsString()
+  subscriptionPlan?: string | null;
   @ApiPropertyOptional({ type: [String], description: 'Origins allowed to embed the web-chat widget, e.g. https://shop.example' })
   @IsOptional()
   @IsArray()
@@ -31,9 +41,37 @@ export class ClientInputDto implements Partial<ClientInput> {
   allowedOrigins?: string[];
 }
 
-export class ResellerDto {
-  @ApiProperty() @IsString() name!: string;
+export class CreateClientDto extends ClientInputDto implements Partial<CreateClientRequest> {
+  @ApiProperty({ description: 'Email of the first administrator, invited by mail (validateInvitee holds the rules)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  adminEmail?: string;
+  @ApiProperty({ description: 'Name of the first administrator' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  adminName?: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Platform operator only: the reseller that owns the new tenant' })
+  @IsOptional()
+  @IsUUID()
+  resellerId?: string;
 }
+
+export class ResellerDto {
+  @ApiProperty() @IsString() @MaxLength(1000) name!: string;
+}
+
+export class CreateResellerDto extends ResellerDto {
+  @ApiProperty({ description: "Email of the reseller's first administrator, invited by mail" })
+  @IsString()
+  @MaxLength(1000)
+  adminEmail!: string;
+  @ApiProperty() @IsString() @MaxLength(1000) adminName!: string;
+}
+
+/** Who reaches the customers screens; the service narrows each caller to their level's scope (404 outside it). */
+const CUSTOMERS = [PERMISSIONS.clientsManage, PERMISSIONS.tenantsManage] as const;
 
 @ApiTags('clients')
 @ApiBearerAuth()
@@ -42,8 +80,11 @@ export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
 
   @Get('clients')
-  @RequirePermission(PERMISSIONS.clientsManage)
-  @ApiOperation({ summary: "Customers of the caller's reseller, paged; sortField: name, subscriptionPlan, createdAt" })
+  @RequirePermission(...CUSTOMERS)
+  @ApiOperation({
+    summary:
+      'Customers in the caller’s scope, paged: every tenant (platform), the reseller’s tenants (reseller staff), or only the caller’s own tenant (tenant administrator); sortField: name, subscriptionPlan, createdAt, resellerName',
+  })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403)
   list(@Query() query: PagedQueryDto, @CurrentPrincipal() principal: Principal): Promise<Page<ClientSummary>> {
@@ -51,8 +92,8 @@ export class ClientsController {
   }
 
   @Get('clients/:id')
-  @RequirePermission(PERMISSIONS.clientsManage)
-  @ApiOperation({ summary: "One customer; another reseller's answers 404" })
+  @RequirePermission(...CUSTOMERS)
+  @ApiOperation({ summary: 'One customer; outside the caller’s scope (a sibling tenant, another reseller’s) answers 404' })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403, 404)
   get(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<ClientSummary> {
@@ -61,17 +102,23 @@ export class ClientsController {
 
   @Post('clients')
   @HttpCode(HttpStatus.OK)
-  @RequirePermission(PERMISSIONS.clientsManage)
-  @ApiOperation({ summary: 'Creates a customer (a tenant with its built-in roles) under the caller’s reseller' })
+  @RequirePermission(PERMISSIONS.tenantsManage)
+  @ApiOperation({
+    summary:
+      'Creates a customer (a tenant with its built-in roles) and invites its first administrator by mail, in one transaction; reseller staff create under their own reseller, the platform names one',
+  })
   @ApiEnvelope(null)
-  @ApiErrors(400, 401, 403, 409)
-  create(@Body() body: ClientInputDto, @CurrentPrincipal() principal: Principal): Promise<ClientSummary> {
+  @ApiErrors(400, 401, 403, 404, 409)
+  create(@Body() body: CreateClientDto, @CurrentPrincipal() principal: Principal): Promise<CreateClientResult> {
     return this.clients.create(principal, body);
   }
 
   @Put('clients/:id')
-  @RequirePermission(PERMISSIONS.clientsManage)
-  @ApiOperation({ summary: 'Replaces a customer’s name, branding and plan (GET /api/general/branding shows it at once)' })
+  @RequirePermission(...CUSTOMERS)
+  @ApiOperation({
+    summary:
+      'Replaces a customer’s name, branding and plan (GET /api/general/branding shows it at once); a tenant administrator may change only its own branding and allowed origins (403 for name or plan)',
+  })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403, 404, 409)
   update(
@@ -83,20 +130,61 @@ export class ClientsController {
   }
 
   @Get('resellers/current')
-  @RequirePermission(PERMISSIONS.resellersManage)
-  @ApiOperation({ summary: "The caller's reseller (brand)" })
+  @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.clientsManage)
+  @ApiOperation({ summary: 'Reseller staff: their own reseller (brand); anyone else gets 404' })
   @ApiEnvelope(null)
-  @ApiErrors(401, 403)
-  reseller(@CurrentPrincipal() principal: Principal): Promise<{ id: string; name: string }> {
-    return this.clients.reseller(principal);
+  @ApiErrors(401, 403, 404)
+  currentReseller(@CurrentPrincipal() principal: Principal): Promise<ResellerSummary> {
+    return this.clients.currentReseller(principal);
   }
 
   @Put('resellers/current')
-  @RequirePermission(PERMISSIONS.resellersManage)
-  @ApiOperation({ summary: "Renames the caller's reseller" })
+  @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.clientsManage)
+  @ApiOperation({ summary: 'Reseller staff: renames their own reseller; anyone else gets 404' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  renameCurrentReseller(@Body() body: ResellerDto, @CurrentPrincipal() principal: Principal): Promise<ResellerSummary> {
+    return this.clients.renameCurrentReseller(principal, body.name);
+  }
+
+  @Get('resellers')
+  @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.platformManage)
+  @ApiOperation({ summary: 'Resellers in scope, paged, with their tenant counts: all (platform) or the caller’s own (reseller staff)' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403)
+  resellers(@Query() query: PagedQueryDto, @CurrentPrincipal() principal: Principal): Promise<Page<ResellerSummary>> {
+    return this.clients.resellers(principal, query);
+  }
+
+  @Post('resellers')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.platformManage)
+  @ApiOperation({ summary: 'Platform operator: creates a reseller, its staff organisation and an invitation for its first administrator' })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403, 409)
-  renameReseller(@Body() body: ResellerDto, @CurrentPrincipal() principal: Principal): Promise<{ id: string; name: string }> {
-    return this.clients.renameReseller(principal, body.name);
+  createReseller(@Body() body: CreateResellerDto, @CurrentPrincipal() principal: Principal): Promise<ResellerSummary> {
+    return this.clients.createReseller(principal, body);
+  }
+
+  @Get('resellers/:id')
+  @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.platformManage)
+  @ApiOperation({ summary: 'One reseller in scope; others answer 404' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  reseller(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<ResellerSummary> {
+    return this.clients.reseller(principal, id);
+  }
+
+  @Put('resellers/:id')
+  @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.platformManage)
+  @ApiOperation({ summary: 'Renames a reseller in scope; others answer 404' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  renameReseller(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: ResellerDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ResellerSummary> {
+    return this.clients.renameReseller(principal, id, body.name);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { InvitationsModule } from '../invitations/invitations.module';
 import { ClientsController } from './clients.controller';
 import { ClientsService } from './clients.service';
 
-@Module({ controllers: [ClientsController], providers: [ClientsService] })
+@Module({ imports: [InvitationsModule], controllers: [ClientsController], providers: [ClientsService] })
 export class ClientsModule {}

@@ -17,8 +17,9 @@ export class MailQueueService {
     });
   }
 
-  async enqueue(job: MailJob): Promise<void> {
-    await this.queue.add('send', job, {
+  /** `clientId`: the organisation the mail concerns, so the dev mailbox shows it to that organisation's administrators only. */
+  async enqueue(job: MailJob, clientId?: string | null): Promise<void> {
+    await this.queue.add('send', clientId === undefined ? job : { ...job, clientId }, {
       attempts: 5,
       backoff: { type: 'exponential', delay: 2000 },
       removeOnComplete: { age: 3600, count: 1000 },

@@ -12,7 +12,8 @@ export class MailModule {
       module: MailModule,
       global: true,
       imports: [BullModule.registerQueue({ name: QUEUES.mail })],
-      controllers: config.nodeEnv === 'production' ? [] : [DevMailboxController],
+      // Off unless DEV_MAILBOX=on (which loadConfig refuses in production): the route does not exist.
+      controllers: config.devMailbox && config.nodeEnv !== 'production' ? [DevMailboxController] : [],
       providers: [MailQueueService],
       exports: [MailQueueService],
     };

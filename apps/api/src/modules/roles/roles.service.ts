@@ -20,11 +20,18 @@ import { assertRules, isUniqueViolation } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { PrincipalCacheService } from '../auth/principal-cache.service';
 import { User } from '../users/user.entity';
+import { assertCanGrantPermissions, assertCanGrantRole } from './grants';
 import { buildMenu } from './menu.builder';
 import { RoleMenu } from './role-menu.entity';
 import { Role } from './role.entity';
 
 const ROUTE_PATHS = APP_ROUTES.map((route) => route.path);
+
+/** The permissions the given routes need (a menu entry is inert without them, but is still only the editor's to give). */
+function routePermissions(paths: readonly string[]): string[] {
+  const wanted = new Set(paths);
+  return APP_ROUTES.filter((route) => wanted.has(route.path) && route.permission !== null).map((route) => route.permission as string);
+}
 
 export function toRoleSummary(role: Role): RoleSummary {
   return { id: role.id, code: role.code, name: role.name, permissions: [...role.permissions], builtIn: role.builtIn };
@@ -56,8 +63,10 @@ export class RolesService {
     );
   }
 
+  /** Grants never exceed the granter: every permission (and menu route) given must be the caller's own. */
   async create(principal: Principal, body: Partial<RoleInput>): Promise<RoleSummary> {
     const input = this.checked(body);
+    assertCanGrantPermissions(principal, [...input.permissions, ...routePermissions(input.menuPaths)]);
     try {
       return await this.dataSource.transaction(async (manager) => {
         const role = await manager
@@ -80,7 +89,11 @@ export class RolesService {
   /** Replaces a role; its users get the new permissions on their next request (principal cache refreshed). */
   async update(principal: Principal, id: string, body: Partial<RoleInput>): Promise<RoleSummary> {
     const current = await this.find(principal.clientId, id);
+    // A role holding permissions the caller lacks is not theirs to reshape (or strip).
+    assertCanGrantRole(principal, current, 'edit-role');
     const input = this.checked(body);
+    const curated = new Set((await this.curated(principal.clientId, id)).map((row) => row.routePath));
+    assertCanGrantPermissions(principal, [...input.permissions, ...routePermissions(input.menuPaths.filter((path) => !curated.has(path)))]);
     if (current.builtIn && input.code !== current.code)
       throw new AppException('conflict', { message: 'The code of a built-in role cannot change.' });
     if (id === principal.roleId && !input.permissions.includes(PERMISSIONS.rolesManage)) {
@@ -114,6 +127,7 @@ export class RolesService {
   /** Built-in roles and roles still given to users cannot be deleted. */
   async remove(principal: Principal, id: string): Promise<{ deleted: true }> {
     const role = await this.find(principal.clientId, id);
+    assertCanGrantRole(principal, role, 'delete-role');
     if (role.builtIn) throw new AppException('conflict', { message: 'Built-in roles cannot be deleted.' });
     if (await this.dataSource.getRepository(User).exists({ where: { roleId: id, clientId: principal.clientId } })) {
       throw new AppException('conflict', { message: 'The role is still given to users.' });
@@ -135,7 +149,9 @@ export class RolesService {
   /** Adds menu entries to a role (after its current ones); entries never grant permissions. */
   async addMenuEntries(principal: Principal, id: string, paths: string[]): Promise<string[]> {
     const role = await this.find(principal.clientId, id);
+    assertCanGrantRole(principal, role, 'edit-role');
     const current = (await this.curated(principal.clientId, id)).map((row) => row.routePath);
+    assertCanGrantPermissions(principal, routePermissions(paths.filter((path) => !current.includes(path))));
     const next = [...current, ...paths.filter((path) => !current.includes(path))];
     assertRules(
       validateRole({ code: role.code, name: role.name, permissions: role.permissions, menuPaths: next }, ALL_PERMISSIONS, ROUTE_PATHS),

@@ -1,17 +1,42 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import type { OrganisationLevel } from '@centralita/contracts';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
 import { Reseller } from './reseller.entity';
 
-/** A client is a tenant: every tenant-owned row carries its id as client_id. */
+/**
+ * An organisation: every tenant-owned row carries its id as client_id. Most rows are customer
+ * tenants (kind 'tenant'). Each reseller also has exactly one 'reseller' row holding its staff
+ * users and roles, and the platform operator one 'platform' row (no reseller): those are never
+ * listed, routed to or used as customer tenants (see ClientsService and LEVEL_PERMISSIONS).
+ */
 @Entity({ name: 'clients' })
 @Unique('uq_clients_reseller_name', ['resellerId', 'name'])
+@Check('ck_clients_kind', `"kind" IN ('tenant', 'reseller', 'platform')`)
+@Check('ck_clients_reseller_by_kind', `("kind" = 'platform') = ("reseller_id" IS NULL)`)
+@Index('uq_clients_reseller_home', ['resellerId'], { unique: true, where: `"kind" = 'reseller'` })
+@Index('uq_clients_platform', ['kind'], { unique: true, where: `"kind" = 'platform'` })
 export class Client {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_clients' })
   id!: string;
 
-  @Column({ name: 'reseller_id', type: 'uuid' })
-  resellerId!: string;
+  @Column({ type: 'varchar', length: 16, default: 'tenant' })
+  kind!: OrganisationLevel;
 
-  @ManyToOne(() => Reseller, { onDelete: 'RESTRICT' })
+  /** Null only for the platform operator's own organisation. */
+  @Column({ name: 'reseller_id', type: 'uuid', nullable: true })
+  resellerId!: string | null;
+
+  @ManyToOne(() => Reseller, (reseller) => reseller.clients, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'reseller_id', foreignKeyConstraintName: 'fk_clients_reseller' })
   reseller?: Reseller;
 

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Client } from './client.entity';
 
 /** A reseller (brand) owns client tenants. */
 @Entity({ name: 'resellers' })
@@ -9,6 +10,10 @@ export class Reseller {
 
   @Column({ type: 'varchar', length: 120 })
   name!: string;
+
+  /** Its customer tenants and its staff organisation (filter on kind). */
+  @OneToMany(() => Client, (client) => client.reseller)
+  clients?: Client[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,4 +1,4 @@
-import type { SessionUser } from '@centralita/contracts';
+import { effectivePermissions, type SessionUser } from '@centralita/contracts';
 import type { User } from './user.entity';
 
 /**
@@ -15,8 +15,9 @@ export function toSessionUser(user: User, idleLogoutMinutes: number): SessionUse
     role: user.role.code,
     clientId: user.clientId,
     clientName: user.client.name,
+    level: user.client.kind,
     sessionTime: user.sessionTimeMinutes,
     idleLogoutMinutes,
-    permissions: [...user.role.permissions],
+    permissions: effectivePermissions(user.client.kind, user.role.permissions),
   };
 }

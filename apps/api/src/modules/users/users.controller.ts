@@ -1,4 +1,11 @@
-import { PERMISSIONS, type AdminUserDetail, type Page, type UserFormOptions, type UserSummary } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  type AdminUserDetail,
+  type InvitationSummary,
+  type Page,
+  type UserFormOptions,
+  type UserSummary,
+} from '@centralita/contracts';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, HttpCode, HttpStatus } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
@@ -14,6 +21,7 @@ import {
   UserPageDto,
   UserSummaryDto,
 } from './dto/users.dto';
+import { InvitationSummaryDto } from '../invitations/invitations.controller';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -37,16 +45,19 @@ export class UsersController {
   @ApiEnvelope(UserFormOptionsDto)
   @ApiErrors(401, 403)
   formOptions(@CurrentPrincipal() principal: Principal): Promise<UserFormOptions> {
-    return this.users.formOptions(principal.clientId);
+    return this.users.formOptions(principal);
   }
 
   @Post()
   @HttpCode(HttpStatus.OK)
   @RequirePermission(PERMISSIONS.usersManage)
-  @ApiOperation({ summary: 'Creates a user (password ≥ 8, argon2id) with the lines, campaigns and pause reasons they serve' })
-  @ApiEnvelope(AdminUserDetailDto)
+  @ApiOperation({
+    summary:
+      'Invites a user by mail (they choose their password from the link) with the lines, campaigns and pause reasons they will serve; the answer is the same whether or not the address has an account elsewhere',
+  })
+  @ApiEnvelope(InvitationSummaryDto)
   @ApiErrors(400, 401, 403, 404, 409)
-  create(@Body() body: UserInputDto, @CurrentPrincipal() principal: Principal): Promise<AdminUserDetail> {
+  create(@Body() body: UserInputDto, @CurrentPrincipal() principal: Principal): Promise<InvitationSummary> {
     return this.users.create(principal, body);
   }
 

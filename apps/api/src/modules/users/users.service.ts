@@ -1,6 +1,7 @@
 import {
   validateUser,
   type AdminUserDetail,
+  type InvitationSummary,
   type Page,
   type PagedQuery,
   type UserFormOptions,
@@ -15,8 +16,11 @@ import { AuditService } from '../admin/audit.service';
 import { paginate } from '../admin/paginate';
 import { assertRules, isUniqueViolation } from '../admin/rule-check';
 import { hashPassword } from '../auth/password-hasher';
+import { assertStrongPassword } from '../auth/password-policy';
 import type { Principal } from '../auth/principal';
 import { SessionsService } from '../auth/sessions.service';
+import { assertCanGrantRole, canGrant, type GrantAction } from '../roles/grants';
+import { InvitationsService } from '../invitations/invitations.service';
 import { Role } from '../roles/role.entity';
 import type { UpdateUserDto, UserInputDto } from './dto/users.dto';
 import { User } from './user.entity';
@@ -46,6 +50,7 @@ export class UsersService {
     private readonly sessions: SessionsService,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditService,
+    private readonly invitations: InvitationsService,
   ) {}
 
   list(clientId: string, query: PagedQuery = {}): Promise<Page<UserSummary>> {
@@ -74,52 +79,57 @@ export class UsersService {
     return this.detailIn(this.dataSource.manager, clientId, await this.find(clientId, id));
   }
 
-  async formOptions(clientId: string): Promise<UserFormOptions> {
+  /** `grantable` per role says whether the caller may give it (grants.ts); the console offers only those. */
+  async formOptions(principal: Principal): Promise<UserFormOptions> {
+    const clientId = principal.clientId;
     const q = (sql: string) => this.dataSource.query(sql, [clientId]);
-    const [roles, attentionLines, campaigns, pauseReasons] = await Promise.all([
-      q(`SELECT id, name FROM roles WHERE client_id = $1 ORDER BY name`),
+    const roleRows = this.roles.find({ where: { clientId }, order: { name: 'ASC' }, select: { id: true, name: true, permissions: true } });
+    const [roleList, attentionLines, campaigns, pauseReasons] = await Promise.all([
+      roleRows,
       q(`SELECT id, name FROM attention_lines WHERE client_id = $1 ORDER BY name`),
       q(`SELECT id, name FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`),
       q(`SELECT code, label FROM pause_reasons WHERE tenant_id = $1 ORDER BY position, label`),
     ]);
+    const roles = roleList.map((role) => ({ id: role.id, name: role.name, grantable: canGrant(principal.permissions, role.permissions) }));
     return { roles, attentionLines, campaigns, pauseReasons };
   }
 
-  async create(principal: Principal, body: UserInputDto): Promise<AdminUserDetail> {
+  /**
+   * "Add user" invites: the new user chooses their own password from the mail. The answer is the
+   * same whether the address is new or already has an account in another organisation (that
+   * address gets a mail saying so, and no user is created); a user of the caller's own tenant
+   * with that address still answers user_exists. The role must be one the caller may give.
+   */
+  async create(principal: Principal, body: UserInputDto): Promise<InvitationSummary> {
+    if (body.password)
+      throw new AppException('validation', {
+        message: 'password cannot be set when adding a user: they choose it from the invitation mail',
+        data: { fields: { password: ['password cannot be set when adding a user'] } },
+      });
     const input = this.normalise(body);
     assertRules(validateUser(input, 'create'));
     await this.checkReferences(principal.clientId, input);
-    const passwordHash = await hashPassword(input.password);
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        const user = await manager.getRepository(User).save(
-          manager.getRepository(User).create({
-            clientId: principal.clientId,
-            email: input.email,
-            name: input.name,
-            roleId: input.roleId,
-            passwordHash,
-            passwordExpiresAt: input.passwordExpiresAt ? new Date(input.passwordExpiresAt) : null,
-            active: input.active,
-          }),
-        );
-        await this.writeLinks(manager, principal.clientId, user.id, input);
-        const after = await this.detailIn(
-          manager,
-          principal.clientId,
-          await manager.findOneOrFail(User, { where: { id: user.id }, relations: { role: true } }),
-        );
-        await this.audit.record(
-          principal,
-          { entityType: 'user', entityId: user.id, action: 'create', before: null, after: { ...after, password: '(set)' } },
-          manager,
-        );
-        return after;
+    await this.assertGrantable(principal, input.roleId);
+    const prepared = await this.dataSource.transaction(async (manager) => {
+      const invitation = await this.invitations.prepare(manager, {
+        clientId: principal.clientId,
+        email: input.email,
+        name: input.name,
+        roleId: input.roleId,
+        invitedBy: principal.userId,
+        attentionLineIds: input.attentionLineIds,
+        campaignIds: input.campaignIds,
+        pauseReasonCodes: input.pauseReasonCodes,
       });
-    } catch (error) {
-      if (isUniqueViolation(error, 'uq_users_email')) throw new AppException('user_exists');
-      throw error;
-    }
+      await this.audit.record(
+        principal,
+        { entityType: 'invitation', entityId: invitation.summary.id, action: 'create', before: null, after: invitation.summary },
+        manager,
+      );
+      return invitation;
+    });
+    await this.invitations.send(prepared);
+    return prepared.summary;
   }
 
   /** Full replacement from the edit screen; a new password or deactivation ends the user's sessions. */
@@ -127,11 +137,15 @@ export class UsersService {
     const current = await this.find(principal.clientId, id);
     const input = this.normalise({ ...body, email: body.email ?? current.email });
     assertRules(validateUser(input, 'update'));
+    // Nobody manages (or sets the password of) a user more powerful than themselves; the reset flow stays open.
+    this.assertCanManage(principal, current, input.password ? 'set-password' : 'manage-user');
+    if (input.password) assertStrongPassword(input.password, { email: input.email, name: input.name });
     if (id === principal.userId && !input.active)
       throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
     if (id === principal.userId && input.roleId !== current.roleId)
       throw new AppException('conflict', { message: 'You cannot change your own role.' });
     await this.checkReferences(principal.clientId, input);
+    if (input.roleId !== current.roleId) await this.assertGrantable(principal, input.roleId);
     const before = await this.detail(principal.clientId, id);
     const passwordHash = input.password ? await hashPassword(input.password) : null;
     const endSessions = passwordHash !== null || (current.active && !input.active);
@@ -181,6 +195,7 @@ export class UsersService {
   /** Users are never removed (conversations and the audit trail name them): deleting deactivates. */
   async remove(principal: Principal, id: string): Promise<{ deleted: true }> {
     if (id === principal.userId) throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+    this.assertCanManage(principal, await this.find(principal.clientId, id));
     const before = await this.detail(principal.clientId, id);
     await this.sessions.endAllSessions(id, async (manager) => {
       await manager.update(User, { id, clientId: principal.clientId }, { active: false });
@@ -277,14 +292,13 @@ export class UsersService {
       throw new AppException('validation', { message: 'Give at least one of name, active, roleId' });
     }
     const user = await this.find(principal.clientId, id);
+    this.assertCanManage(principal, user);
     if (id === principal.userId && changes.active === false)
       throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
     if (id === principal.userId && changes.roleId !== undefined && changes.roleId !== user.roleId) {
       throw new AppException('conflict', { message: 'You cannot change your own role.' });
     }
-    if (changes.roleId !== undefined && !(await this.roles.exists({ where: { id: changes.roleId, clientId: principal.clientId } }))) {
-      throw AppException.notFound();
-    }
+    if (changes.roleId !== undefined && changes.roleId !== user.roleId) await this.assertGrantable(principal, changes.roleId);
 
     const patch: Partial<User> = {};
     if (changes.name !== undefined) patch.name = changes.name;
@@ -299,6 +313,19 @@ export class UsersService {
       await this.sessions.afterChange(user.id);
     }
     return this.get(principal.clientId, id);
+  }
+
+  /** You may not manage someone more powerful than you: the user's CURRENT role must be within the caller's permissions. */
+  private assertCanManage(principal: Principal, user: User, action: GrantAction = 'manage-user'): void {
+    if (!user.role) throw new Error('assertCanManage needs the role relation loaded'); // fail closed
+    assertCanGrantRole(principal, user.role, action);
+  }
+
+  /** A role of the caller's tenant (else 404) whose permissions the caller all holds (else 403, grants.ts). */
+  private async assertGrantable(principal: Principal, roleId: string, action: GrantAction = 'assign'): Promise<void> {
+    const role = await this.roles.findOne({ where: { id: roleId, clientId: principal.clientId } });
+    if (!role) throw AppException.notFound();
+    assertCanGrantRole(principal, role, action);
   }
 
   private async find(clientId: string, id: string): Promise<User> {

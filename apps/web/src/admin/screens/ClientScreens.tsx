@@ -1,31 +1,48 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Button } from 'primereact/button';
 import { useTranslation } from 'react-i18next';
-import { validateClient, type AppRoute, type ClientSummary } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  validateClient,
+  validateInvitee,
+  type AppRoute,
+  type ClientSummary,
+  type ResellerSummary,
+} from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
 import { useApi, useAuth } from '../../app/ServicesContext';
+import { hasPermission } from '../../auth/permissions';
 import { useBranding } from '../../branding/BrandingProvider';
 import { formatNullable } from '../../format/format';
 import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
-import { TextInput, TextArea } from '../fields';
+import { SelectInput, TextInput, TextArea } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
 const LIST = '/clients/ClientList';
 
+/**
+ * /clients/ClientList: the customers in the caller's scope (the server decides): every tenant for
+ * the platform operator (with its reseller), the reseller's tenants for its staff, the own tenant
+ * for a tenant administrator. Only reseller staff and the platform may add tenants.
+ */
 export function ClientListPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
+  const { user } = useAuth();
+  const platform = user?.level === 'platform';
   return (
     <AdminListPage<ClientSummary>
       route={route}
       resource="clients"
       auditType="client"
-      addPath="/clients/Add"
+      addPath={hasPermission(user, PERMISSIONS.tenantsManage) ? '/clients/Add' : null}
       editPath="/clients/Update"
+      noDelete
       describe={(row) => row.name}
       columns={[
+        ...(platform ? [{ field: 'resellerName', header: t('admin.clients.reseller'), sortable: true }] : []),
         {
           field: 'name',
           header: t('admin.clients.name'),
@@ -70,6 +87,10 @@ type ClientValues = {
   subscriptionPlan: string;
   /** One origin per line in the form; an array on the wire. */
   allowedOrigins: string;
+  /** Add screen only: the first administrator, invited by mail; the reseller (platform operator only). */
+  adminName: string;
+  adminEmail: string;
+  resellerId: string;
 };
 const originLines = (text: string): string[] =>
   text
@@ -85,6 +106,9 @@ const EMPTY: ClientValues = {
   completeMenuLogoUrl: '',
   subscriptionPlan: '',
   allowedOrigins: '',
+  adminName: '',
+  adminEmail: '',
+  resellerId: '',
 };
 const FIELDS = ['bannerUrl', 'loginImageUrl', 'menuLogoUrl', 'completeMenuLogoUrl'] as const;
 
@@ -95,11 +119,30 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
   const id = useEditId();
   const { user } = useAuth();
   const { refresh } = useBranding();
+  const adding = id === null;
+  const platform = user?.level === 'platform';
+  // A tenant administrator edits its own branding; name and plan are its reseller's to set.
+  const ownTenantOnly = user?.level === 'tenant';
+  const [resellers, setResellers] = useState<ResellerSummary[]>([]);
   const form = useAdminForm<ClientValues>(
     EMPTY,
-    useCallback((v: ClientValues) => validateClient({ ...v, allowedOrigins: originLines(v.allowedOrigins) }), []),
+    useCallback(
+      (v: ClientValues) => [
+        ...validateClient({ ...v, allowedOrigins: originLines(v.allowedOrigins) }),
+        ...(adding ? validateInvitee(v) : []),
+        ...(adding && platform && !v.resellerId ? [{ field: 'resellerId', key: 'required' as const }] : []),
+      ],
+      [adding, platform],
+    ),
   );
   const { values, set, blur, errorFor } = form;
+  useEffect(() => {
+    if (!adding || !platform) return;
+    api.admin
+      .resellers({ pageSize: 200 })
+      .then((page) => setResellers(page.items))
+      .catch(() => undefined);
+  }, [api, adding, platform]);
   useEffect(() => {
     // AdminFormPage navigates back after a save; the branding of the own tenant is fetched again then.
     return () => {
@@ -124,17 +167,36 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
           completeMenuLogoUrl: row.completeMenuLogoUrl ?? '',
           subscriptionPlan: row.subscriptionPlan ?? '',
           allowedOrigins: row.allowedOrigins.join('\n'),
+          adminName: '',
+          adminEmail: '',
+          resellerId: row.resellerId,
         };
       }}
-      toBody={({ allowedOrigins, ...v }) => ({
+      toBody={({ allowedOrigins, adminName, adminEmail, resellerId, ...v }) => ({
         ...Object.fromEntries(Object.entries(v).map(([k, value]) => [k, value.trim() || null])),
         allowedOrigins: originLines(allowedOrigins),
+        ...(adding ? { adminName: adminName.trim(), adminEmail: adminEmail.trim(), ...(platform ? { resellerId } : {}) } : {}),
       })}
+      createdMessage={(v) => t('admin.clients.invitationSent', { email: v.adminEmail.trim() })}
     >
+      {adding && platform && (
+        <SelectInput
+          id="client-reseller"
+          label={t('admin.clients.reseller')}
+          value={values.resellerId}
+          options={resellers.map((reseller) => ({ value: reseller.id, label: reseller.name }))}
+          placeholder={t('admin.clients.chooseReseller')}
+          onChange={set('resellerId')}
+          onBlur={blur('resellerId')}
+          error={errorFor('resellerId')}
+        />
+      )}
       <TextInput
         id="client-name"
         label={t('admin.clients.name')}
         value={values.name}
+        disabled={ownTenantOnly}
+        hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
         onChange={set('name')}
         onBlur={blur('name')}
         error={errorFor('name')}
@@ -143,9 +205,33 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
         id="client-plan"
         label={t('admin.clients.subscriptionPlan')}
         value={values.subscriptionPlan}
+        disabled={ownTenantOnly}
+        hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
         onChange={set('subscriptionPlan')}
         error={errorFor('subscriptionPlan')}
       />
+      {adding && (
+        <>
+          <TextInput
+            id="client-admin-name"
+            label={t('admin.clients.adminName')}
+            value={values.adminName}
+            onChange={set('adminName')}
+            onBlur={blur('adminName')}
+            error={errorFor('adminName')}
+          />
+          <TextInput
+            id="client-admin-email"
+            type="email"
+            label={t('admin.clients.adminEmail')}
+            hint={t('admin.clients.adminHint')}
+            value={values.adminEmail}
+            onChange={set('adminEmail')}
+            onBlur={blur('adminEmail')}
+            error={errorFor('adminEmail')}
+          />
+        </>
+      )}
       <TextInput
         id="client-colour"
         label={t('admin.clients.mainColor')}
@@ -189,8 +275,13 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
   );
 }
 
-/** /reseller/resellerSubmit: the brand (reseller) name. */
+/** /reseller/resellerSubmit: reseller staff rename their brand; the platform operator lists and creates resellers. */
 export function ResellerPage({ route }: { route: AppRoute }) {
+  const { user } = useAuth();
+  return user?.level === 'platform' ? <PlatformResellersPage route={route} /> : <OwnResellerPage route={route} />;
+}
+
+function OwnResellerPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
   const api = useApi();
   const toast = useToast();
@@ -235,6 +326,104 @@ export function ResellerPage({ route }: { route: AppRoute }) {
         )}
         <div className="admin-form__actions">
           <Button type="submit" icon="pi pi-check" label={t('admin.form.save')} data-testid="admin-save" />
+        </div>
+      </form>
+    </>
+  );
+}
+
+type NewReseller = { name: string; adminName: string; adminEmail: string };
+const NO_RESELLER: NewReseller = { name: '', adminName: '', adminEmail: '' };
+
+function PlatformResellersPage({ route }: { route: AppRoute }) {
+  const { t } = useTranslation();
+  const api = useApi();
+  const toast = useToast();
+  const [resellers, setResellers] = useState<ResellerSummary[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const form = useAdminForm<NewReseller>(
+    NO_RESELLER,
+    useCallback((v: NewReseller) => [...(v.name.trim() ? [] : [{ field: 'name', key: 'required' as const }]), ...validateInvitee(v)], []),
+  );
+  const { values, set, blur, errorFor, setValues } = form;
+  const load = useCallback(() => {
+    api.admin
+      .resellers({ pageSize: 200 })
+      .then((page) => setResellers(page.items))
+      .catch((e: unknown) => setFailure(describeError(e, t)));
+  }, [api, t]);
+  useEffect(load, [load]);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!form.submit() || saving) return;
+    setSaving(true);
+    try {
+      await api.admin.createReseller({
+        name: values.name.trim(),
+        adminName: values.adminName.trim(),
+        adminEmail: values.adminEmail.trim(),
+      });
+      toast.success(t('admin.resellers.created', { email: values.adminEmail.trim() }));
+      setFailure(null);
+      setValues(NO_RESELLER);
+      load();
+    } catch (e) {
+      setFailure(describeError(e, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <>
+      <PageHeader title={t(`routes.${route.titleKey}`)} icon={route.icon} />
+      <section className="card admin-list" data-testid="reseller-list">
+        <h2>{t('admin.resellers.list')}</h2>
+        <ul className="plain-list">
+          {resellers.map((reseller) => (
+            <li key={reseller.id}>
+              <strong>{reseller.name}</strong> · {t('admin.resellers.tenants')}: {reseller.tenantCount}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <form className="card admin-form" noValidate onSubmit={(e) => void onSubmit(e)} data-testid="admin-form">
+        <h2>{t('admin.resellers.createTitle')}</h2>
+        <div className="admin-form__grid">
+          <TextInput
+            id="reseller-new-name"
+            label={t('admin.resellers.name')}
+            value={values.name}
+            onChange={set('name')}
+            onBlur={blur('name')}
+            error={errorFor('name')}
+          />
+          <TextInput
+            id="reseller-admin-name"
+            label={t('admin.resellers.adminName')}
+            value={values.adminName}
+            onChange={set('adminName')}
+            onBlur={blur('adminName')}
+            error={errorFor('adminName')}
+          />
+          <TextInput
+            id="reseller-admin-email"
+            type="email"
+            label={t('admin.resellers.adminEmail')}
+            hint={t('admin.clients.adminHint')}
+            value={values.adminEmail}
+            onChange={set('adminEmail')}
+            onBlur={blur('adminEmail')}
+            error={errorFor('adminEmail')}
+          />
+        </div>
+        {failure && (
+          <div className="form-error" role="alert">
+            {failure}
+          </div>
+        )}
+        <div className="admin-form__actions">
+          <Button type="submit" icon="pi pi-plus" label={t('admin.resellers.create')} loading={saving} data-testid="admin-save" />
         </div>
       </form>
     </>

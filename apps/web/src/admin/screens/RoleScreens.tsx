@@ -1,7 +1,8 @@
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ALL_PERMISSIONS, APP_ROUTES, validateRole, type AppRoute, type RoleSummary } from '@centralita/contracts';
-import { useApi } from '../../app/ServicesContext';
+import { useApi, useAuth } from '../../app/ServicesContext';
+import { hasPermission } from '../../auth/permissions';
 import { formatBoolean } from '../../format/format';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
@@ -43,6 +44,9 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
   const api = useApi();
   const id = useEditId();
+  const { user } = useAuth();
+  // Grants never exceed the granter: the server refuses permissions (and menu routes) the editor lacks.
+  const holds = (permission: string | null) => permission === null || hasPermission(user, permission);
   const form = useAdminForm<RoleValues>(
     EMPTY,
     useCallback((v: RoleValues) => validateRole(v, ALL_PERMISSIONS, ROUTE_PATHS), []),
@@ -50,7 +54,18 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
   const { values, set, blur, errorFor } = form;
   const toggle = (permission: string, on: boolean) =>
     set('permissions')(on ? [...values.permissions, permission] : values.permissions.filter((p) => p !== permission));
-  const routeOptions = APP_ROUTES.map((r) => ({ value: r.path, label: `${t(`routes.${r.titleKey}`)} (${r.path})` }));
+  const routeOptions = APP_ROUTES.map((r) => ({
+    value: r.path,
+    label: `${t(`routes.${r.titleKey}`)} (${r.path})`,
+    disabled: !holds(r.permission) && !values.menuPaths.includes(r.path),
+  }));
+  const lacking = values.permissions.filter((permission) => !holds(permission));
+  const someLocked = ALL_PERMISSIONS.some((permission) => !holds(permission));
+  const permissionsHint = lacking.length
+    ? t('admin.roles.beyondYou', { permissions: lacking.join(', ') })
+    : someLocked
+      ? `${t('admin.roles.permissionsHint')} ${t('admin.roles.notHeldHint')}`
+      : t('admin.roles.permissionsHint');
   return (
     <AdminFormPage
       route={route}
@@ -85,7 +100,7 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
         id="role-permissions"
         label={t('admin.roles.permissions')}
         error={errorFor('permissions')}
-        hint={t('admin.roles.permissionsHint')}
+        hint={lacking.length ? <span data-testid="role-beyond-you">{permissionsHint}</span> : permissionsHint}
         wide
       >
         <div className="admin-check-grid" data-testid="role-permissions">
@@ -95,6 +110,8 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
               id={`role-permission-${permission.replace(/\W/g, '-')}`}
               label={permission}
               checked={values.permissions.includes(permission)}
+              disabled={!holds(permission)}
+              title={holds(permission) ? undefined : t('admin.roles.notHeld')}
               onChange={(on) => toggle(permission, on)}
             />
           ))}

@@ -3,7 +3,7 @@ import { Link, useParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Message } from 'primereact/message';
 import { useTranslation } from 'react-i18next';
-import { LIMITS } from '@centralita/contracts';
+import { LIMITS, PASSWORD_POLICY } from '@centralita/contracts';
 import { useApi } from '../../app/ServicesContext';
 import { isApiError } from '../../api/api-error';
 import { describeError } from '../../api/error-text';
@@ -117,7 +117,7 @@ export function ResetPasswordPage() {
             icon="pi pi-lock"
             autoComplete="new-password"
             autoFocus
-            hint={t('auth.signup.passwordHint', { count: LIMITS.minPasswordLength })}
+            hint={t('auth.signup.passwordRule', { count: LIMITS.minPasswordLength, long: PASSWORD_POLICY.passphraseLength })}
             value={form.values.password}
             onChange={form.set('password')}
             onBlur={form.blur('password')}

@@ -40,6 +40,13 @@ export class RegisterDto {
   password!: string;
 }
 
+export class RegistrationTokenDto {
+  @ApiProperty({ description: 'The token from the registration link (sent in the body, never in a URL the server logs)' })
+  @Length(20, 200)
+  @IsString()
+  token!: string;
+}
+
 export class LogoutDto {
   @ApiProperty({ format: 'uuid', description: 'Must be the caller' })
   @IsUUID()

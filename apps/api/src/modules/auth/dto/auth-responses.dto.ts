@@ -1,4 +1,12 @@
-import type { AuthResult, Branding, ResetTokenCheck, SessionUser, TokenPair } from '@centralita/contracts';
+import {
+  ORGANISATION_LEVELS,
+  type AuthResult,
+  type Branding,
+  type OrganisationLevel,
+  type ResetTokenCheck,
+  type SessionUser,
+  type TokenPair,
+} from '@centralita/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** OpenAPI shapes of the contracts types (the types themselves live in @centralita/contracts). */
@@ -10,6 +18,7 @@ export class SessionUserDto implements SessionUser {
   @ApiProperty({ example: 'AGENT' }) role!: string;
   @ApiProperty({ format: 'uuid' }) clientId!: string;
   @ApiProperty() clientName!: string;
+  @ApiProperty({ enum: ORGANISATION_LEVELS, description: 'tenant user, reseller staff or platform operator' }) level!: OrganisationLevel;
   @ApiProperty({ description: 'Session length in minutes' }) sessionTime!: number;
   @ApiProperty({ description: "Minutes without activity before the console signs out (the tenant's platform settings)" })
   idleLogoutMinutes!: number;
@@ -50,6 +59,15 @@ export class LogoutResultDto {
 
 export class AcceptedDto {
   @ApiProperty({ description: 'Always true: the answer never tells whether the account exists' }) accepted!: boolean;
+}
+
+export class RegistrationOptionsDto {
+  @ApiProperty({ description: 'Whether POST /api/auth/register is open (SELF_REGISTRATION=on)' }) enabled!: boolean;
+}
+
+export class RegistrationConfirmedDto {
+  @ApiProperty({ enum: [true] }) activated!: true;
+  @ApiProperty({ description: 'The new administrator signs in with it' }) email!: string;
 }
 
 export class PasswordResetDoneDto {

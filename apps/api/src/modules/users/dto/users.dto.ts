@@ -105,12 +105,16 @@ class OptionDto {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
 }
+class RoleOptionDto extends OptionDto {
+  @ApiProperty({ description: 'false when the role holds permissions the caller lacks: the caller cannot give it' })
+  grantable!: boolean;
+}
 class PauseReasonOptionDto {
   @ApiProperty() code!: string;
   @ApiProperty() label!: string;
 }
 export class UserFormOptionsDto implements UserFormOptions {
-  @ApiProperty({ type: [OptionDto] }) roles!: OptionDto[];
+  @ApiProperty({ type: [RoleOptionDto] }) roles!: RoleOptionDto[];
   @ApiProperty({ type: [OptionDto] }) attentionLines!: OptionDto[];
   @ApiProperty({ type: [OptionDto] }) campaigns!: OptionDto[];
   @ApiProperty({ type: [PauseReasonOptionDto] }) pauseReasons!: PauseReasonOptionDto[];
