@@ -2,7 +2,7 @@ import { OUTBOUND_QUEUES, type DialerCampaignView, type Envelope, type OutboundC
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { eventually } from '../../../test/support/eventually';
-import { OutboundHostService } from '../src/modules/outbound/outbound-host.service';
+import { OutboundEventsService } from '../src/modules/outbound/outbound-events.service';
 import { createTenant, createUser, type TestTenant } from './support/factories';
 import { ALWAYS_OPEN, createPhoneList } from './support/outbound';
 import { bearer, login, startTestApp, type TestApp } from './support/test-app';
@@ -125,8 +125,8 @@ describe('outbound carrier events across two API processes (e2e)', () => {
 
     // The same carrier event delivered again (a stalled job run twice) changes nothing.
     const before = (await a.dataSource.query(`SELECT version FROM outbound_calls WHERE id = $1`, [callIds[1]]))[0].version as number;
-    await b.app.get(OutboundHostService).apply({ kind: 'ringing', callId: callIds[1], at: at + 10 }, `${callIds[1]}.1`);
-    await a.app.get(OutboundHostService).apply({ kind: 'answered', callId: callIds[1], by: 'machine', at: at + 20 }, `${callIds[1]}.2`);
+    await b.app.get(OutboundEventsService).apply({ kind: 'ringing', callId: callIds[1], at: at + 10 }, `${callIds[1]}.1`);
+    await a.app.get(OutboundEventsService).apply({ kind: 'answered', callId: callIds[1], by: 'machine', at: at + 20 }, `${callIds[1]}.2`);
     const after = (await a.dataSource.query(`SELECT version, carrier_seq FROM outbound_calls WHERE id = $1`, [callIds[1]]))[0];
     expect(after).toEqual({ version: before, carrier_seq: 2 });
   });

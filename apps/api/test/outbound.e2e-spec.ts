@@ -113,6 +113,43 @@ describe('outbound campaigns API (e2e)', () => {
     expect((await t.http().post(`/api/outbound/campaigns/${campaign.id}/cancel`).set(bearer(f.adminA))).body.data.status).toBe('cancelled');
   });
 
+  it("changes a draft's dialing mode as a machine step: version bumped, one log row, snapshot and column agree", async () => {
+    const campaign = (await create(f.adminA, { name: 'Mode change', phoneListId: listA, mode: 'progressive' })).body
+      .data as DialerCampaignView;
+    const edited = await t.http().put(`/api/outbound/campaigns/${campaign.id}`).set(bearer(f.adminA)).send({ mode: 'predictive' });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data).toMatchObject({ mode: 'predictive', status: 'draft', version: 2 });
+    const state = async () =>
+      (
+        (await t.dataSource.query(`SELECT mode, version, snapshot FROM dialer_campaigns WHERE id = $1`, [campaign.id])) as {
+          mode: string;
+          version: number;
+          snapshot: { context: { mode: string } };
+        }[]
+      )[0];
+    const logRows = () =>
+      t.dataSource.query(
+        `SELECT from_state, to_state, event, actor_kind, actor_id, version FROM transition_log
+          WHERE entity_type = 'dialer_campaign' AND entity_id = $1 ORDER BY version`,
+        [campaign.id],
+      ) as Promise<{ from_state: string; to_state: string; event: string; actor_kind: string; actor_id: string; version: number }[]>;
+    expect(await state()).toMatchObject({ mode: 'predictive', version: 2, snapshot: { context: { mode: 'predictive' } } });
+    expect((await logRows()).slice(1)).toEqual([
+      {
+        from_state: 'draft',
+        to_state: 'draft',
+        event: 'campaign.modeChanged',
+        actor_kind: 'supervisor',
+        actor_id: expect.any(String),
+        version: 2,
+      },
+    ]);
+    // An edit that leaves the mode alone is no machine step: no version, no log row.
+    expect((await t.http().put(`/api/outbound/campaigns/${campaign.id}`).set(bearer(f.adminA)).send({ name: 'Renamed' })).status).toBe(200);
+    expect((await state()).version).toBe(2);
+    expect(await logRows()).toHaveLength(2);
+  });
+
   it('serves the board and an empty results export', async () => {
     const campaign = (await create(f.adminA, { name: '=HYPERLINK("x")', phoneListId: listA, mode: 'progressive' })).body
       .data as DialerCampaignView;

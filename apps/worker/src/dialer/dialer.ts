@@ -1,20 +1,16 @@
-import { OUTBOUND_QUEUES, type OutboundCallEventJob } from '@centralita/contracts';
+import { OUTBOUND_QUEUES } from '@centralita/contracts';
 import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { isWithinCallingWindow, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
 import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { TelephonyError, type CallHandle, type Telephony, type TelephonyEvent } from '../telephony/telephony';
-import {
-  chooseRoute,
-  pinTrunkAddress,
-  resolveAgentTarget,
-  resolveCampaignTrunk,
-  simulatedAgentUri,
-  type DialingRoute,
-  type TelephonyKind,
-} from './dialing-route';
+import type { Telephony } from '../telephony/telephony';
+import { CallReconciler } from './call-reconciler';
+import { CARRIER_LEG_SQL, HUMAN_ANSWERED_SQL, UNANSWERED_OR_CANCELLED_SQL, UNANSWERED_SQL } from './call-status-sql';
+import { DialerRecovery } from './dialer-recovery';
+import { DialerReports } from './dialer-reports';
+import { chooseRoute, pinTrunkAddress, resolveCampaignTrunk, type DialingRoute, type TelephonyKind } from './dialing-route';
 
 export interface DialerOptions {
   dataSource: DataSource;
@@ -70,8 +66,6 @@ interface ContactRow {
   phone: string;
 }
 
-const HEARTBEAT_TTL_MS = 5000;
-const LIVE = `('queued', 'dialing', 'ringing', 'answeredByHuman', 'connected')`;
 /** A campaign that cannot dial is logged again after this long (not every tick). */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
@@ -90,39 +84,48 @@ const DNC_CLEAR = `NOT EXISTS (SELECT 1 FROM do_not_call d WHERE d.tenant_id = c
  */
 export class Dialer {
   readonly owner = `dialer-${randomUUID()}`;
-  private readonly events: Queue<OutboundCallEventJob>;
   private readonly ticks: Queue;
   private tickWorker: Worker | null = null;
   private interval: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private readonly live = new Map<string, { handle: CallHandle; bridged: boolean }>();
-  /** Per-call promise chain: a call's jobs are added in the order things happened. */
-  private readonly chains = new Map<string, Promise<unknown>>();
   private stopped = false;
   private ticking = false;
   private readonly kind: TelephonyKind;
   private readonly crypto: Pick<ConfigCrypto, 'decrypt'>;
   private readonly outgoing: Pick<OutgoingAddressPolicy, 'resolve'>;
-  /** Bridges under way (an agent's phone may ring a while): never awaited by a tick, awaited by stop(). */
-  private readonly bridges = new Set<Promise<void>>();
+  /** Reports to the API (see DialerReports). */
+  private readonly reports: DialerReports;
+  /** The carrier legs this process holds: hang-ups and bridges (see CallReconciler). */
+  private readonly calls: CallReconciler;
+  /** Heartbeat, orphaned calls of dead processes, lost call timers (see DialerRecovery). */
+  private readonly recovery: DialerRecovery;
   /** Campaigns that cannot dial right now, with the code and when it was last logged. */
   private readonly refusedCampaigns = new Map<string, { code: string; loggedAt: number }>();
   /** Preview calls an agent asked for that wait for a free line on their trunk: call id → trunk id (tests, diagnostics). */
   readonly previewsAwaitingLine = new Map<string, string>();
-  /** Calls whose bridge to the agent failed, with the code (tests, diagnostics). */
-  readonly bridgeFailures = new Map<string, string>();
   /** Originates placed since start (benchmarks). */
   placed = 0;
 
   constructor(private readonly options: DialerOptions) {
     const connection = { url: options.redisUrl, maxRetriesPerRequest: null };
-    this.events = new Queue<OutboundCallEventJob>(OUTBOUND_QUEUES.callEvents, { connection, prefix: options.queuePrefix });
     this.ticks = new Queue(OUTBOUND_QUEUES.dialerTicks, { connection, prefix: options.queuePrefix });
-    this.events.on('error', () => undefined);
     this.ticks.on('error', () => undefined);
     this.kind = options.telephonyKind ?? 'simulator';
     this.crypto = options.crypto ?? new ConfigCrypto(process.env, (message) => options.log?.(message));
     this.outgoing = options.outgoing ?? new OutgoingAddressPolicy();
+    const log = (message: string) => this.log(message);
+    this.calls = new CallReconciler({ dataSource: options.dataSource, telephony: options.telephony, kind: this.kind, log });
+    this.reports = new DialerReports(options, (callId) => this.calls.has(callId), log);
+    this.recovery = new DialerRecovery({
+      dataSource: options.dataSource,
+      redis: options.redis,
+      queuePrefix: options.queuePrefix,
+      owner: this.owner,
+      tenantIds: options.tenantIds ?? null,
+      wrapUpSeconds: options.wrapUpSeconds ?? 120,
+      reports: this.reports,
+      log,
+    });
   }
 
   /** Campaigns the dialer holds back (no usable trunk or caller id under drachtio), by id, with the code. */
@@ -134,9 +137,14 @@ export class Dialer {
     this.options.log?.(message);
   }
 
+  /** Calls whose bridge to the agent failed, with the code (tests, diagnostics). */
+  get bridgeFailures(): ReadonlyMap<string, string> {
+    return this.calls.bridgeFailures;
+  }
+
   async start(): Promise<void> {
-    await this.beat();
-    this.heartbeat = setInterval(() => void this.beat().catch(() => undefined), Math.min(1000, HEARTBEAT_TTL_MS / 3));
+    await this.recovery.beat();
+    this.heartbeat = setInterval(() => void this.recovery.beat().catch(() => undefined), DialerRecovery.BEAT_EVERY_MS);
     this.heartbeat.unref();
     if (this.options.driver === 'interval') {
       this.interval = setInterval(
@@ -166,18 +174,9 @@ export class Dialer {
     if (this.interval) clearInterval(this.interval);
     while (this.ticking) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.tickWorker?.close().catch(() => undefined);
-    await Promise.allSettled([...this.bridges]);
-    await Promise.allSettled([...this.chains.values()]);
-    await this.events.close().catch(() => undefined);
+    await this.calls.settle();
+    await this.reports.close();
     await this.ticks.close().catch(() => undefined);
-  }
-
-  private heartbeatKey(owner: string): string {
-    return `${this.options.queuePrefix}:dialer-owner:${owner}`;
-  }
-
-  private async beat(): Promise<void> {
-    await this.options.redis.set(this.heartbeatKey(this.owner), '1', 'PX', HEARTBEAT_TTL_MS);
   }
 
   /** One pacing round; exported for tests and benchmarks. Never two at once in one process. */
@@ -185,9 +184,9 @@ export class Dialer {
     if (this.stopped || this.ticking) return;
     this.ticking = true;
     try {
-      await this.recoverOrphans();
-      await this.reconcile();
-      await this.sweepTimers();
+      await this.recovery.recoverOrphans();
+      await this.calls.reconcile();
+      await this.recovery.sweepTimers();
       const campaigns = (await this.options.dataSource.query(
         `SELECT id, tenant_id, mode, abandon_cap_percent, abandon_threshold_ms, max_attempts, calling_windows, caller_id, trunk_id, agent_ids
            FROM dialer_campaigns WHERE status = 'running' AND deleted_at IS NULL AND ($1::uuid[] IS NULL OR tenant_id = ANY($1::uuid[]))
@@ -224,10 +223,10 @@ export class Dialer {
             AND NOT EXISTS (SELECT 1 FROM outbound_contacts pc WHERE pc.preview_agent_id = p.user_id))::int AS waiting,
          (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status = 'answeredByHuman')::int AS awaiting_agent,
          (SELECT count(*) FROM outbound_contacts ct LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
-            WHERE ct.campaign_id = $1 AND ct.active_call_id IS NOT NULL AND (oc.id IS NULL OR oc.status IN ('queued', 'dialing', 'ringing')))::int AS in_flight,
-         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status NOT IN ('queued', 'dialing', 'ringing', 'cancelled'))::int AS resolved,
+            WHERE ct.campaign_id = $1 AND ct.active_call_id IS NOT NULL AND (oc.id IS NULL OR oc.status IN ${UNANSWERED_SQL}))::int AS in_flight,
+         (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status NOT IN ${UNANSWERED_OR_CANCELLED_SQL})::int AS resolved,
          (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1
-            AND status IN ('answeredByHuman', 'connected', 'wrapUp', 'done', 'abandoned'))::int AS human,
+            AND status IN ${HUMAN_ANSWERED_SQL})::int AS human,
          (SELECT count(*) FROM outbound_calls WHERE campaign_id = $1 AND status = 'abandoned')::int AS abandoned`,
       [campaign.id, campaign.tenant_id, campaign.agent_ids ?? []],
     )) as { waiting: number; awaiting_agent: number; in_flight: number; resolved: number; human: number; abandoned: number }[];
@@ -295,7 +294,7 @@ export class Dialer {
       `SELECT count(*)::int AS calls FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id
          LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
         WHERE c.tenant_id = $1 AND c.trunk_id = $2 AND ct.active_call_id IS NOT NULL AND ct.dialer_owner IS DISTINCT FROM 'preview'
-          AND (oc.id IS NULL OR oc.status IN ${LIVE})`,
+          AND (oc.id IS NULL OR oc.status IN ${CARRIER_LEG_SQL})`,
       [tenantId, trunkId],
     )) as { calls: number }[];
     return calls;
@@ -309,16 +308,8 @@ export class Dialer {
       [campaignId],
     )) as { open: string }[];
     if (Number(open) > 0) return;
-    const minute = Math.floor(Date.now() / 60_000);
-    await this.events
-      .add(
-        'campaignExhausted',
-        { kind: 'campaignExhausted', campaignId },
-        { jobId: `exh.${campaignId}.${minute}`, removeOnComplete: { age: 3600 } },
-      )
-      .catch((error: Error) => this.log(`campaign ${campaignId} exhausted: ${error.message}`));
+    await this.reports.campaignExhausted(campaignId);
   }
-
   /** Reserve (one transaction, DNC re-checked), report the call, then place it. */
   private async dial(campaign: CampaignRow, contact: ContactRow, route: DialingRoute): Promise<boolean> {
     const callId = randomUUID();
@@ -414,7 +405,7 @@ export class Dialer {
     )) as [unknown[], number];
     if (marked.length === 0) return;
     this.log(`preview call ${callId} waits for a line on trunk ${trunkId} (${inUse} of ${max} in use)`);
-    this.report(callId, 'w', { kind: 'previewAwaitingLine', callId, at: Date.now() });
+    this.reports.report(callId, 'w', { kind: 'previewAwaitingLine', callId, at: Date.now() });
   }
 
   /** Reports the reserved call to the API, then sends the INVITE through the route's trunk. */
@@ -426,7 +417,7 @@ export class Dialer {
     route: DialingRoute,
   ): Promise<void> {
     const at = Date.now();
-    this.report(callId, '0', {
+    this.reports.report(callId, '0', {
       kind: 'create',
       callId,
       tenantId: contact.tenant_id,
@@ -439,7 +430,7 @@ export class Dialer {
     });
     if (!route.ok) {
       this.log(`call ${callId} not placed (${route.code}): ${route.message}`);
-      this.report(callId, 'x', { kind: 'failed', callId, reason: route.code, at: Date.now() });
+      this.reports.report(callId, 'x', { kind: 'failed', callId, reason: route.code, at: Date.now() });
       return;
     }
     this.placed += 1;
@@ -453,189 +444,24 @@ export class Dialer {
         ringTimeoutSec: this.options.ringTimeoutSec,
         amd: true,
       });
-      this.live.set(callId, { handle, bridged: false });
+      this.calls.track(callId, handle);
       let seq = 0;
       handle.onEvent((event) => {
         seq += 1;
-        this.forward(callId, String(seq), event);
+        this.reports.forward(callId, String(seq), event);
       });
-      void handle.done.then(() => this.live.delete(callId));
     } catch (error) {
-      this.report(callId, 'x', { kind: 'failed', callId, reason: `originate: ${(error as Error).message}`.slice(0, 120), at: Date.now() });
-    }
-  }
-
-  private forward(callId: string, seq: string, event: TelephonyEvent): void {
-    switch (event.type) {
-      case 'ringing':
-        return this.report(callId, seq, { kind: 'ringing', callId, at: event.at });
-      case 'answered':
-        return this.report(callId, seq, { kind: 'answered', callId, by: event.by, at: event.at });
-      case 'busy':
-        return this.report(callId, seq, { kind: 'busy', callId, at: event.at });
-      case 'noAnswer':
-        return this.report(callId, seq, { kind: 'noAnswer', callId, at: event.at });
-      case 'failed':
-        return this.report(callId, seq, { kind: 'failed', callId, reason: event.reason, at: event.at });
-      case 'hungUp':
-        return this.report(callId, seq, { kind: 'hungUp', callId, at: event.at });
-    }
-  }
-
-  /** Adds a job for the API, in order per call; the id makes a re-sent report a no-op. */
-  private report(callId: string, seq: string, job: OutboundCallEventJob): void {
-    const previous = this.chains.get(callId) ?? Promise.resolve();
-    const next = previous
-      .then(() =>
-        this.events.add(job.kind, job, {
-          jobId: `${callId}.${seq}`,
-          removeOnComplete: { age: 3600 },
-          removeOnFail: { age: 86400 },
-          attempts: 5,
-          backoff: { type: 'exponential', delay: 200 },
-        }),
-      )
-      .catch((error: Error) => this.log(`report ${callId}.${seq}: ${error.message}`));
-    this.chains.set(callId, next);
-    void next.then(() => {
-      if (this.chains.get(callId) === next && !this.live.has(callId)) this.chains.delete(callId);
-    });
-  }
-
-  /** Calls whose machine has left the live states lose their carrier leg; connected calls are bridged. */
-  private async reconcile(): Promise<void> {
-    if (this.live.size === 0) return;
-    const rows = (await this.options.dataSource.query(
-      `SELECT id, tenant_id, status, agent_id FROM outbound_calls WHERE id = ANY($1::uuid[])`,
-      [[...this.live.keys()]],
-    )) as { id: string; tenant_id: string; status: string; agent_id: string | null }[];
-    for (const row of rows) {
-      const call = this.live.get(row.id);
-      if (!call || call.handle.ended) continue;
-      if (!['queued', 'dialing', 'ringing', 'answeredByHuman', 'connected'].includes(row.status)) {
-        await this.options.telephony.hangUp(row.id).catch(() => undefined);
-      } else if (row.status === 'connected' && !call.bridged && row.agent_id) {
-        call.bridged = true;
-        // Not awaited: the agent's phone may ring for a while and the other campaigns keep pacing meanwhile.
-        const bridging = this.bridgeToAgent(row.id, row.tenant_id, row.agent_id);
-        this.bridges.add(bridging);
-        void bridging.finally(() => this.bridges.delete(bridging));
-      }
-    }
-  }
-
-  /**
-   * INVITEs the agent's softphone registration (`sip:<auth_user>@<softphone domain>`). The
-   * simulator bridges an agent without a softphone account to a placeholder URI (simulated agents
-   * do not register). When the bridge cannot be made the contact's call is hung up with the code
-   * logged (the API's machine then goes to wrap-up): a contact never waits on an open line.
-   */
-  private async bridgeToAgent(callId: string, tenantId: string, agentId: string): Promise<void> {
-    try {
-      const target = await resolveAgentTarget(this.options.dataSource, tenantId, agentId);
-      let uri: string;
-      if (target.ok) uri = target.uri;
-      else if (this.kind === 'simulator') uri = simulatedAgentUri(agentId);
-      else return await this.bridgeFailed(callId, target.code, target.message);
-      await this.options.telephony.bridge(callId, uri);
-    } catch (error) {
-      const code = error instanceof TelephonyError ? error.code : 'telephony.bridgeFailed';
-      // The call ended while the agent's phone rang: nothing left to hang up.
-      if (code === 'telephony.unknownCall') return;
-      await this.bridgeFailed(callId, code, (error as Error).message);
-    }
-  }
-
-  private async bridgeFailed(callId: string, code: string, message: string): Promise<void> {
-    this.bridgeFailures.set(callId, code);
-    // Bounded: only the recent failures matter for diagnostics.
-    if (this.bridgeFailures.size > 1000) this.bridgeFailures.delete(this.bridgeFailures.keys().next().value!);
-    this.log(`call ${callId}: bridge to the agent failed (${code}): ${message}; hanging up the contact`);
-    await this.options.telephony.hangUp(callId).catch(() => undefined);
-  }
-
-  /** Reservations held by dialer processes whose heartbeat is gone: end their calls (never re-dial them now). */
-  private async recoverOrphans(): Promise<void> {
-    const db = this.options.dataSource;
-    const owners = (await db.query(
-      `SELECT DISTINCT dialer_owner FROM outbound_contacts WHERE active_call_id IS NOT NULL AND dialer_owner IS NOT NULL AND dialer_owner <> $1
-         AND dialer_owner <> 'preview'
-         AND ($2::uuid[] IS NULL OR tenant_id = ANY($2::uuid[]))`,
-      [this.owner, this.options.tenantIds ?? null],
-    )) as { dialer_owner: string }[];
-    for (const { dialer_owner: owner } of owners) {
-      if ((await this.options.redis.exists(this.heartbeatKey(owner))) === 1) continue;
-      const orphans = (await db.query(
-        `SELECT ct.id AS contact_id, ct.active_call_id AS call_id, ct.tenant_id, ct.campaign_id, ct.phone, ct.attempts,
-                c.abandon_threshold_ms, oc.status
-           FROM outbound_contacts ct JOIN dialer_campaigns c ON c.id = ct.campaign_id LEFT JOIN outbound_calls oc ON oc.id = ct.active_call_id
-          WHERE ct.dialer_owner = $1 AND ct.active_call_id IS NOT NULL AND ($2::uuid[] IS NULL OR ct.tenant_id = ANY($2::uuid[]))`,
-        [owner, this.options.tenantIds ?? null],
-      )) as {
-        contact_id: string;
-        call_id: string;
-        tenant_id: string;
-        campaign_id: string;
-        phone: string;
-        attempts: number;
-        abandon_threshold_ms: number;
-        status: string | null;
-      }[];
-      for (const orphan of orphans) {
-        const at = Date.now();
-        if (orphan.status === null) {
-          // The API may not have seen the call yet: same id as the dead process used, so created once.
-          this.report(orphan.call_id, '0', {
-            kind: 'create',
-            callId: orphan.call_id,
-            tenantId: orphan.tenant_id,
-            campaignId: orphan.campaign_id,
-            contactId: orphan.contact_id,
-            phone: orphan.phone,
-            attempt: orphan.attempts,
-            abandonThresholdMs: orphan.abandon_threshold_ms,
-            at,
-          });
-          this.report(orphan.call_id, 'lost', { kind: 'failed', callId: orphan.call_id, reason: 'dialer_restart', at });
-        } else if (['queued', 'dialing', 'ringing'].includes(orphan.status)) {
-          this.report(orphan.call_id, 'lost', { kind: 'failed', callId: orphan.call_id, reason: 'dialer_restart', at });
-        } else if (['answeredByHuman', 'connected'].includes(orphan.status)) {
-          this.report(orphan.call_id, 'lost', { kind: 'hungUp', callId: orphan.call_id, at });
-        }
-      }
-      // Adopt what is left (wrap-up, or reports in flight) so the next tick does not resend them.
-      await db.query(
-        `UPDATE outbound_contacts SET dialer_owner = $2 WHERE dialer_owner = $1 AND active_call_id IS NOT NULL AND ($3::uuid[] IS NULL OR tenant_id = ANY($3::uuid[]))`,
-        [owner, this.owner, this.options.tenantIds ?? null],
-      );
-      this.log(`recovered ${orphans.length} call(s) of dialer ${owner}`);
-    }
-  }
-
-  /** The API arms abandon and wrap-up timers after commit; a crash there loses one, so re-send overdue ones. */
-  private async sweepTimers(): Promise<void> {
-    const wrapUp = this.options.wrapUpSeconds ?? 120;
-    const rows = (await this.options.dataSource.query(
-      `SELECT oc.id, oc.status, (extract(epoch FROM oc.answered_at) * 1000)::bigint AS answered_ms, (extract(epoch FROM oc.hung_up_at) * 1000)::bigint AS hung_ms
-         FROM outbound_calls oc JOIN dialer_campaigns c ON c.id = oc.campaign_id
-        WHERE ((oc.status = 'answeredByHuman' AND oc.answered_at < now() - make_interval(secs => c.abandon_threshold_ms / 1000.0 + 3))
-           OR (oc.status = 'wrapUp' AND oc.hung_up_at < now() - make_interval(secs => $1 + 5)))
-          AND ($2::uuid[] IS NULL OR oc.tenant_id = ANY($2::uuid[]))
-        LIMIT 200`,
-      [wrapUp, this.options.tenantIds ?? null],
-    )) as { id: string; status: string; answered_ms: string | null; hung_ms: string | null }[];
-    for (const row of rows) {
-      if (row.status === 'answeredByHuman' && row.answered_ms)
-        this.report(row.id, `abd-${row.answered_ms}`, { kind: 'abandonTimer', callId: row.id, armedAt: Number(row.answered_ms) });
-      if (row.status === 'wrapUp' && row.hung_ms)
-        this.report(row.id, `wrp-${row.hung_ms}`, { kind: 'wrapUpTimer', callId: row.id, armedAt: Number(row.hung_ms) });
+      this.reports.report(callId, 'x', {
+        kind: 'failed',
+        callId,
+        reason: `originate: ${(error as Error).message}`.slice(0, 120),
+        at: Date.now(),
+      });
     }
   }
 
   /** Calls this process holds on the carrier right now (benchmarks, tests). */
   get liveCalls(): number {
-    return this.live.size;
+    return this.calls.size;
   }
 }
-
-export { LIVE as LIVE_CALL_STATUSES };

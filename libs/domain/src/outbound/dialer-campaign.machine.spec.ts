@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DomainError } from '../domain-error';
 import { initial, persist, restore, step, type Actor } from '../machines/machine-step';
 import {
+  campaignTimer,
   describeCampaignState,
   dialerCampaignMachine,
   type DialerCampaignEvent,
@@ -182,6 +183,38 @@ describe(dialerCampaignMachine.id, () => {
     it('refuses to start a completed campaign again', () => {
       const completed = after(running(), { type: 'campaign.completed' }, system);
       expect(send(completed, { type: 'campaign.started' }).changed).toBe(false);
+    });
+  });
+
+  describe('editing a draft', () => {
+    it('changes the dialing mode as a step of its own, with no intents', () => {
+      const result = send(draft('progressive'), { type: 'campaign.modeChanged', mode: 'predictive' });
+      expect(result.changed).toBe(true);
+      expect(result.record).toMatchObject({ from: 'draft', to: 'draft', event: 'campaign.modeChanged' });
+      expect(result.snapshot.context.mode).toBe('predictive');
+      expect(result.intents).toEqual([]);
+    });
+
+    it('refuses the same mode, an unknown one, an agent, and any campaign past draft', () => {
+      expect(send(draft('progressive'), { type: 'campaign.modeChanged', mode: 'progressive' }).changed).toBe(false);
+      expect(send(draft(), { type: 'campaign.modeChanged', mode: 'turbo' as DialingMode }).changed).toBe(false);
+      expect(send(draft('progressive'), { type: 'campaign.modeChanged', mode: 'predictive' }, agent).changed).toBe(false);
+      expect(send(scheduled(), { type: 'campaign.modeChanged', mode: 'preview' }).changed).toBe(false);
+      expect(send(running(), { type: 'campaign.modeChanged', mode: 'preview' }).changed).toBe(false);
+    });
+  });
+
+  describe(campaignTimer.name, () => {
+    it('is the start while scheduled, the window end while running or paused, and nothing otherwise', () => {
+      expect(campaignTimer(draft())).toBeNull();
+      expect(campaignTimer(scheduled())).toEqual({ event: 'campaign.startTimeReached', at: window.startsAt });
+      expect(campaignTimer(running())).toEqual({ event: 'campaign.endTimeReached', at: window.endsAt });
+      expect(campaignTimer(paused())).toEqual({ event: 'campaign.endTimeReached', at: window.endsAt });
+      expect(campaignTimer(after(running(), { type: 'campaign.completed' }, system))).toBeNull();
+    });
+
+    it('is nothing for a campaign started by hand with no window', () => {
+      expect(campaignTimer(after(draft(), { type: 'campaign.started' }))).toBeNull();
     });
   });
 

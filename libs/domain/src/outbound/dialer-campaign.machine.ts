@@ -14,7 +14,9 @@ import { DIALING_MODES, type DialingMode } from './pacer';
  * sends `campaign.startTimeReached` / `campaign.endTimeReached` echoing `armedAt`, so a timer left
  * over from an earlier schedule is refused. A supervisor may also start a draft or scheduled
  * campaign at once, and `campaign.completed` is the host saying the contact list is exhausted.
- * Only supervisors and the system drive a campaign; agents never do.
+ * A draft's dialing mode changes only by `campaign.modeChanged` (an edit), so the snapshot, its
+ * version and the transition log agree with the row. Only supervisors and the system drive a
+ * campaign; agents never do.
  */
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -44,6 +46,7 @@ export interface DialerCampaignInput extends Stamped {
 export type DialerCampaignEvent = Stamped &
   (
     | { type: 'campaign.scheduled'; startsAt: number; endsAt?: number | null }
+    | { type: 'campaign.modeChanged'; mode: DialingMode }
     | { type: 'campaign.unscheduled' }
     | { type: 'campaign.startTimeReached'; armedAt: number }
     | { type: 'campaign.started' }
@@ -107,6 +110,9 @@ const campaignSetup = setup({
     startTimerIsCurrent: ({ context, event }) => event.type === 'campaign.startTimeReached' && event.armedAt === context.startsAt,
     endTimerIsCurrent: ({ context, event }) => event.type === 'campaign.endTimeReached' && event.armedAt === context.endsAt,
     carriesReason: ({ event }) => event.type === 'campaign.cancelled' && event.reason.trim().length > 0,
+    /** A known mode, other than the current one: an edit that changes nothing is not a step. */
+    modeChanges: ({ context, event }) =>
+      event.type === 'campaign.modeChanged' && DIALING_MODES.includes(event.mode) && event.mode !== context.mode,
   },
 });
 
@@ -144,6 +150,10 @@ export const dialerCampaignMachine = campaignSetup.createMachine({
             const { startsAt, endsAt } = event as CampaignEventOf<'campaign.scheduled'>;
             return { startsAt, endsAt: endsAt ?? null };
           }),
+        },
+        'campaign.modeChanged': {
+          guard: and(['actorMayDrive', 'modeChanges']),
+          actions: campaignSetup.assign(({ event }) => ({ mode: (event as CampaignEventOf<'campaign.modeChanged'>).mode })),
         },
         'campaign.started': start,
         'campaign.cancelled': cancel,
@@ -215,6 +225,28 @@ export const dialerCampaignMachine = campaignSetup.createMachine({
 
 export type DialerCampaignSnapshot = SnapshotFrom<typeof dialerCampaignMachine>;
 
+/** Started and not ended: dialing or paused (the children of the machine's `live` state). */
+export const LIVE_CAMPAIGN_STATUSES = Object.keys(dialerCampaignMachine.states.live.states) as CampaignStatus[];
+
 export function describeCampaignState(snapshot: DialerCampaignSnapshot): CampaignStatus {
   return leafState(snapshot.value) as CampaignStatus;
+}
+
+/** The one timer a campaign's state guards: its start while scheduled, its window's end while live. */
+export interface CampaignTimer {
+  event: 'campaign.startTimeReached' | 'campaign.endTimeReached';
+  /** When it fires (epoch ms); the event echoes it as `armedAt`. */
+  at: number;
+}
+
+/**
+ * The timer the host keeps beside the snapshot (a deadline column written in the same UPDATE), read
+ * from the state itself: what `scheduleStart`/`scheduleEnd` arm and their `cancel…` intents disarm.
+ */
+export function campaignTimer(snapshot: DialerCampaignSnapshot): CampaignTimer | null {
+  const status = describeCampaignState(snapshot);
+  const { startsAt, endsAt } = snapshot.context;
+  if (status === 'scheduled' && startsAt !== null) return { event: 'campaign.startTimeReached', at: startsAt };
+  if (LIVE_CAMPAIGN_STATUSES.includes(status) && endsAt !== null) return { event: 'campaign.endTimeReached', at: endsAt };
+  return null;
 }

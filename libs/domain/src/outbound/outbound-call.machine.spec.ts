@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { DomainError } from '../domain-error';
 import { initial, persist, restore, step, type Actor } from '../machines/machine-step';
 import {
+  CALL_OUTCOMES,
+  CARRIER_LEG_CALL_STATUSES,
   DEFAULT_ABANDON_THRESHOLD_MS,
+  FINAL_CALL_STATUSES,
+  OUTBOUND_CALL_STATUSES,
   describeOutboundCallState,
   outboundCallMachine,
   type OutboundCallEvent,
@@ -283,5 +287,11 @@ describe(outboundCallMachine.id, () => {
       expect(restored.context).toEqual(snapshot.context);
       expect(restored.can(event({ type: 'call.hungUp' }))).toBe(true);
     });
+  });
+
+  it('names every state once in its status lists: final ones are the outcomes, the rest hold a carrier leg or wrap up', () => {
+    expect([...FINAL_CALL_STATUSES].sort()).toEqual([...CALL_OUTCOMES].sort());
+    expect([...CARRIER_LEG_CALL_STATUSES, 'wrapUp', ...FINAL_CALL_STATUSES].sort()).toEqual([...OUTBOUND_CALL_STATUSES].sort());
+    expect(Object.keys(outboundCallMachine.states).sort()).toEqual([...OUTBOUND_CALL_STATUSES].sort());
   });
 });

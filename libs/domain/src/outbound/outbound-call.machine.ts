@@ -345,3 +345,27 @@ export type OutboundCallSnapshot = SnapshotFrom<typeof outboundCallMachine>;
 export function describeOutboundCallState(snapshot: OutboundCallSnapshot): OutboundCallStatus {
   return leafState(snapshot.value) as OutboundCallStatus;
 }
+
+/** The attempt's final states, read from the machine: each is an outcome. */
+export const FINAL_CALL_STATUSES = Object.entries(outboundCallMachine.states)
+  .filter(([, node]) => node.type === 'final')
+  .map(([status]) => status as OutboundCallStatus);
+
+/** Placed and not answered yet: the carrier decides what happens next. */
+export const UNANSWERED_CALL_STATUSES = ['queued', 'dialing', 'ringing'] as const satisfies readonly OutboundCallStatus[];
+
+/** States in which the call holds (or is getting) a carrier leg; leaving them means hanging it up. */
+export const CARRIER_LEG_CALL_STATUSES = [
+  ...UNANSWERED_CALL_STATUSES,
+  'answeredByHuman',
+  'connected',
+] as const satisfies readonly OutboundCallStatus[];
+
+/** A person answered (whatever came after): the pacer's and the board's answer-rate numerator. */
+export const HUMAN_ANSWERED_CALL_STATUSES = [
+  'answeredByHuman',
+  'connected',
+  'wrapUp',
+  'done',
+  'abandoned',
+] as const satisfies readonly OutboundCallStatus[];

@@ -7,7 +7,8 @@ import { AppException } from '../../common/app.exception';
 import type { Principal } from '../auth/principal';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { agentView } from '../machine-host/views';
-import { OutboundHostService } from './outbound-host.service';
+import { CallHostService } from './call-host.service';
+import { OutboundTransactions } from './outbound-transaction.service';
 import { campaignScript } from '../outbound-templates/template-rules';
 
 const PREVIEW_OWNER = 'preview';
@@ -17,7 +18,8 @@ const PREVIEW_OWNER = 'preview';
 export class OutboundAgentService {
   constructor(
     private readonly host: MachineHostService,
-    private readonly outbound: OutboundHostService,
+    private readonly tx: OutboundTransactions,
+    private readonly calls: CallHostService,
     private readonly dataSource: DataSource,
   ) {}
 
@@ -27,7 +29,7 @@ export class OutboundAgentService {
    */
   async waiting(principal: Principal): Promise<AgentView> {
     const actor = { kind: 'agent' as const, id: principal.userId };
-    const row = await this.outbound.run(async (manager, w) => {
+    const row = await this.tx.run(async (manager, w) => {
       const current = await this.host.lockAgent(manager, principal.userId, principal.clientId);
       if (current.status === 'waitingOutboundCall') return current;
       if (current.status === 'afterCallWork') {
@@ -49,7 +51,7 @@ export class OutboundAgentService {
         principal.clientId,
       );
       w.outbox.push(...result.outboxIds);
-      const connected = await this.outbound.offerAnsweredCall(manager, w, principal.userId, principal.clientId);
+      const connected = await this.calls.offerAnsweredCall(manager, w, principal.userId, principal.clientId);
       return connected ? await this.host.lockAgent(manager, principal.userId, principal.clientId) : result.row;
     });
     return agentView(row);

@@ -5,15 +5,18 @@ import {
   type DialerMode,
   type OutboundBoardView,
 } from '@centralita/contracts';
+import { CARRIER_LEG_CALL_STATUSES, HUMAN_ANSWERED_CALL_STATUSES, UNANSWERED_CALL_STATUSES } from '@centralita/domain';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { emitEphemeral } from '../machine-host/ephemeral';
 import { RealtimeService } from '../realtime/realtime.service';
-import { callView, OutboundHostService, type CallRow } from './outbound-host.service';
+import { callView, sqlStatuses, type CallRow } from './outbound-rows';
+import { OutboundTransactions } from './outbound-transaction.service';
 
-const LIVE = `('queued', 'dialing', 'ringing', 'answeredByHuman', 'connected')`;
-const IN_FLIGHT = `('queued', 'dialing', 'ringing')`;
-const HUMAN = `('answeredByHuman', 'connected', 'wrapUp', 'done', 'abandoned')`;
+const LIVE = sqlStatuses(CARRIER_LEG_CALL_STATUSES);
+const IN_FLIGHT = sqlStatuses(UNANSWERED_CALL_STATUSES);
+const HUMAN = sqlStatuses(HUMAN_ANSWERED_CALL_STATUSES);
 /** Boards are recomputed at most this often per campaign while calls change. */
 const PUSH_EVERY_MS = 300;
 
@@ -26,9 +29,9 @@ export class OutboundBoardService implements OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly realtime: RealtimeService,
-    host: OutboundHostService,
+    tx: OutboundTransactions,
   ) {
-    host.onBoardsChanged((ids) => ids.forEach((id) => this.schedule(id)));
+    tx.onBoardsChanged((ids) => ids.forEach((id) => this.schedule(id)));
   }
 
   onModuleDestroy(): void {
@@ -53,7 +56,12 @@ export class OutboundBoardService implements OnModuleDestroy {
     }[];
     if (!row) return;
     const view = await this.board(row.tenant_id, campaignId);
-    this.realtime.emit('staff', [roomName({ kind: 'tenant', id: row.tenant_id })], OUTBOUND_SOCKET_EVENTS.board, view);
+    emitEphemeral(this.realtime, {
+      namespace: 'staff',
+      rooms: [roomName({ kind: 'tenant', id: row.tenant_id })],
+      event: OUTBOUND_SOCKET_EVENTS.board,
+      data: view,
+    });
   }
 
   async board(tenantId: string, campaignId: string): Promise<OutboundBoardView> {

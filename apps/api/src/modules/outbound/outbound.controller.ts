@@ -24,7 +24,10 @@ import { PagedQueryDto } from '../admin/paged-query.dto';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { OutboundBoardService } from './outbound-board.service';
-import { OutboundService } from './outbound.service';
+import { CampaignAdminService } from './campaign-admin.service';
+import { DoNotCallService } from './do-not-call.service';
+import { OutboundCallActionsService } from './outbound-call-actions.service';
+import { OutboundResultsService } from './outbound-results.service';
 import { OutboundAgentService } from './outbound-agent.service';
 
 /** Types only; validateDialerCampaign() (shared with the console) holds the rules. */
@@ -124,7 +127,10 @@ type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
 @Controller('outbound')
 export class OutboundController {
   constructor(
-    private readonly outbound: OutboundService,
+    private readonly campaigns: CampaignAdminService,
+    private readonly doNotCall: DoNotCallService,
+    private readonly calls: OutboundCallActionsService,
+    private readonly resultsReport: OutboundResultsService,
     private readonly boards: OutboundBoardService,
     private readonly agent: OutboundAgentService,
   ) {}
@@ -134,7 +140,7 @@ export class OutboundController {
   @RequirePermission(MANAGE, PERMISSIONS.conversationsSupervise)
   @ApiErrors(400, 401, 403)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PagedQueryDto): Promise<Page<DialerCampaignView>> {
-    return this.outbound.list(principal, query);
+    return this.campaigns.list(principal, query);
   }
 
   @Post('campaigns')
@@ -143,14 +149,14 @@ export class OutboundController {
   @ApiOperation({ summary: 'Create a draft campaign over a phone list (its valid E.164 entries become the contacts)' })
   @ApiErrors(400, 401, 403)
   create(@CurrentPrincipal() principal: Principal, @Body() body: DialerCampaignDto): Promise<DialerCampaignView> {
-    return this.outbound.create(principal, body);
+    return this.campaigns.create(principal, body);
   }
 
   @Get('campaigns/:id')
   @RequirePermission(MANAGE, PERMISSIONS.conversationsSupervise)
   @ApiErrors(401, 403, 404)
   get(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<DialerCampaignView> {
-    return this.outbound.get(principal, id);
+    return this.campaigns.get(principal, id);
   }
 
   @Put('campaigns/:id')
@@ -161,14 +167,14 @@ export class OutboundController {
     @Param('id', ParseUuidPipe) id: string,
     @Body() body: DialerCampaignDto,
   ): Promise<DialerCampaignView> {
-    return this.outbound.update(principal, id, body);
+    return this.campaigns.update(principal, id, body);
   }
 
   @Delete('campaigns/:id')
   @RequirePermission(MANAGE)
   @ApiErrors(401, 403, 404, 409)
   async remove(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<null> {
-    await this.outbound.remove(principal, id);
+    await this.campaigns.remove(principal, id);
     return null;
   }
 
@@ -186,7 +192,7 @@ export class OutboundController {
     @Body() body: CampaignActionDto,
   ): Promise<DialerCampaignView> {
     if (!CAMPAIGN_ACTIONS.includes(action as CampaignAction)) return Promise.reject(AppException.notFound());
-    return this.outbound.act(principal, id, action as CampaignAction, body.reason);
+    return this.campaigns.act(principal, id, action as CampaignAction, body.reason);
   }
 
   @Get('campaigns/:id/board')
@@ -207,7 +213,7 @@ export class OutboundController {
     @Param('id', ParseUuidPipe) id: string,
     @Query() query: PagedQueryDto,
   ): Promise<Page<OutboundCallView>> {
-    return this.outbound.results(principal, id, query);
+    return this.resultsReport.results(principal, id, query);
   }
 
   @Get('campaigns/:id/results.csv')
@@ -220,7 +226,7 @@ export class OutboundController {
     @Param('id', ParseUuidPipe) id: string,
     @Headers('accept-language') acceptLanguage: string | undefined,
   ): Promise<StreamableFile> {
-    const csv = await this.outbound.resultsCsv(principal, id, languageFromAcceptLanguage(acceptLanguage));
+    const csv = await this.resultsReport.resultsCsv(principal, id, languageFromAcceptLanguage(acceptLanguage));
     return new StreamableFile(Buffer.from(`\uFEFF${csv}`, 'utf8'), {
       type: 'text/csv; charset=utf-8',
       disposition: 'attachment; filename="outbound-results.csv"',
@@ -232,7 +238,7 @@ export class OutboundController {
   @ApiOperation({ summary: "The campaign form's pickers: the tenant's trunks and the users who handle conversations" })
   @ApiErrors(401, 403)
   formOptions(@CurrentPrincipal() principal: Principal): Promise<OutboundFormOptions> {
-    return this.outbound.formOptions(principal);
+    return this.campaigns.formOptions(principal);
   }
 
   // dnc
@@ -240,7 +246,7 @@ export class OutboundController {
   @RequirePermission(MANAGE)
   @ApiErrors(401, 403)
   dnc(@CurrentPrincipal() principal: Principal, @Query() query: DncQueryDto): Promise<Page<DoNotCallEntry>> {
-    return this.outbound.dncList(principal, query);
+    return this.doNotCall.dncList(principal, query);
   }
 
   @Post('dnc')
@@ -248,14 +254,14 @@ export class OutboundController {
   @HttpCode(HttpStatus.OK)
   @ApiErrors(400, 401, 403, 404, 409)
   addDnc(@CurrentPrincipal() principal: Principal, @Body() body: DncDto): Promise<DoNotCallEntry> {
-    return this.outbound.dncAdd(principal, body);
+    return this.doNotCall.dncAdd(principal, body);
   }
 
   @Delete('dnc/:id')
   @RequirePermission(MANAGE)
   @ApiErrors(401, 403, 404)
   async removeDnc(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<null> {
-    await this.outbound.dncRemove(principal, id);
+    await this.doNotCall.dncRemove(principal, id);
     return null;
   }
 
@@ -265,14 +271,14 @@ export class OutboundController {
   @ApiErrors(401, 403)
   @ApiOperation({ summary: 'Callbacks by due time (at most 500); agents without outbound.manage get only their own' })
   callbacks(@CurrentPrincipal() principal: Principal, @Query() query: CallbacksQueryDto): Promise<OutboundCallback[]> {
-    return this.outbound.callbacks(principal, query);
+    return this.calls.callbacks(principal, query);
   }
 
   @Delete('callbacks/:id')
   @RequirePermission(MANAGE)
   @ApiErrors(401, 403, 404)
   async cancelCallback(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<null> {
-    await this.outbound.cancelCallback(principal, id);
+    await this.calls.cancelCallback(principal, id);
     return null;
   }
 
@@ -319,7 +325,7 @@ export class OutboundController {
   @ApiOperation({ summary: "The agent's connected or wrapping-up outbound call with the contact's data (screen pop); null when none" })
   @ApiErrors(401, 403)
   currentCall(@CurrentPrincipal() principal: Principal) {
-    return this.outbound.currentCall(principal);
+    return this.calls.currentCall(principal);
   }
 
   @Post('calls/:id/hangup')
@@ -328,7 +334,7 @@ export class OutboundController {
   @ApiOperation({ summary: 'HangUp: the agent ends the call (call → wrapUp, agent → afterCallWork)' })
   @ApiErrors(401, 403, 404, 409)
   hangUp(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<OutboundCallView> {
-    return this.outbound.hangUp(principal, id);
+    return this.calls.hangUp(principal, id);
   }
 
   @Post('calls/:id/disposition')
@@ -341,6 +347,6 @@ export class OutboundController {
     @Param('id', ParseUuidPipe) id: string,
     @Body() body: DispositionDto,
   ): Promise<OutboundCallView> {
-    return this.outbound.disposition(principal, id, body);
+    return this.calls.disposition(principal, id, body);
   }
 }
