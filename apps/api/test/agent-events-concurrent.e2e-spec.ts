@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES } from '@centralita/contracts';
+import { QUEUES } from '@centralita/contracts';
 import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { writeVersionedBatch, type VersionedWrite } from '../src/modules/machine-host/versioned-write';
 import { createTenant, createUser } from './support/factories';
@@ -157,10 +157,11 @@ describe('concurrent events for one agent across two API processes', () => {
       effects: [
         {
           topic: 'socket',
-          payload: { emits: [{ namespace: 'staff', rooms: [`agent:${userId}`], event: 'batch.test', data: { userId } }] },
+          // Not an event of the map: a marker no client listens to.
+          payload: { emits: [{ namespace: 'staff', rooms: [`agent:${userId}`], event: 'batch.test', data: { userId } } as never] },
         },
         // Harmless when the poller delivers it: there is no such timer.
-        { topic: 'job.remove', payload: { queue: REALTIME_QUEUES.timers, jobId: `batch-test.${userId}` } },
+        { topic: 'job.remove', payload: { queue: QUEUES.machineTimers, jobId: `batch-test.${userId}` } },
       ],
     });
     const [first, moved, third] = agents.map(({ user }) => user.id);

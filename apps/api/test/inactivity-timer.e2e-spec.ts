@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES, type StartChatResult } from '@centralita/contracts';
+import { QUEUES, type StartChatResult } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
 import { createCampaign, createLine, createStaff, createTenant, data } from './support/realtime';
@@ -26,7 +26,7 @@ describe('inactivity timer', () => {
     process.env.INACTIVITY_TIMEOUT_SECONDS = String(TIMEOUT_S);
     process.env.OUTBOX_POLL_MS = '3600000';
     t = await startTestApp({ queuePrefix: PREFIX });
-    timers = new Queue(REALTIME_QUEUES.timers, { connection: { url: process.env.REDIS_URL! }, prefix: PREFIX });
+    timers = new Queue(QUEUES.machineTimers, { connection: { url: process.env.REDIS_URL! }, prefix: PREFIX });
   });
   afterAll(async () => {
     await timers.obliterate({ force: true }).catch(() => undefined);
@@ -66,7 +66,8 @@ describe('inactivity timer', () => {
       )[0];
     await eventually(async () => expect((await status()).status).toBe('Active'), { timeoutMs: 10_000 });
     const armedAt = (await status()).snapshot.context.inactivityArmedAt;
-    expect(await timers.getJob(`cin.${id}.${armedAt}`)).toBeDefined();
+    // The timer is an effect: the outbox relay schedules it after the commit that made the chat Active.
+    await eventually(async () => expect(await timers.getJob(`cin.${id}.${armedAt}`)).toBeDefined());
 
     // Messages within the timeout: no timer work, the conversation stays open past the first timer.
     let lastMessageAt = 0;

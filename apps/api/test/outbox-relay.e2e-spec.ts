@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { REALTIME_QUEUES, type ConversationView, type StartChatResult } from '@centralita/contracts';
+import { QUEUES, type ConversationView, type StartChatResult } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
 import { connectVisitor, createLine, createTenant, data, record } from './support/realtime';
@@ -31,7 +31,7 @@ describe('outbox relay', () => {
     process.env.OUTBOX_POLL_MS = '200';
     process.env.OUTBOX_STALE_MS = '300';
     t = await startTestApp();
-    queue = new Queue(REALTIME_QUEUES.timers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
+    queue = new Queue(QUEUES.machineTimers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { PHONE_LIST_IMPORT_QUEUE } from '@centralita/contracts';
+import { QUEUES } from '@centralita/contracts';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { runPhoneListImport } from '../../worker/src/phone-lists/phone-list-import';
@@ -47,7 +47,7 @@ describe('Phone lists import (e2e)', () => {
       ).expect(200)
     ).body.data;
     expect(state).toMatchObject({ status: 'queued', progress: 0, listName: 'Spring callers' });
-    const queue = t.app.get<Queue>(getQueueToken(PHONE_LIST_IMPORT_QUEUE));
+    const queue = t.app.get<Queue>(getQueueToken(QUEUES.phoneListImport));
     expect((await queue.getJob(state.id))?.data).toEqual({ importId: state.id });
     await process(state.id);
     const done = (await t.http().get(`/api/phone-lists/imports/${state.id}`).set(bearer(adminA)).expect(200)).body.data;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { REALTIME_QUEUES } from '@centralita/contracts';
+import { QUEUES } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
 import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
@@ -22,7 +22,7 @@ describe('routing requests run where they were committed', () => {
     // Its own queues: its poller must not deliver other suites' rows into them.
     process.env.OUTBOX_POLL_MS = '3600000';
     t = await startTestApp({ queuePrefix: prefix });
-    queue = new Queue(REALTIME_QUEUES.routing, { connection: { url: process.env.REDIS_URL! }, prefix });
+    queue = new Queue(QUEUES.routing, { connection: { url: process.env.REDIS_URL! }, prefix });
   });
   afterAll(async () => {
     await queue.obliterate({ force: true }).catch(() => undefined);
@@ -36,7 +36,7 @@ describe('routing requests run where they were committed', () => {
     const host = t.app.get(MachineHostService);
     const [id] = await host.transaction(async (manager, outbox) => {
       const ids = await writeOutbox(manager, [
-        { topic: 'job', payload: { queue: REALTIME_QUEUES.routing, name: 'requeue', data: { tenantId: randomUUID(), conversationIds } } },
+        { topic: 'job', payload: { queue: QUEUES.routing, name: 'requeue', data: { tenantId: randomUUID(), conversationIds } } },
       ]);
       outbox.push(...ids);
       return ids;

@@ -1,11 +1,7 @@
 import 'reflect-metadata';
-import {
-  SENTIMENT_QUEUE,
-  type SentimentAlertView,
-  type SentimentReport,
-  type StartChatResult,
-  type ConversationView,
-} from '@centralita/contracts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { QUEUES, type SentimentAlertView, type SentimentReport, type StartChatResult, type ConversationView } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -18,6 +14,23 @@ import { bearer, startTestApp, type TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
+/** Runs a child of test/support (register-ts) to its end: its exit signal and output. */
+function runChild(script: string, args: string[]): Promise<{ signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(__dirname, 'support/register-ts.cjs'), path.join(__dirname, 'support', script), ...args],
+    {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (_code, signal) => resolve({ signal, stdout, stderr })));
+}
+
 /** The worker's sentiment processor alone, on the run's Redis prefix and database. */
 @Module({
   imports: [
@@ -25,7 +38,7 @@ jest.setTimeout(120_000);
       prefix: process.env.QUEUE_PREFIX,
       connection: { url: process.env.REDIS_URL, maxRetriesPerRequest: null, disconnectTimeout: 500 },
     }),
-    BullModule.registerQueue({ name: SENTIMENT_QUEUE }),
+    BullModule.registerQueue({ name: QUEUES.sentiment }),
   ],
   providers: [
     {
@@ -46,7 +59,12 @@ describe('sentiment of customer messages (worker job, real Redis and PostgreSQL)
   let supervisor: StaffMember;
   const closers: { close: () => void }[] = [];
 
+  const saved = { poll: process.env.OUTBOX_POLL_MS, stale: process.env.OUTBOX_STALE_MS };
+
   beforeAll(async () => {
+    // The poller takes over a dead process's rows quickly (the crash test).
+    process.env.OUTBOX_POLL_MS = '200';
+    process.env.OUTBOX_STALE_MS = '300';
     t = await startTestApp();
     worker = await NestFactory.createApplicationContext(SentimentWorkerModule, { logger: ['error'] });
     await worker.init();
@@ -62,6 +80,8 @@ describe('sentiment of customer messages (worker job, real Redis and PostgreSQL)
     for (const closer of closers) closer.close();
     await worker?.close();
     await t?.close();
+    process.env.OUTBOX_POLL_MS = saved.poll;
+    process.env.OUTBOX_STALE_MS = saved.stale;
   });
 
   async function chat(name: string): Promise<StartChatResult> {
@@ -146,16 +166,65 @@ describe('sentiment of customer messages (worker job, real Redis and PostgreSQL)
     expect(alerts()).toHaveLength(1);
   });
 
-  it('scores, in its sweep, a customer message whose request was lost', async () => {
-    const lost = await chat('Pablo');
-    // Stored without asking the worker (as if the API died right after the commit), two minutes ago.
-    const [row] = (await t.dataSource.query(
-      `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text, created_at)
-       SELECT id, tenant_id, 99, 'customer', 'Gracias, excelente atención', now() - interval '2 minutes' FROM conversations WHERE id = $1
-       RETURNING id`,
-      [lost.conversation.id],
-    )) as { id: string }[];
-    await worker.get(SentimentProcessor).process({ name: 'sweep', data: {} } as never);
-    expect(await stored(row!.id)).toMatchObject({ sentiment_label: 'positive' });
+  it('scores a customer message whose API process died between commit and publish (the request is in the outbox)', async () => {
+    const dying = await chat('Pablo');
+    const text = 'Gracias, excelente atención, muy amables';
+    const child = await runChild('message-then-die.child.ts', [dying.conversation.id, dying.conversation.tenantId, text]);
+    expect(child.stderr).toBe('');
+    expect(child.signal).toBe('SIGKILL');
+    const ids = /committed ([\d,]+)/.exec(child.stdout)![1].split(',');
+    // Committed by the dead process, and nothing published: the message and its outbox rows, undelivered.
+    const [message] = (await t.dataSource.query(`SELECT id FROM messages WHERE conversation_id = $1 AND text = $2`, [
+      dying.conversation.id,
+      text,
+    ])) as { id: string }[];
+    expect(message).toBeDefined();
+    const rows = (await t.dataSource.query(`SELECT topic, payload FROM outbox WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])) as {
+      topic: string;
+      payload: { queue?: string; jobId?: string; data?: unknown };
+    }[];
+    expect(rows.find((row) => row.topic === 'job')?.payload).toMatchObject({
+      queue: QUEUES.sentiment,
+      jobId: `sentiment.${message!.id}`,
+      data: { messageId: message!.id, tenantId: dying.conversation.tenantId, conversationId: dying.conversation.id },
+    });
+
+    // This process's poller delivers the request once; the worker scores the message.
+    await eventually(async () => expect(await stored(message!.id)).toMatchObject({ sentiment_label: 'positive' }), { timeoutMs: 20_000 });
+    const delivered = (await t.dataSource.query(`SELECT attempts, delivered_at FROM outbox WHERE id = ANY($1::bigint[])`, [ids])) as {
+      attempts: number;
+      delivered_at: Date | null;
+    }[];
+    expect(delivered).toHaveLength(ids.length);
+    for (const row of delivered) expect(row).toMatchObject({ attempts: 1, delivered_at: expect.any(Date) });
+  });
+
+  it('asks once per stored customer message: a resend under the same client id asks nothing more', async () => {
+    const started = await chat('Ana');
+    const customer = await say(started.visitorToken, 'Hola, una consulta');
+    const requests = async (messageId: string) =>
+      (
+        (await t.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'job' AND payload->>'jobId' = $1`, [
+          `sentiment.${messageId}`,
+        ])) as { n: number }[]
+      )[0]!.n;
+    expect(await requests(customer.id)).toBe(1);
+    // A resend with the same client id stores nothing and asks nothing more.
+    const once = data<{ id: string }>(
+      await t
+        .http()
+        .post('/api/webchat/conversation/messages')
+        .set(bearer(started.visitorToken))
+        .send({ text: 'Otra', clientMessageId: 'c-1' }),
+    );
+    const again = data<{ id: string }>(
+      await t
+        .http()
+        .post('/api/webchat/conversation/messages')
+        .set(bearer(started.visitorToken))
+        .send({ text: 'Otra', clientMessageId: 'c-1' }),
+    );
+    expect(again.id).toBe(once.id);
+    expect(await requests(once.id)).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { PHONE_LIST_IMPORT_QUEUE, QUEUES, REPORT_EXPORT_QUEUE, SENTIMENT_QUEUE } from '@centralita/contracts';
+import { QUEUES } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { WORKER_CONFIG, type WorkerConfig } from './config/worker-config';
@@ -22,9 +22,9 @@ export class WorkerModule {
           connection: { url: config.redisUrl, maxRetriesPerRequest: null, disconnectTimeout: 500 },
         }),
         BullModule.registerQueue({ name: QUEUES.mail }),
-        BullModule.registerQueue({ name: PHONE_LIST_IMPORT_QUEUE }),
-        BullModule.registerQueue({ name: REPORT_EXPORT_QUEUE }),
-        BullModule.registerQueue({ name: SENTIMENT_QUEUE }),
+        BullModule.registerQueue({ name: QUEUES.phoneListImport }),
+        BullModule.registerQueue({ name: QUEUES.reportExport }),
+        BullModule.registerQueue({ name: QUEUES.sentiment }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },

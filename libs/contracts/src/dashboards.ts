@@ -142,10 +142,21 @@ export interface QueueFigures {
   longestAnswerWaitMs: number | null;
 }
 
+/** How `handled` splits: offered chats answered, chats passed on by another agent, calls. */
+export interface HandledBreakdown {
+  fromQueue: number;
+  /** Agent-to-agent transfers: one offer, a handled contact for each agent. */
+  fromTransfer: number;
+  /** Calls are handled without being offered to a chat queue. */
+  calls: number;
+}
+
 export interface DashboardSummary extends QueueFigures {
+  /** The part of the requested range that has happened: `to` is never later than now. */
   window: { from: number; to: number };
   /** Chats (and calls) whose handling ended in the window. */
   handled: number;
+  handledBreakdown: HandledBreakdown;
   averageHandleTimeMs: number | null;
   /** Team occupancy: handling time ÷ staffed time. */
   occupancy: number | null;
@@ -257,8 +268,7 @@ export interface SentimentAlertView extends NegativeConversation {
   tenantId: string;
 }
 
-/** Worker queue: one job per stored customer message; job id `sentiment.<messageId>`. */
-export const SENTIMENT_QUEUE = 'message-sentiment';
+/** A job of QUEUES.sentiment: one per stored customer message, written to the outbox with the message; job id `sentiment.<messageId>`. */
 export interface SentimentJob {
   messageId: string;
   tenantId: string;

@@ -4,6 +4,7 @@
  */
 import type { RuleIssue } from './admin';
 import type { RenderedScript } from './outbound-templates';
+import { QUEUES } from './queues';
 
 export const DIALER_MODES = ['preview', 'progressive', 'predictive'] as const;
 export type DialerMode = (typeof DIALER_MODES)[number];
@@ -201,12 +202,10 @@ export interface OutboundPreviewLineView {
   waitingForLineSince: string | null;
 }
 
-/** Queues between the dialer worker (telephony) and the API (which alone runs the machines). */
+/** The queues between the dialer worker (telephony) and the API, as named in the registry (QUEUES). */
 export const OUTBOUND_QUEUES = {
-  /** Worker → API: call created / carrier events; processed one at a time so a call's events keep their order. */
-  callEvents: 'outbound-call-events',
-  /** Worker scheduler: one repeatable tick that paces every running campaign. */
-  dialerTicks: 'dialer-ticks',
+  callEvents: QUEUES.outboundCallEvents,
+  dialerTicks: QUEUES.dialerTicks,
 } as const;
 
 export type OutboundCallEventJob =

@@ -4,16 +4,9 @@
  * seen, drops anything older, and resyncs over REST after a long outage.
  */
 import type { SentimentAlertView } from './dashboards';
+import type { OutboundBoardView, OutboundCallView, OutboundPreviewLineView } from './outbound';
 
 export const SOCKET_NAMESPACES = { staff: '/staff', visitor: '/visitor' } as const;
-
-/** BullMQ queues the API itself consumes (machines only run in the API's machine host). */
-export const REALTIME_QUEUES = {
-  /** Delayed timer events (queue timeout, inactivity, survey expiry, after-call work, disconnect grace). */
-  timers: 'machine-timers',
-  /** Routing requests written as outbox effects; job id = outbox id. */
-  routing: 'routing-requests',
-} as const;
 
 export const ROOM_KINDS = ['tenant', 'line', 'agent', 'conversation'] as const;
 export type RoomKind = (typeof ROOM_KINDS)[number];
@@ -84,10 +77,30 @@ export interface QueuePositionView {
   position: number;
   /** Seconds, or null when there is nothing to base an estimate on. */
   estimatedWaitSeconds: number | null;
+  /** See VIEW_VERSIONS: keep the highest; a push whose version is not higher than the held one is dropped. */
+  version: number;
+}
+
+/**
+ * Views computed from many rows (`LineQueueView`, `CampaignQueueView`, `QueuePositionView`) carry a
+ * `version` from one database sequence, taken under the view's row lock before the view is read:
+ * a higher version was read later. API processes push independently, so their pushes can arrive
+ * in any order; a client keeps a view only when its version is higher than the one it holds (a
+ * REST answer carries the version of the last push it is at least as new as, so it wins a tie).
+ * Entity views (`ConversationView`, `AgentView`) carry the entity's own version, by the same rule.
+ * This holds for every push, batched (`batch`) or not, from whichever process.
+ */
+export const VIEW_VERSIONS = 'keep-highest' as const;
+
+/** True when `incoming` should replace `held` (see VIEW_VERSIONS). */
+export function newerView(held: { version: number } | null | undefined, incoming: { version: number }): boolean {
+  return !held || incoming.version > held.version;
 }
 
 export interface LineQueueView {
   attentionLineId: string;
+  /** See VIEW_VERSIONS. */
+  version: number;
   name: string;
   waiting: number;
   /** Milliseconds the oldest waiting conversation has waited; 0 when none. */
@@ -101,6 +114,8 @@ export interface LineQueueView {
  */
 export interface CampaignQueueView {
   campaignId: string;
+  /** See VIEW_VERSIONS. */
+  version: number;
   name: string;
   /** Attention lines that belong to the campaign. */
   lines: number;
@@ -134,6 +149,10 @@ export interface StaffServerEvents {
   'message.read': (view: ReadView) => void;
   /** A conversation's rolling customer sentiment turned negative (tenant room; dashboards). */
   'sentiment.alert': (view: SentimentAlertView) => void;
+  /** Outbound (OUTBOUND_SOCKET_EVENTS): a campaign's board (tenant room), an agent's call and its preview line. */
+  'outbound.board': (view: OutboundBoardView) => void;
+  'outbound.call': (view: OutboundCallView) => void;
+  'outbound.preview': (view: OutboundPreviewLineView) => void;
   /**
    * Several tenant-wide pushes at once, in the order they were made — only to sockets that asked
    * for it (handshake `auth.batch: true`, see STAFF_BATCH_AUTH). Unpack with `deliverStaffBatch`.
@@ -215,6 +234,28 @@ export interface StartChatResult {
 
 /** What an agent may transfer a conversation to: the tenant's lines and the colleagues logged in. */
 export interface TransferTargets {
-  lines: { id: string; name: string }[];
+  /** The tenant's lines, with how many of their agents have room now and how many customers wait. */
+  lines: { id: string; name: string; agentsAvailable: number; waiting: number }[];
+  /** Logged-in colleagues by current state and load; only `available`/`busy` with room can take a chat. */
   agents: { id: string; name: string; status: string; activeCount: number; capacity: number }[];
+}
+
+/** What the agent sees beside a chat: the line by name, the customer's menu choice and earlier conversations. */
+export interface ConversationContext {
+  conversationId: string;
+  lineName: string | null;
+  entryLineName: string | null;
+  /** The web-chat menu choice (widget query type and submenu codes), null when none was made. */
+  queryTypeId: string | null;
+  submenuId: string | null;
+  /** The same customer's other conversations in this tenant (same e-mail, or same visitor), newest first. */
+  earlier: {
+    id: string;
+    channel: string;
+    status: string;
+    lineName: string | null;
+    disposition: string | null;
+    createdAt: string;
+    closedAt: string | null;
+  }[];
 }

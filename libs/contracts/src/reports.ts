@@ -11,8 +11,7 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_MAX_RANGE_DAYS = 366;
 export const REPORT_MAX_PAGE_SIZE = 200;
 
-/** Queue of export jobs; job id = export id. Renaming it strands queued jobs. */
-export const REPORT_EXPORT_QUEUE = 'report-export';
+/** A job of QUEUES.reportExport; job id = export id. */
 export interface ReportExportJob {
   exportId: string;
 }

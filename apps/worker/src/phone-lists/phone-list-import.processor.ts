@@ -1,4 +1,4 @@
-import { PHONE_LIST_IMPORT_QUEUE, type PhoneListImportJob } from '@centralita/contracts';
+import { QUEUES, type PhoneListImportJob } from '@centralita/contracts';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
@@ -9,8 +9,8 @@ export const IMPORT_DB = Symbol('IMPORT_DB');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Consumer of PHONE_LIST_IMPORT_QUEUE; a crash mid-import is retried (the import is idempotent). */
-@Processor(PHONE_LIST_IMPORT_QUEUE, { concurrency: 2 })
+/** Consumer of QUEUES.phoneListImport; a crash mid-import is retried (the import is idempotent). */
+@Processor(QUEUES.phoneListImport, { concurrency: 2 })
 export class PhoneListImportProcessor extends WorkerHost implements OnModuleDestroy {
   private readonly logger = new Logger(PhoneListImportProcessor.name);
   private ready: Promise<unknown> | null = null;

@@ -1,4 +1,5 @@
 import { DEFAULT_DASHBOARD_SETTINGS, roomName, type SentimentAlertView } from '@centralita/contracts';
+import { insertOutbox, socketEffect } from '@centralita/contracts/server';
 import type { DataSource, EntityManager } from 'typeorm';
 import { analyseSentiment } from './sentiment-analyser';
 
@@ -76,20 +77,15 @@ export async function scoreMessage(db: DataSource, messageId: string): Promise<S
       rolling: after.rolling!,
       lastMessageAt: new Date(after.lastAt ?? Date.now()).getTime(),
     };
-    const emits = [
-      { namespace: 'staff', rooms: [roomName({ kind: 'tenant', id: conversation.tenant_id })], event: 'sentiment.alert', data: view },
-    ];
-    await manager.query(`INSERT INTO outbox (topic, payload) VALUES ('socket', $1::jsonb)`, [JSON.stringify({ emits })]);
+    // In the scoring transaction; the API's relay pushes it (its poller takes rows it did not write).
+    await insertOutbox(manager, [
+      socketEffect({
+        namespace: 'staff',
+        rooms: [roomName({ kind: 'tenant', id: conversation.tenant_id })],
+        event: 'sentiment.alert',
+        data: view,
+      }),
+    ]);
     return 'alerted';
   });
-}
-
-/** Customer messages older than a minute that were never scored (a request lost to a crash or a Redis outage). */
-export async function unscoredMessages(db: DataSource, limit = 200): Promise<string[]> {
-  const rows = (await db.query(
-    `SELECT id FROM messages WHERE sender_kind = 'customer' AND sentiment_score IS NULL AND created_at < now() - interval '1 minute'
-      ORDER BY created_at LIMIT $1`,
-    [limit],
-  )) as { id: string }[];
-  return rows.map((row) => row.id);
 }

@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES, roomName } from '@centralita/contracts';
+import { QUEUES, roomName } from '@centralita/contracts';
 import {
   agentPresenceMachine,
   conversationMachine,
@@ -754,7 +754,7 @@ export class MachineHostService {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
       effects.push({
         topic: 'job',
-        payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: next.tenant_id, agentId: next.user_id } },
+        payload: { queue: QUEUES.routing, name: 'agent', data: { tenantId: next.tenant_id, agentId: next.user_id } },
       });
     }
     effects.push(this.agentPush(next));
@@ -859,18 +859,18 @@ export class MachineHostService {
     return {
       topic: 'job',
       payload: {
-        queue: REALTIME_QUEUES.timers,
+        queue: QUEUES.machineTimers,
         name: (event as { type: string }).type,
         jobId: timerJobId(kind, entityId, armedAt),
         delayMs: Math.round(delaySeconds * 1000),
-        data: { entity, id: entityId, event },
+        data: { entity, id: entityId, event: event as { type: string } },
       },
     };
   }
 
   private cancel(kind: string, entityId: string, armedAt: number | null): OutboxEffect[] {
     if (armedAt === null) return [];
-    return [{ topic: 'job.remove', payload: { queue: REALTIME_QUEUES.timers, jobId: timerJobId(kind, entityId, armedAt) } }];
+    return [{ topic: 'job.remove', payload: { queue: QUEUES.machineTimers, jobId: timerJobId(kind, entityId, armedAt) } }];
   }
 
   private async conversationEffects(
@@ -891,7 +891,7 @@ export class MachineHostService {
           effects.push({
             topic: 'job',
             payload: {
-              queue: REALTIME_QUEUES.routing,
+              queue: QUEUES.routing,
               name: 'line',
               data: { tenantId: intent.params.tenantId, attentionLineId: intent.params.attentionLineId },
             },
@@ -974,7 +974,7 @@ export class MachineHostService {
           effects.push({
             topic: 'job',
             payload: {
-              queue: REALTIME_QUEUES.routing,
+              queue: QUEUES.routing,
               name: 'line',
               data: { tenantId: before.tenant_id, attentionLineId: intent.params.attentionLineId },
             },
@@ -998,7 +998,7 @@ export class MachineHostService {
         case 'requestAssignment':
           effects.push({
             topic: 'job',
-            payload: { queue: REALTIME_QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
+            payload: { queue: QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
           });
           break;
         case 'requeueConversations':

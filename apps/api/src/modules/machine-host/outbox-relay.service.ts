@@ -1,8 +1,9 @@
+import { QUEUES, isQueueName, type OutboxJob, type QueueName } from '@centralita/contracts';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RealtimeService } from '../realtime/realtime.service';
-import type { OutboxEffect, OutboxRecord } from './outbox';
-import { QueueRegistry, within, type RealtimeQueueName } from './queue-registry.service';
+import type { OutboxEffect, OutboxRecord, OutboxTopic } from './outbox';
+import { QueueRegistry, within } from './queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 
 /** BullMQ waits for Redis without limit; the relay gives up and leaves the row to the poller. */
@@ -11,6 +12,18 @@ const JOB_DEADLINE_MS = 3000;
 const MARK_DELAY_MS = 100;
 /** Marked at once when this many are waiting. */
 const MARK_BATCH_MAX = 2000;
+
+/**
+ * How a delivered job is retried when its consumer fails. The API's own queues retry fast (a
+ * routing run or a timer is worth little late); the worker's sentiment scoring waits out a database
+ * outage of the worker for ~30 minutes (2 s doubling, 11 tries), since nothing else asks again.
+ */
+const RETRIES: Partial<Record<QueueName, { attempts: number; backoff: { type: 'exponential'; delay: number } }>> & {
+  default: { attempts: number; backoff: { type: 'exponential'; delay: number } };
+} = {
+  default: { attempts: 5, backoff: { type: 'exponential', delay: 200 } },
+  [QUEUES.sentiment]: { attempts: 11, backoff: { type: 'exponential', delay: 2000 } },
+};
 
 class RedisUnavailable extends Error {}
 
@@ -26,7 +39,7 @@ function deadline<T>(work: Promise<T>, ms: number): Promise<T> {
 
 interface OutboxRow {
   id: string;
-  topic: OutboxEffect['topic'];
+  topic: OutboxTopic;
   payload: OutboxEffect['payload'];
 }
 
@@ -215,7 +228,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    */
   private async perform(rows: OutboxRow[], runLocally = false): Promise<string[]> {
     const delivered: string[] = [];
-    const jobs = new Map<RealtimeQueueName, OutboxRow[]>();
+    const jobs = new Map<QueueName, OutboxRow[]>();
     const removals: Promise<string | null>[] = [];
     for (const row of rows) {
       const effect = { topic: row.topic, payload: row.payload } as OutboxEffect;
@@ -225,6 +238,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           delivered.push(String(row.id));
           break;
         case 'job': {
+          if (!isQueueName(effect.payload.queue)) {
+            // Not a queue of the registry (a row older than a rename): nothing could ever take it.
+            this.logger.error(`outbox row ${row.id} names no known queue (${String(effect.payload.queue)}): dropped`);
+            delivered.push(String(row.id));
+            break;
+          }
           // Fast path only: an immediate job of the API's own queues runs here; its row is marked
           // when it settles (or it goes through Redis after all if it fails).
           if (runLocally && !effect.payload.delayMs && this.runHere(row, effect.payload)) break;
@@ -234,6 +253,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           break;
         }
         case 'job.remove':
+          if (!isQueueName(effect.payload.queue)) {
+            delivered.push(String(row.id));
+            break;
+          }
           // A job already running (or gone) cannot be removed; its stale armedAt makes the machine refuse it.
           removals.push(
             deadline(this.queues.queue(effect.payload.queue).remove(effect.payload.jobId), JOB_DEADLINE_MS).then(
@@ -258,7 +281,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return delivered;
   }
 
-  private runHere(row: OutboxRow, job: Extract<OutboxEffect, { topic: 'job' }>['payload']): boolean {
+  private runHere(row: OutboxRow, job: OutboxJob): boolean {
     const id = String(row.id);
     const run = this.queues.runLocally(job.queue, { id: job.jobId ?? `ob-${id}`, name: job.name, data: job.data });
     if (!run) return false;
@@ -278,15 +301,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private jobOf(row: OutboxRow) {
-    const { name, jobId, delayMs, data } = row.payload as Extract<OutboxEffect, { topic: 'job' }>['payload'];
+    const { queue, name, jobId, delayMs, data } = row.payload as OutboxJob;
     return {
       name,
       data,
       opts: {
         jobId: jobId ?? `ob-${row.id}`,
         ...(delayMs ? { delay: delayMs } : {}),
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 200 },
+        ...(RETRIES[queue] ?? RETRIES.default),
         // Kept an hour so a late second delivery of the same row still finds the id taken.
         removeOnComplete: { age: 3600, count: 10_000 },
         removeOnFail: { age: 24 * 3600 },

@@ -1,10 +1,14 @@
+import { QUEUES } from '@centralita/contracts';
 import { outboxColumns, type OutboxEffect } from './outbox';
 
 const push = (event: string, rooms = ['tenant:t']): OutboxEffect => ({
   topic: 'socket',
-  payload: { emits: [{ namespace: 'staff', rooms, event, data: { event } }] },
+  payload: { emits: [{ namespace: 'staff', rooms, event, data: { event } } as never] },
 });
-const job = (name: string): OutboxEffect => ({ topic: 'job', payload: { queue: 'machine-timers', name, data: {} } as never });
+const job = (name: string): OutboxEffect => ({
+  topic: 'job',
+  payload: { queue: QUEUES.machineTimers, name, data: { entity: 'agent', id: 'a', event: { type: name } } },
+});
 
 describe(outboxColumns.name, () => {
   it('puts the socket pushes of one write in one row, their emits in order, where the first push stood', () => {

@@ -1,14 +1,19 @@
-import { REALTIME_QUEUES } from '@centralita/contracts';
+import { QUEUES, type QueueJobs, type QueueName } from '@centralita/contracts';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
-export type RealtimeQueueName = (typeof REALTIME_QUEUES)[keyof typeof REALTIME_QUEUES];
-export type JobHandler = (job: Job) => Promise<void>;
+/** The queues of the registry (QUEUES) the API's machine host consumes: machines only run in the API. */
+export const MACHINE_QUEUES = [QUEUES.machineTimers, QUEUES.routing] as const;
+export type MachineQueueName = (typeof MACHINE_QUEUES)[number];
+/** A consumer of queue Q: it reads the job's name and data as the registry types them. */
+export type JobHandler<Q extends QueueName = MachineQueueName> = (
+  job: Job<QueueJobs[Q]['data'], void, QueueJobs[Q]['name']>,
+) => Promise<void>;
 
 /** Queues whose immediate jobs the relay may run in this process (see runLocally). */
-const LOCAL_QUEUES: ReadonlySet<RealtimeQueueName> = new Set([REALTIME_QUEUES.routing]);
+const LOCAL_QUEUES: ReadonlySet<QueueName> = new Set([QUEUES.routing]);
 /**
  * Local runs at once; beyond it jobs go through Redis. Twice the queue worker's concurrency: most
  * routing runs of a burst of presence changes wait on shared work (one lines lookup for many
@@ -18,16 +23,16 @@ const LOCAL_QUEUES: ReadonlySet<RealtimeQueueName> = new Set([REALTIME_QUEUES.ro
 const LOCAL_RUNS_MAX = 32;
 
 /**
- * The API's own queues: producers for the relay, and consumers started at bootstrap (timers and
- * routing run machines, and machines only run in the API). Handlers register by queue; a queue
- * with no handler or two refuses to start.
+ * Producers for every queue of the registry (QUEUES), so an outbox row can target any of them, the
+ * worker's included; and the consumers of the machine host's own queues (MACHINE_QUEUES), started
+ * at bootstrap. Handlers register by queue; a machine queue with no handler or two refuses to start.
  */
 @Injectable()
 export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(QueueRegistry.name);
   private readonly producer: Redis;
-  private readonly queues = new Map<RealtimeQueueName, Queue>();
-  private readonly handlers = new Map<RealtimeQueueName, JobHandler>();
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly handlers = new Map<MachineQueueName, JobHandler<MachineQueueName>>();
   private readonly workers: Worker[] = [];
   private readonly workerConnections: Redis[] = [];
   private localRuns = 0;
@@ -42,22 +47,23 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
       disconnectTimeout: 500,
     });
     this.producer.on('error', () => undefined);
-    for (const name of Object.values(REALTIME_QUEUES)) {
-      const queue = new Queue(name, { connection: this.producer, prefix: config.queuePrefix });
+  }
+
+  /** The producer of a queue of the registry (made on first use, all on one connection). */
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      if (!(Object.values(QUEUES) as string[]).includes(name)) throw new Error(`unknown queue ${name}`);
+      queue = new Queue(name, { connection: this.producer, prefix: this.config.queuePrefix });
       queue.on('error', () => undefined);
       this.queues.set(name, queue);
     }
-  }
-
-  queue(name: RealtimeQueueName): Queue {
-    const queue = this.queues.get(name);
-    if (!queue) throw new Error(`unknown queue ${name}`);
     return queue;
   }
 
-  handle(name: RealtimeQueueName, handler: JobHandler): void {
+  handle<Q extends MachineQueueName>(name: Q, handler: JobHandler<Q>): void {
     if (this.handlers.has(name)) throw new Error(`queue ${name} has two handlers`);
-    this.handlers.set(name, handler);
+    this.handlers.set(name, handler as unknown as JobHandler<MachineQueueName>);
   }
 
   /**
@@ -68,8 +74,8 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
    * The caller keeps the job's outbox row undelivered until the run settles, so a crash in between
    * still leaves it to the poller.
    */
-  runLocally(name: RealtimeQueueName, job: { id: string; name: string; data: unknown }): Promise<void> | null {
-    const handler = this.handlers.get(name);
+  runLocally(name: QueueName, job: { id: string; name: string; data: unknown }): Promise<void> | null {
+    const handler = this.handlers.get(name as MachineQueueName);
     if (!LOCAL_QUEUES.has(name) || !handler || this.closing || this.localRuns >= LOCAL_RUNS_MAX) return null;
     this.localRuns++;
     // Handlers read the job's name and data only.
@@ -79,7 +85,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   onApplicationBootstrap(): void {
-    for (const name of Object.values(REALTIME_QUEUES)) {
+    for (const name of MACHINE_QUEUES) {
       const handler = this.handlers.get(name);
       if (!handler) throw new Error(`queue ${name} has no handler`);
       // Workers block on Redis: no retry limit, so they wait out an outage and resume by themselves.

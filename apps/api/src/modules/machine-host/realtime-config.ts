@@ -9,6 +9,12 @@ export interface RealtimeConfig {
   surveyExpirySeconds: number;
   afterCallWorkSeconds: number;
   disconnectGraceSeconds: number;
+  /**
+   * How often each API process refreshes its liveness key in the socket registry and sweeps the
+   * processes whose key expired (after three periods): a crashed process's agents start their
+   * disconnect grace within about four periods.
+   */
+  presenceHeartbeatMs: number;
   /** How often the relay looks for outbox rows another process committed but never delivered. */
   outboxPollMs: number;
   /** A row younger than this is left to the process that wrote it. */
@@ -75,6 +81,7 @@ export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): Realti
     surveyExpirySeconds: positiveInt(env, 'SURVEY_EXPIRY_SECONDS', 900, problems),
     afterCallWorkSeconds: positiveInt(env, 'AFTER_CALL_WORK_SECONDS', 60, problems),
     disconnectGraceSeconds: positiveInt(env, 'DISCONNECT_GRACE_SECONDS', 60, problems),
+    presenceHeartbeatMs: positiveInt(env, 'PRESENCE_HEARTBEAT_MS', 2000, problems),
     outboxPollMs: positiveInt(env, 'OUTBOX_POLL_MS', 1000, problems),
     outboxStaleMs: positiveInt(env, 'OUTBOX_STALE_MS', 2000, problems),
     outboxRetentionSeconds: wholeNumber(env, 'OUTBOX_RETENTION_SECONDS', 600, problems),

@@ -1,4 +1,4 @@
-import { PHONE_LIST_IMPORT_QUEUE } from '@centralita/contracts';
+import { QUEUES } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -9,7 +9,7 @@ import { PhoneListsService } from './phone-lists.service';
 @Module({
   imports: [
     TypeOrmModule.forFeature([PhoneList, PhoneListEntryRow, PhoneListImport]),
-    BullModule.registerQueue({ name: PHONE_LIST_IMPORT_QUEUE }),
+    BullModule.registerQueue({ name: QUEUES.phoneListImport }),
   ],
   controllers: [PhoneListsController],
   providers: [PhoneListsService],

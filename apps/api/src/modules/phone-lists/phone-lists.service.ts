@@ -1,7 +1,7 @@
 import {
   LIMITS,
   PHONE_IMPORT_LIMITS,
-  PHONE_LIST_IMPORT_QUEUE,
+  QUEUES,
   neutraliseCell,
   type Page,
   type PagedQuery,
@@ -46,7 +46,7 @@ export class PhoneListsService {
     @InjectRepository(PhoneList) private readonly lists: Repository<PhoneList>,
     @InjectRepository(PhoneListImport) private readonly imports: Repository<PhoneListImport>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectQueue(PHONE_LIST_IMPORT_QUEUE) private readonly queue: Queue<PhoneListImportJob>,
+    @InjectQueue(QUEUES.phoneListImport) private readonly queue: Queue<PhoneListImportJob>,
     private readonly audit: AuditService,
   ) {}
 

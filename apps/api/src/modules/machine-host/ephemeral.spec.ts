@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { EPHEMERAL_EVENTS, emitEphemeral } from './ephemeral';
+
+const SRC = path.join(__dirname, '..', '..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [full] : [];
+  });
+}
+
+describe('one way out for pushes', () => {
+  it('pushes from nowhere but the outbox relay and emitEphemeral', () => {
+    // Anything else that pushes must be an outbox effect (state) or go through emitEphemeral (listed there).
+    const allowed = new Set(['modules/machine-host/outbox-relay.service.ts', 'modules/machine-host/ephemeral.ts']);
+    const offenders = sources(SRC)
+      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
+      .filter((file) => !allowed.has(file) && /\brealtime\.emit\(/.test(readFileSync(path.join(SRC, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('passes an ephemeral push to the realtime service as given', () => {
+    const calls: unknown[][] = [];
+    const realtime = { emit: (...args: unknown[]) => void calls.push(args) };
+    const data = { conversationId: 'c', senderKind: 'customer' as const, typing: true };
+    emitEphemeral(realtime, { namespace: 'staff', rooms: ['conversation:c'], event: 'typing', data });
+    expect(calls).toEqual([['staff', ['conversation:c'], 'typing', data]]);
+  });
+
+  it('lists only events that are not state', () => {
+    expect([...EPHEMERAL_EVENTS].sort()).toEqual(['campaignQueue.updated', 'outbound.board', 'queue.position', 'queue.updated', 'typing']);
+    // @ts-expect-error a conversation's state is pushed by its outbox rows, never ephemerally
+    emitEphemeral({ emit: () => undefined }, { namespace: 'staff', rooms: [], event: 'conversation.updated', data: {} as never });
+  });
+});

@@ -1,0 +1,25 @@
+import type { RealtimeService } from '../realtime/realtime.service';
+import type { SocketEmit } from './outbox';
+
+/**
+ * The only pushes that do not leave through the outbox. Everything else a write changes is pushed
+ * by outbox rows committed with it (at least once, versioned). These are not state: each is a
+ * snapshot read after the fact, or a hint, that the next one (or a REST read) replaces, so a push
+ * lost to a crash costs nothing an outbox row would save — and an outbox row each would cost a
+ * write per routing round or keystroke. docs/architecture.md ("Ephemeral pushes") lists the same.
+ *
+ * - `typing` (staff and visitor): a keystroke hint, meaningless a few seconds later.
+ * - `queue.updated` / `campaignQueue.updated` (staff): a line's or campaign's waiting list, read
+ *   after each routing round and coalesced per line/campaign; the next round (or the routing
+ *   sweep) pushes a fresh one, and the console reads it over REST when it (re)connects.
+ * - `queue.position` (visitor): a waiting customer's position and estimate, derived the same way.
+ * - `outbound.board` (staff): a dialer campaign's board, re-read and pushed after each change.
+ */
+export const EPHEMERAL_EVENTS = ['typing', 'queue.updated', 'campaignQueue.updated', 'queue.position', 'outbound.board'] as const;
+export type EphemeralEvent = (typeof EPHEMERAL_EVENTS)[number];
+export type EphemeralEmit = Extract<SocketEmit, { event: EphemeralEvent }>;
+
+/** Pushes one ephemeral event now, on every API process (see EPHEMERAL_EVENTS for what may go here). */
+export function emitEphemeral(realtime: Pick<RealtimeService, 'emit'>, emit: EphemeralEmit): void {
+  realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
+}
