@@ -3,7 +3,7 @@
 const path = require('node:path');
 const { Worker } = require('bullmq');
 const { DataSource } = require('typeorm');
-const { REPORT_EXPORT_QUEUE } = require('@centralita/contracts');
+const { QUEUES } = require('@centralita/contracts');
 
 const dist = path.join(__dirname, '../../apps/worker/dist');
 const { ReportExportProcessor } = require(path.join(dist, 'reports/report-export.processor.js'));
@@ -12,7 +12,7 @@ const { loadWorkerConfig } = require(path.join(dist, 'config/worker-config.js'))
 const config = loadWorkerConfig(process.env);
 const db = new DataSource({ type: 'postgres', url: config.databaseUrl, extra: { max: 2 } });
 const processor = new ReportExportProcessor(db, config);
-const worker = new Worker(REPORT_EXPORT_QUEUE, (job) => processor.process(job), {
+const worker = new Worker(QUEUES.reportExport, (job) => processor.process(job), {
   connection: { url: config.redisUrl, maxRetriesPerRequest: null },
   prefix: config.queuePrefix,
 });

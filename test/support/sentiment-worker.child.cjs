@@ -3,7 +3,7 @@
 const path = require('node:path');
 const { Worker } = require('bullmq');
 const { DataSource } = require('typeorm');
-const { SENTIMENT_QUEUE } = require('@centralita/contracts');
+const { QUEUES } = require('@centralita/contracts');
 
 const dist = path.join(__dirname, '../../apps/worker/dist');
 const { scoreMessage } = require(path.join(dist, 'sentiment/sentiment-store.js'));
@@ -13,7 +13,7 @@ const config = loadWorkerConfig(process.env);
 const db = new DataSource({ type: 'postgres', url: config.databaseUrl, extra: { max: 2 } });
 const ready = db.initialize();
 const worker = new Worker(
-  SENTIMENT_QUEUE,
+  QUEUES.sentiment,
   async (job) => {
     await ready;
     if (job.name === 'score') await scoreMessage(db, job.data.messageId);

@@ -1,10 +1,7 @@
-import { REPORT_EXPORT_QUEUE, reportExportHeaders, type ReportExportState, type ReportPage } from '@centralita/contracts';
+import { QUEUES, reportExportHeaders, type ReportExportState, type ReportPage } from '@centralita/contracts';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Worker, type Queue } from 'bullmq';
 import ExcelJS from 'exceljs';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadWorkerConfig } from '../../worker/src/config/worker-config';
 import { expireReportExports } from '../../worker/src/reports/report-export';
 import { ReportExportProcessor } from '../../worker/src/reports/report-export.processor';
@@ -21,7 +18,6 @@ const at = (seconds: number) => new Date(T + seconds * 1000);
 const WINDOW = { from: at(0).toISOString(), to: at(3600).toISOString() };
 
 describe('Reports (e2e)', () => {
-  const exportDir = mkdtempSync(path.join(os.tmpdir(), 'centralita-report-e2e-'));
   let t: TestApp;
   let tenant: TestTenant;
   let other: TestTenant;
@@ -116,7 +112,6 @@ describe('Reports (e2e)', () => {
   }
 
   beforeAll(async () => {
-    process.env.REPORT_EXPORT_DIR = exportDir;
     t = await startTestApp();
     tenant = await createTenant(t.dataSource);
     other = await createTenant(t.dataSource);
@@ -222,7 +217,6 @@ describe('Reports (e2e)', () => {
   });
   afterAll(async () => {
     await t.close();
-    rmSync(exportDir, { recursive: true, force: true });
   });
 
   const report = async (type: string, query: Record<string, unknown> = {}, token = supervisor) =>
@@ -460,10 +454,10 @@ describe('Reports (e2e)', () => {
     let processor: ReportExportProcessor;
 
     beforeAll(() => {
-      const config = loadWorkerConfig({ ...process.env, NODE_ENV: 'test' }, { reportExportDir: exportDir });
+      const config = loadWorkerConfig({ ...process.env, NODE_ENV: 'test' });
       processor = new ReportExportProcessor(t.dataSource, config);
       // Only the report queue: other suites' queues share this run's prefix.
-      worker = new Worker(REPORT_EXPORT_QUEUE, (job) => processor.process(job), {
+      worker = new Worker(QUEUES.reportExport, (job) => processor.process(job), {
         connection: { url: config.redisUrl, maxRetriesPerRequest: null },
         prefix: config.queuePrefix,
       });
@@ -486,7 +480,7 @@ describe('Reports (e2e)', () => {
       if (acceptLanguage) request.set('Accept-Language', acceptLanguage);
       const started = (await request.expect(200)).body.data as ReportExportState;
       expect(started).toMatchObject({ status: 'queued', progress: 0, type: 'conversations', format });
-      const queue = t.app.get<Queue>(getQueueToken(REPORT_EXPORT_QUEUE));
+      const queue = t.app.get<Queue>(getQueueToken(QUEUES.reportExport));
       expect((await queue.getJob(started.id))?.data).toEqual({ exportId: started.id });
       return eventually(
         async () => {
@@ -576,12 +570,22 @@ describe('Reports (e2e)', () => {
 
     it('deletes files past the retention period and answers 409 for an expired export', async () => {
       const done = await exportOf('csv', { channel: 'webchat' });
-      const file = path.join(exportDir, `${done.id}.csv`);
-      expect(existsSync(file)).toBe(true);
+      const [{ file_id: fileId }] = await sql(`SELECT file_id FROM report_exports WHERE id = $1`, [done.id]);
+      const largeObject = async () =>
+        (
+          await sql(`SELECT count(*)::int AS n FROM pg_largeobject_metadata m JOIN stored_files f ON f.lo_oid = m.oid WHERE f.id = $1`, [
+            fileId,
+          ])
+        )[0].n;
+      expect(await largeObject()).toBe(1);
+      const [{ lo_oid: oid }] = await sql(`SELECT lo_oid::text FROM stored_files WHERE id = $1`, [fileId]);
       await sql(`UPDATE report_exports SET finished_at = now() - interval '25 hours' WHERE id = $1`, [done.id]);
       const run = (text: string, values: unknown[]) => t.dataSource.query(text, values);
-      expect(await expireReportExports(run, exportDir, 24 * 3600 * 1000)).toBe(1);
-      expect(existsSync(file)).toBe(false);
+      expect(await expireReportExports(run, processor.store, 24 * 3600 * 1000)).toBe(1);
+      // The file's row and its large object are gone, and the export no longer points at them.
+      expect(await sql(`SELECT 1 FROM stored_files WHERE id = $1`, [fileId])).toEqual([]);
+      expect(await sql(`SELECT 1 FROM pg_largeobject_metadata WHERE oid = $1::oid`, [oid])).toEqual([]);
+      expect((await sql(`SELECT file_id FROM report_exports WHERE id = $1`, [done.id]))[0].file_id).toBeNull();
       const state = (await t.http().get(`/api/reports/exports/${done.id}`).set(bearer(supervisor)).expect(200)).body.data;
       expect(state.status).toBe('expired');
       const refused = await t.http().get(`/api/reports/exports/${done.id}/download`).set(bearer(supervisor)).expect(409);

@@ -3,13 +3,12 @@
 // read into memory in one go (what an export that does not stream would hold). Prints one JSON
 // line: rows, milliseconds, file bytes, and RSS at the start and at its peak (sampled every 10 ms).
 const path = require('node:path');
-const { mkdtempSync, rmSync } = require('node:fs');
-const os = require('node:os');
 const pg = require('pg');
 
 const root = path.join(__dirname, '../../..');
 const { runReportExport } = require(path.join(root, 'apps/worker/dist/reports/report-export.js'));
 const { reportPage } = require(path.join(root, 'libs/domain/dist/index.js'));
+const { PostgresFileStore } = require(path.join(root, 'libs/contracts/dist/server/index.js'));
 
 async function main() {
   const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
@@ -34,12 +33,11 @@ async function main() {
     rows = page.items.length;
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
   } else {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'centralita-bench-export-'));
-    await runReportExport(run, process.env.BENCH_EXPORT_ID, { dir });
+    // Into the shared file store (PostgreSQL large objects), as the worker does.
+    await runReportExport(run, process.env.BENCH_EXPORT_ID, { store: new PostgresFileStore(run) });
     const [row] = await run('SELECT row_count, byte_size FROM report_exports WHERE id = $1', [process.env.BENCH_EXPORT_ID]);
     rows = row.row_count;
     bytes = Number(row.byte_size);
-    rmSync(dir, { recursive: true, force: true });
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   clearInterval(sampler);

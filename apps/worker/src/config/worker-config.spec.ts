@@ -11,7 +11,6 @@ describe('loadWorkerConfig', () => {
       mailFrom: 'Centralita <no-reply@centralita.local>',
       mailConcurrency: 5,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/centralita',
-      reportExportDir: expect.stringContaining('centralita-exports'),
       reportRetentionHours: 24,
       outgoingAllowedCidrs: [],
     });

@@ -1,6 +1,4 @@
 import { configEncryptionKeyProblem, parseAllowedCidrs } from '@centralita/contracts/server';
-import os from 'node:os';
-import path from 'node:path';
 
 /** What the worker reads from the environment, validated once at start-up. */
 export interface WorkerConfig {
@@ -16,9 +14,7 @@ export interface WorkerConfig {
   mailConcurrency: number;
   /** PostgreSQL of the phone-list import processor. */
   databaseUrl: string;
-  /** Report export files (REPORT_EXPORT_DIR); the API reads the same directory for downloads. */
-  reportExportDir: string;
-  /** Export files are deleted this many hours after they were written (REPORT_EXPORT_RETENTION_HOURS). */
+  /** Export files (in the shared file store) are deleted this many hours after they were written (REPORT_EXPORT_RETENTION_HOURS). */
   reportRetentionHours: number;
   /** Non-public ranges the dialer may still connect to (OUTGOING_ALLOWED_CIDRS, the API's setting too). */
   outgoingAllowedCidrs: string[];
@@ -93,7 +89,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     mailFrom: read('MAIL_FROM') ?? 'Centralita <no-reply@centralita.local>',
     mailConcurrency,
     databaseUrl: databaseUrl!,
-    reportExportDir: read('REPORT_EXPORT_DIR') ?? path.join(os.tmpdir(), 'centralita-exports'),
     reportRetentionHours,
     outgoingAllowedCidrs,
     ...overrides,

@@ -1,31 +1,43 @@
-import { REPORT_EXPORT_QUEUE, type ReportExportJob } from '@centralita/contracts';
+import { QUEUES, type ReportExportJob } from '@centralita/contracts';
+import { PostgresFileStore, type FileStore } from '@centralita/contracts/server';
 import type { SqlRunner } from '@centralita/domain';
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/worker-config';
 import { expireReportExports, failReportExport, runReportExport } from './report-export';
 
 export const REPORT_DB = Symbol('REPORT_DB');
+const EXPIRE_EVERY_MS = 15 * 60_000;
 
-/** Consumer of REPORT_EXPORT_QUEUE: streams a report into a CSV/XLSX file under REPORT_EXPORT_DIR. */
-@Processor(REPORT_EXPORT_QUEUE, { concurrency: 1 })
-export class ReportExportProcessor extends WorkerHost implements OnModuleDestroy {
+/**
+ * Consumer of QUEUES.reportExport: `export` jobs stream a report into a CSV/XLSX file in the shared
+ * file store (PostgreSQL large objects), which every API process downloads from; a repeating
+ * `expire` job (one BullMQ scheduler, whichever worker takes it) deletes files past the retention.
+ */
+@Processor(QUEUES.reportExport, { concurrency: 1 })
+export class ReportExportProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ReportExportProcessor.name);
   private ready: Promise<unknown> | null = null;
   private readonly run: SqlRunner = (text, values) => this.db.query(text, values);
+  readonly store: FileStore = new PostgresFileStore((text, values) => this.db.query(text, values));
 
   constructor(
     @Inject(REPORT_DB) private readonly db: DataSource,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Optional() @InjectQueue(QUEUES.reportExport) private readonly queue?: Queue,
   ) {
     super();
   }
 
-  async process(job: Job<ReportExportJob>): Promise<void> {
-    const exportId = job.data?.exportId;
-    if (typeof exportId !== 'string') throw new UnrecoverableError(`report export job ${job.id} has no exportId`);
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue
+      ?.upsertJobScheduler('report-export-expiry', { every: EXPIRE_EVERY_MS }, { name: 'expire', data: {} })
+      .catch((error: Error) => this.logger.warn(`report export expiry not scheduled: ${error.message}`));
+  }
+
+  async process(job: Job<ReportExportJob | Record<string, never>>): Promise<void> {
     this.ready ??= this.db.isInitialized
       ? Promise.resolve()
       : this.db.initialize().catch((error: unknown) => {
@@ -33,10 +45,16 @@ export class ReportExportProcessor extends WorkerHost implements OnModuleDestroy
           throw error;
         });
     await this.ready;
-    const dir = this.config.reportExportDir;
-    await expireReportExports(this.run, dir, this.config.reportRetentionHours * 3600 * 1000);
+    const retentionMs = this.config.reportRetentionHours * 3600 * 1000;
+    if (job.name === 'expire') {
+      const expired = await expireReportExports(this.run, this.store, retentionMs);
+      if (expired) this.logger.log(`${expired} report export(s) expired`);
+      return;
+    }
+    const exportId = (job.data as ReportExportJob | undefined)?.exportId;
+    if (typeof exportId !== 'string') throw new UnrecoverableError(`report export job ${job.id} has no exportId`);
     try {
-      await runReportExport(this.run, exportId, { dir, onProgress: (progress) => job.updateProgress(progress) });
+      await runReportExport(this.run, exportId, { store: this.store, onProgress: (progress) => job.updateProgress(progress) });
     } catch (error) {
       if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
         await failReportExport(this.run, exportId, error instanceof Error ? error.message : String(error));

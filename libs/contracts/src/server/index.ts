@@ -1,4 +1,7 @@
 // `@centralita/contracts/server`: Node-only code shared by the API and the worker. The console
 // imports only the package index (src/index.ts), which must never re-export this entry.
 export * from './config-crypto';
+export * from './file-store';
+export * from './log-level';
 export * from './outgoing-address';
+export * from './outbox';

@@ -81,6 +81,7 @@ export class ReportsController {
     return new StreamableFile(file.stream, {
       type: CONTENT_TYPES[file.format],
       disposition: `attachment; filename="${file.fileName}"`,
+      length: file.byteSize,
     });
   }
 

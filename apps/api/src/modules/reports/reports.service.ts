@@ -1,7 +1,7 @@
 import {
   DEFAULT_LANGUAGE,
   DOWNLOAD_LABELS,
-  REPORT_EXPORT_QUEUE,
+  QUEUES,
   REPORT_MAX_RANGE_DAYS,
   csvLine,
   neutraliseCell,
@@ -16,15 +16,15 @@ import {
 } from '@centralita/contracts';
 import { ReportSortError, reportPage, type SqlRunner } from '@centralita/domain';
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { FileStore } from '@centralita/contracts/server';
 import type { Queue } from 'bullmq';
-import { createReadStream, existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import type { Principal } from '../auth/principal';
-import { reportExportDir, reportExportPath } from './report-files';
+import { FILE_STORE } from '../files/files.module';
 import type { ReportFiltersDto, ReportPageQueryDto, StartExportDto } from './reports.dto';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -58,6 +58,7 @@ interface ExportRow {
   total_rows: number | null;
   file_name: string;
   failure: string | null;
+  file_id: string | null;
   created_at: Date;
   finished_at: Date | null;
 }
@@ -82,12 +83,12 @@ const iso = (value: Date | string | null): string | null => (value == null ? nul
 
 @Injectable()
 export class ReportsService {
-  private readonly dir = reportExportDir();
   private readonly run: SqlRunner;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @InjectQueue(REPORT_EXPORT_QUEUE) private readonly queue: Queue<ReportExportJob>,
+    @InjectQueue(QUEUES.reportExport) private readonly queue: Queue<ReportExportJob>,
+    @Inject(FILE_STORE) private readonly files: FileStore,
   ) {
     this.run = (text, values) => this.db.query(text, values);
   }
@@ -128,12 +129,15 @@ export class ReportsService {
     return toState(await this.findExport(tenantId, id));
   }
 
-  async download(tenantId: string, id: string): Promise<{ stream: Readable; fileName: string; format: 'csv' | 'xlsx' }> {
+  /** The file from the shared store, whichever process wrote it; streamed in chunks. */
+  async download(tenantId: string, id: string): Promise<{ stream: Readable; byteSize: number; fileName: string; format: 'csv' | 'xlsx' }> {
     const row = await this.findExport(tenantId, id);
-    const file = reportExportPath(this.dir, row.id, row.format);
-    if (row.status !== 'done' || !existsSync(file))
-      throw new AppException('conflict', { message: row.status === 'expired' ? 'The export has expired' : 'The export is not ready yet' });
-    return { stream: createReadStream(file), fileName: row.file_name, format: row.format };
+    const file = row.status === 'done' && row.file_id ? await this.files.open(tenantId, row.file_id) : null;
+    if (!file)
+      throw new AppException('conflict', {
+        message: row.status === 'expired' || row.status === 'done' ? 'The export has expired' : 'The export is not ready yet',
+      });
+    return { stream: file.stream, byteSize: file.byteSize, fileName: row.file_name, format: row.format };
   }
 
   private async findExport(tenantId: string, id: string): Promise<ExportRow> {
