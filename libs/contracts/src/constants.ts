@@ -3,6 +3,28 @@ export const LAYOUT = { headerHeight: 64, sidebarWidth: 260, sidebarCompactWidth
 export const THEME_DEFAULTS = { theme: 'blue', layout: 'layout1', sidebar: 'compact-dark', topbar: 'fixed' } as const;
 export const CHANNEL_IDS = { WebChat: 7, FaceBook: 5, Instagram: 18, Twitter: 6, Telegram: 17, WhatsApp: 80 } as const;
 export type ChannelName = keyof typeof CHANNEL_IDS;
+/**
+ * A digital channel as the platform stores it (conversations, contacts, messages) and as the
+ * conversation intake takes it: the lower-case spelling of its CHANNEL_IDS name.
+ */
+export const CHANNEL_KINDS = {
+  webchat: 'WebChat',
+  facebook: 'FaceBook',
+  instagram: 'Instagram',
+  twitter: 'Twitter',
+  telegram: 'Telegram',
+  whatsapp: 'WhatsApp',
+} as const satisfies Record<string, ChannelName>;
+export type ChannelKind = keyof typeof CHANNEL_KINDS;
+/** The kind a channel name or spec §9 id stands for ('WebChat', 'directline', 7 → 'webchat'); null when it names none. */
+export function channelKindOf(channel: string | number): ChannelKind | null {
+  const raw = String(channel).trim();
+  const byId = /^\d+$/.test(raw)
+    ? (Object.keys(CHANNEL_IDS) as ChannelName[]).find((name) => CHANNEL_IDS[name] === Number(raw))
+    : undefined;
+  const key = (byId ?? displayChannel(raw)).toLowerCase();
+  return Object.hasOwn(CHANNEL_KINDS, key) ? (key as ChannelKind) : null;
+}
 export const MODULE_IDS = { DigitalChannels: 29 } as const;
 export const LANGUAGES = ['es', 'en', 'el', 'it', 'sr', 'de', 'ru'] as const;
 export type Language = (typeof LANGUAGES)[number];

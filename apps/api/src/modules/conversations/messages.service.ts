@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { roomName, type MessageView, type NoteView } from '@centralita/contracts';
+import { roomName, type ChannelKind, type MessageView, type NoteView } from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -9,7 +9,8 @@ import { isUniqueViolation } from '../admin/rule-check';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
-import { SentimentProducer } from '../dashboards/sentiment-producer.service';
+import { sentimentRequest } from '../dashboards/sentiment-request';
+import { emitEphemeral } from '../machine-host/ephemeral';
 import { messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
 
 export interface NewMessage {
@@ -18,6 +19,17 @@ export interface NewMessage {
   sender: Actor & { kind: MessageView['senderKind'] };
   text: string;
   clientMessageId?: string;
+  /** The provider's id for the message (channels entering through the intake): a second delivery is stored once. */
+  external?: ExternalMessageId;
+  /** When the customer sent it, as the channel reports it; never later than now (default now). */
+  at?: Date;
+}
+
+/** A provider's message id, unique per tenant, channel and channel account (uq_messages_external_id). */
+export interface ExternalMessageId {
+  channel: ChannelKind;
+  channelAccountId: string;
+  externalId: string;
 }
 
 /** How often a customer's message is read and written again when the conversation moved meanwhile. */
@@ -35,10 +47,15 @@ interface KeptConversation {
 interface ReadForMessage {
   conversationId: string;
   clientMessageId: string | null;
+  external: ExternalMessageId | null;
 }
 
+/** A repeated message: a resend under the same client id, or a provider's retried delivery. */
+const isRepeatedMessage = (error: unknown) =>
+  isUniqueViolation(error, 'uq_messages_client_id') || isUniqueViolation(error, 'uq_messages_external_id');
+
 /**
- * Messages are stored once (a repeated client message id returns the stored one), numbered per
+ * Messages are stored once (a repeated client message id, or provider id, returns the stored one), numbered per
  * conversation (unique (conversation, sequence)), and pushed through the outbox of the statement
  * or transaction that stores them. A customer's message is also `conversation.messageReceived`
  * for the machine.
@@ -68,15 +85,11 @@ export class MessagesService {
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
     private readonly realtime: RealtimeService,
-    private readonly sentiment: SentimentProducer,
   ) {}
 
   async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
-    const stored = (input.sender.kind === 'customer' ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
-    // After commit: the worker scores customer messages (dashboards' sentiment); its sweep covers a lost request.
-    if (input.sender.kind === 'customer')
-      this.sentiment.request({ messageId: stored.id, tenantId: input.tenantId, conversationId: input.conversationId });
-    return stored;
+    // A customer's message also asks the worker to score it, in the same outbox write (messageEffects).
+    return (input.sender.kind === 'customer' ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
   }
 
   /**
@@ -111,14 +124,14 @@ export class MessagesService {
         sender_id: input.sender.id ?? null,
         text: input.text,
         client_message_id: input.clientMessageId ?? null,
-        created_at: new Date(),
+        created_at: sentAt(input.at),
         delivered_at: null,
         read_at: null,
       };
       const view = messageView(message);
       try {
         const written = await this.host.writeConversationAlone(conversation, { type: 'conversation.messageReceived' }, input.sender, {
-          effects: [this.messagePush(conversation, view)],
+          effects: this.messageEffects(conversation, view),
           companion: {
             table: 'messages',
             values: {
@@ -128,6 +141,10 @@ export class MessagesService {
               sender_id: [message.sender_id, 'text'],
               text: [message.text, 'text'],
               client_message_id: [message.client_message_id, 'text'],
+              // Always the same columns, null for web chat: batched writes need one companion shape.
+              channel: [input.external?.channel ?? null, 'text'],
+              channel_account_id: [input.external?.channelAccountId ?? null, 'text'],
+              external_id: [input.external?.externalId ?? null, 'text'],
               created_at: [message.created_at, 'timestamptz'],
             },
             fromRow: { conversation_id: 'id', tenant_id: 'tenant_id' },
@@ -139,11 +156,11 @@ export class MessagesService {
           return view;
         }
       } catch (error) {
-        // Another message took the number, or the same client id was stored meanwhile, or the machine
-        // refused the step on a kept (maybe stale) row: read again.
+        // Another message took the number, or the same client or provider id was stored meanwhile (by
+        // this write's batch or by another), or the machine refused the step on a kept (maybe stale) row: read again.
         const retry =
           isUniqueViolation(error, 'uq_messages_sequence') ||
-          isUniqueViolation(error, 'uq_messages_client_id') ||
+          isRepeatedMessage(error) ||
           (kept !== undefined && isIllegalTransition(error));
         if (!retry) throw error;
       }
@@ -152,19 +169,34 @@ export class MessagesService {
     return null;
   }
 
-  /** The conversation, its last message number and any message already stored under this client id, in one read. */
+  /** The conversation, its last message number and any message already stored under this client or provider id, in one read. */
   private readForMessage(input: NewMessage): Promise<KeptConversation | undefined> {
-    return this.reads.submit({ conversationId: input.conversationId, clientMessageId: input.clientMessageId ?? null });
+    return this.reads.submit({
+      conversationId: input.conversationId,
+      clientMessageId: input.clientMessageId ?? null,
+      external: input.external ?? null,
+    });
   }
 
   /** readForMessage for many messages (of any conversations) in one query, each answer in the order asked. */
   private async readManyForMessages(asked: ReadForMessage[]): Promise<(KeptConversation | undefined)[]> {
     const found = (await this.dataSource.query(
       `SELECT q.n AS asked, c.*, (SELECT max(m.sequence) FROM messages m WHERE m.conversation_id = c.id) AS last_sequence,
-              (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = q.client_message_id) AS stored_message_id
-       FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS q(conversation_id, client_message_id, n)
+              COALESCE(
+                (SELECT m.id FROM messages m WHERE m.conversation_id = c.id AND m.client_message_id = q.client_message_id),
+                (SELECT m.id FROM messages m WHERE m.tenant_id = c.tenant_id AND m.channel = q.channel
+                   AND m.channel_account_id = q.channel_account_id AND m.external_id = q.external_id)
+              ) AS stored_message_id
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+         WITH ORDINALITY AS q(conversation_id, client_message_id, channel, channel_account_id, external_id, n)
        JOIN conversations c ON c.id = q.conversation_id`,
-      [asked.map((one) => one.conversationId), asked.map((one) => one.clientMessageId)],
+      [
+        asked.map((one) => one.conversationId),
+        asked.map((one) => one.clientMessageId),
+        asked.map((one) => one.external?.channel ?? null),
+        asked.map((one) => one.external?.channelAccountId ?? null),
+        asked.map((one) => one.external?.externalId ?? null),
+      ],
     )) as (ConversationRow & { asked: string; last_sequence: number | null; stored_message_id: string | null })[];
     const answers: (KeptConversation | undefined)[] = asked.map(() => undefined);
     for (const { asked: n, last_sequence: lastSequence, stored_message_id: storedMessageId, ...row } of found) {
@@ -195,6 +227,10 @@ export class MessagesService {
         ])) as MessageRow[];
         if (existing) return messageView(existing);
       }
+      if (input.external) {
+        const existing = await this.storedExternal(input.tenantId, input.external, manager);
+        if (existing) return existing;
+      }
       guard(conversation);
       if (input.sender.kind === 'customer') {
         const stepped = await this.host.dispatchConversation(
@@ -208,12 +244,25 @@ export class MessagesService {
         outbox.push(...stepped.outboxIds);
       }
       const [row] = (await manager.query(
-        `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id)
-         VALUES ($1, $2, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), $3, $4, $5, $6) RETURNING *`,
-        [input.conversationId, input.tenantId, input.sender.kind, input.sender.id ?? null, input.text, input.clientMessageId ?? null],
+        `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id,
+           channel, channel_account_id, external_id, created_at)
+         VALUES ($1, $2, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), $3, $4, $5, $6, $7, $8, $9, $10)
+         RETURNING *`,
+        [
+          input.conversationId,
+          input.tenantId,
+          input.sender.kind,
+          input.sender.id ?? null,
+          input.text,
+          input.clientMessageId ?? null,
+          input.external?.channel ?? null,
+          input.external?.channelAccountId ?? null,
+          input.external?.externalId ?? null,
+          sentAt(input.at),
+        ],
       )) as MessageRow[];
       const view = messageView(row);
-      outbox.push(...(await writeOutbox(manager, [this.messagePush(conversation, view)])));
+      outbox.push(...(await writeOutbox(manager, this.messageEffects(conversation, view))));
       return view;
     });
     // Committed. An agent's message leaves the version alone: a kept row only needs the new number.
@@ -224,9 +273,25 @@ export class MessagesService {
     return stored;
   }
 
+  /** The message already stored under a provider's id, in whichever of the contact's conversations took it. */
+  async storedExternal(tenantId: string, external: ExternalMessageId, manager = this.dataSource.manager): Promise<MessageView | null> {
+    const [row] = (await manager.query(
+      `SELECT * FROM messages WHERE tenant_id = $1 AND channel = $2 AND channel_account_id = $3 AND external_id = $4`,
+      [tenantId, external.channel, external.channelAccountId, external.externalId],
+    )) as MessageRow[];
+    return row ? messageView(row) : null;
+  }
+
   private async storedMessage(id: string): Promise<MessageView> {
     const [row] = (await this.dataSource.query(`SELECT * FROM messages WHERE id = $1`, [id])) as MessageRow[];
     return messageView(row);
+  }
+
+  /** What storing a message sends out: its push, and for a customer's message the worker's sentiment request. */
+  private messageEffects(conversation: ConversationRow, view: MessageView): OutboxEffect[] {
+    const push = this.messagePush(conversation, view);
+    if (view.senderKind !== 'customer') return [push];
+    return [push, sentimentRequest({ messageId: view.id, tenantId: conversation.tenant_id, conversationId: conversation.id })];
   }
 
   private messagePush(conversation: ConversationRow, view: MessageView): OutboxEffect {
@@ -288,8 +353,8 @@ export class MessagesService {
   pushTyping(conversationId: string, senderKind: 'customer' | 'agent', typing: boolean): void {
     const room = roomName({ kind: 'conversation', id: conversationId });
     const view = { conversationId, senderKind, typing };
-    if (senderKind === 'customer') this.realtime.emit('staff', [room], 'typing', view);
-    else this.realtime.emit('visitor', [room], 'typing', view);
+    if (senderKind === 'customer') emitEphemeral(this.realtime, { namespace: 'staff', rooms: [room], event: 'typing', data: view });
+    else emitEphemeral(this.realtime, { namespace: 'visitor', rooms: [room], event: 'typing', data: view });
   }
 
   async addNote(conversation: ConversationRow, authorId: string, text: string): Promise<NoteView> {
@@ -326,4 +391,10 @@ export class MessagesService {
       });
     }
   }
+}
+
+/** A message's time: the channel's, but never in the future (a provider's clock may run ahead). */
+function sentAt(at: Date | undefined): Date {
+  const now = new Date();
+  return at && at.getTime() < now.getTime() ? at : now;
 }

@@ -1,8 +1,20 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
+import { newClientMessageId } from '../desk-api';
 import { emoticonsToOffer } from '../logic/emoticons';
-import { CHAT_INPUT, characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingText, slashQuery } from '../logic/chat-input';
+import {
+  CHAT_INPUT,
+  characterCount,
+  clampInput,
+  inputRows,
+  insertAt,
+  isSendKey,
+  outgoingMessage,
+  outgoingText,
+  slashQuery,
+  type OutgoingMessage,
+} from '../logic/chat-input';
 
 export interface PredefinedOption {
   id: string;
@@ -24,7 +36,8 @@ export function ChatInput({
   emoticons,
   testIdPrefix = 'chat',
 }: {
-  onSend: (text: string) => Promise<unknown> | void;
+  /** Sends the text under `clientMessageId`: the same id on every attempt of one composed message. */
+  onSend: (text: string, clientMessageId: string) => Promise<unknown> | void;
   onTyping?: (typing: boolean) => void;
   disabled?: boolean;
   predefined?: PredefinedOption[] | null;
@@ -42,6 +55,8 @@ export function ChatInput({
   const area = useRef<HTMLTextAreaElement>(null);
   const typingTimer = useRef<number | null>(null);
   const typingOn = useRef(false);
+  // The message whose send failed, kept so a resend of the same text carries the same id.
+  const pending = useRef<OutgoingMessage | null>(null);
 
   const query = slashQuery(text, caret);
   const filter = (pickerOpen ? search : (query ?? '')).toLowerCase();
@@ -96,8 +111,11 @@ export function ChatInput({
     const outgoing = outgoingText(text);
     if (outgoing === null || disabled || sending) return;
     setSending(true);
+    const message = outgoingMessage(pending.current, outgoing, newClientMessageId);
+    pending.current = message;
     try {
-      await onSend(outgoing);
+      await onSend(message.text, message.clientMessageId);
+      pending.current = null;
       setText('');
       setCaret(0);
       stopTyping();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingText, slashQuery } from './chat-input';
+import { characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingMessage, outgoingText, slashQuery } from './chat-input';
 
 describe('chat input rules', () => {
   it('sends on Enter without Shift', () => {
@@ -60,5 +60,30 @@ describe('chat input rules', () => {
       expect(slashQuery(`Hi /${shortcut}`, shortcut.length + 4)).toBe(shortcut);
       expect(insertAt(`/${shortcut}`, shortcut.length + 1, 'Text')).toEqual({ text: 'Text', caret: 4 });
     }
+  });
+});
+
+describe(outgoingMessage.name, () => {
+  const minter = () => {
+    let n = 0;
+    return () => `m-${++n}`;
+  };
+
+  it('mints an id for a newly composed message', () => {
+    expect(outgoingMessage(null, 'hola', minter())).toEqual({ text: 'hola', clientMessageId: 'm-1' });
+  });
+
+  it('resends a failed message under the id of its first attempt, however often it is retried', () => {
+    const mint = minter();
+    const first = outgoingMessage(null, 'hola', mint);
+    const second = outgoingMessage(first, 'hola', mint);
+    const third = outgoingMessage(second, 'hola', mint);
+    expect([second.clientMessageId, third.clientMessageId]).toEqual(['m-1', 'm-1']);
+  });
+
+  it('gives edited text a new id: it is another message', () => {
+    const mint = minter();
+    const failed = outgoingMessage(null, 'hola', mint);
+    expect(outgoingMessage(failed, 'hola, buenas', mint).clientMessageId).toBe('m-2');
   });
 });

@@ -22,6 +22,22 @@ export function outgoingText(raw: string): string | null {
   return text;
 }
 
+/** A message on its way: its text and the id the server stores it once under. */
+export interface OutgoingMessage {
+  text: string;
+  clientMessageId: string;
+}
+
+/**
+ * What a send attempt carries. The id is minted once per composed message: sending the same text
+ * again after a failure (a timeout whose request may well have been stored) reuses the id of the
+ * first attempt, so the server answers the stored message instead of storing it twice. Changed
+ * text is another message, with a new id.
+ */
+export function outgoingMessage(pending: OutgoingMessage | null, text: string, mint: () => string): OutgoingMessage {
+  return pending !== null && pending.text === text ? pending : { text, clientMessageId: mint() };
+}
+
 /** Rows the textarea shows: one per line, at most four (then it scrolls). */
 export function inputRows(raw: string): number {
   const lines = raw.split('\n').length;

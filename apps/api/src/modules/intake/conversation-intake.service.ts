@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { CHANNEL_KINDS, LIMITS, type ChannelKind, type MessageView } from '@centralita/contracts';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { isUniqueViolation } from '../admin/rule-check';
+import { MachineHostService } from '../machine-host/machine-host.service';
+import type { ConversationRow } from '../machine-host/views';
+import { MessagesService } from '../conversations/messages.service';
+
+/** The states in which a contact's conversation takes their next message (uq_conversations_open_contact). */
+const OPEN_STATUSES = ['Transitory', 'LiningUp', 'Active'];
+/** How often a message is tried: again when the conversation it was given to closed meanwhile, or its provider id was stored meanwhile. */
+const APPEND_ATTEMPTS = 3;
+const ID_LIMITS = { channelAccountId: 200, externalId: 512, name: 120, email: 254 } as const;
+
+/** A customer as one channel account knows them: the provider's id for them and their profile. */
+export interface IntakeContact {
+  externalId: string;
+  name: string;
+  email?: string | null;
+}
+
+/** Where a customer writes from: a channel account of a tenant. */
+export interface IntakeChannel {
+  tenantId: string;
+  channel: ChannelKind;
+  /** The account on the channel (a WhatsApp number id, a bot, a page; web chat: the attention line). */
+  channelAccountId: string;
+}
+
+export interface OpenOrFindInput extends IntakeChannel {
+  contact: IntakeContact;
+  /** The attention line a new conversation enters by. */
+  lineId: string;
+  /** Web chat only: the visitor its token names. */
+  visitorId?: string;
+}
+
+export interface IntakeConversation {
+  conversation: ConversationRow;
+  contactId: string;
+  /** true when this call opened it. */
+  opened: boolean;
+}
+
+/**
+ * A customer's message. The conversation is the one `conversationId` names (a channel that holds it
+ * itself: web chat's visitor token) or the contact's open one, opened when there is none.
+ */
+export type CustomerMessageInput = Omit<IntakeChannel, 'channelAccountId'> & {
+  text: string;
+  /** The provider's id for the message: a repeated delivery is stored once. */
+  externalId?: string | null;
+  /** A client-chosen id, unique in its conversation (web chat's composer). */
+  clientMessageId?: string;
+  /** When the customer sent it, as the channel reports it. */
+  at?: Date;
+} & (
+    | {
+        conversationId: string;
+        senderId: string;
+        guard: (row: ConversationRow) => void;
+        /** Needed only with an externalId (its key). */
+        channelAccountId?: string;
+      }
+    | { conversationId?: undefined; channelAccountId: string; contact: IntakeContact; lineId: string }
+  );
+
+export interface IntakeMessage {
+  conversationId: string;
+  message: MessageView;
+}
+
+/**
+ * The one way customers' conversations and messages enter, whatever the channel: a contact keyed
+ * by (tenant, channel, channel account, provider id) has at most one open conversation, found or
+ * opened here, and each message is appended once. Concurrent first messages of a new contact open
+ * one conversation: the opener holds the contact's row lock and the database refuses a second open
+ * one (uq_conversations_open_contact). A provider's retried delivery (same external id) is stored
+ * once (uq_messages_external_id), even after the conversation that took it has closed.
+ */
+@Injectable()
+export class ConversationIntakeService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: MachineHostService,
+    private readonly messages: MessagesService,
+  ) {}
+
+  /** The contact's open conversation, or a new one (Transitory, on `lineId`) when they have none. */
+  async openOrFind(input: OpenOrFindInput): Promise<IntakeConversation> {
+    checkChannel(input);
+    const contact = checkContact(input.contact);
+    // The hot path: a known contact writing again, one read.
+    const [found] = (await this.dataSource.query(
+      `SELECT c.*, k.id AS intake_contact_id FROM contacts k
+       JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($5)
+       WHERE k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
+      [input.tenantId, input.channel, input.channelAccountId, contact.externalId, OPEN_STATUSES],
+    )) as (ConversationRow & { intake_contact_id: string })[];
+    if (found) {
+      const { intake_contact_id: contactId, ...conversation } = found;
+      return { conversation, contactId, opened: false };
+    }
+    return this.host.transaction(
+      async (manager, outbox) => {
+        // Upserted and so row-locked until commit: a concurrent first message waits here, then finds
+        // the conversation this one opened. The profile is the channel's latest.
+        const [{ id: contactId }] = (await manager.query(
+          `INSERT INTO contacts (tenant_id, channel, channel_account_id, external_id, name, email)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (tenant_id, channel, channel_account_id, external_id)
+           DO UPDATE SET name = EXCLUDED.name, email = COALESCE(EXCLUDED.email, contacts.email), updated_at = now()
+           RETURNING id`,
+          [input.tenantId, input.channel, input.channelAccountId, contact.externalId, contact.name, contact.email],
+        )) as { id: string }[];
+        const [open] = (await manager.query(`SELECT * FROM conversations WHERE contact_id = $1 AND status = ANY($2)`, [
+          contactId,
+          OPEN_STATUSES,
+        ])) as ConversationRow[];
+        if (open) return { conversation: open, contactId, opened: false };
+        await this.liveLine(manager, input.tenantId, input.lineId);
+        const created = await this.host.createConversation(
+          manager,
+          {
+            id: randomUUID(),
+            tenantId: input.tenantId,
+            channel: input.channel,
+            entryLineId: input.lineId,
+            customerName: contact.name,
+            customerEmail: contact.email,
+            visitorId: input.visitorId ?? null,
+          },
+          { kind: 'customer', id: input.visitorId ?? contactId },
+        );
+        outbox.push(...created.outboxIds);
+        // Who and where, set in the creating transaction: no one has seen the row without them.
+        // (An UPDATE answers [rows, count].)
+        const [[conversation]] = (await manager.query(
+          `UPDATE conversations SET contact_id = $2, channel_account_id = $3 WHERE id = $1 RETURNING *`,
+          [created.row.id, contactId, input.channelAccountId],
+        )) as [ConversationRow[], number];
+        return { conversation, contactId, opened: true };
+      },
+      { retry: true },
+    );
+  }
+
+  /**
+   * Appends a customer's message: stored once per provider id (or client id), in the conversation
+   * named or the contact's open one. A found conversation that closes before the message lands
+   * (an inactivity timeout, an agent's close) hands it to the contact's next conversation.
+   */
+  async appendCustomerMessage(input: CustomerMessageInput): Promise<IntakeMessage> {
+    const account = input.channelAccountId ?? null;
+    if (input.conversationId === undefined || account !== null || input.externalId) checkChannel({ ...input, channelAccountId: account! });
+    else checkKind(input.channel);
+    const external = input.externalId ? { channel: input.channel, channelAccountId: account!, externalId: input.externalId } : null;
+    if (external && (external.externalId.length > ID_LIMITS.externalId || !external.externalId.trim())) {
+      throw invalid('externalId', `externalId must have 1 to ${ID_LIMITS.externalId} characters`);
+    }
+    const text = input.text.trim();
+    if (!text || text.length > LIMITS.maxMessageLength) throw invalid('text', `text must have 1 to ${LIMITS.maxMessageLength} characters`);
+    for (let attempt = 1; ; attempt++) {
+      if (external) {
+        // A provider's retry of a message already stored: answered with it, nothing opened.
+        const stored = await this.messages.storedExternal(input.tenantId, external);
+        if (stored) return { conversationId: stored.conversationId, message: stored };
+      }
+      const target =
+        input.conversationId !== undefined
+          ? { conversationId: input.conversationId, senderId: input.senderId, guard: input.guard }
+          : await this.openOrFind(input).then(({ conversation, contactId }) => ({
+              conversationId: conversation.id,
+              senderId: contactId,
+              guard: MessagesService.requireOpen,
+            }));
+      try {
+        const message = await this.messages.send(
+          {
+            conversationId: target.conversationId,
+            tenantId: input.tenantId,
+            sender: { kind: 'customer', id: target.senderId },
+            text,
+            clientMessageId: input.clientMessageId,
+            external: external ?? undefined,
+            at: input.at,
+          },
+          target.guard,
+        );
+        return { conversationId: target.conversationId, message };
+      } catch (error) {
+        // The same provider id stored meanwhile by a concurrent delivery: the loop answers with it.
+        if (external && isUniqueViolation(error, 'uq_messages_external_id') && attempt < APPEND_ATTEMPTS) continue;
+        const closedMeanwhile = input.conversationId === undefined && isRefusedAsClosed(error);
+        if (!closedMeanwhile || attempt >= APPEND_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** The entry line must be the tenant's and live: a channel account pointing at a deleted line opens nothing. */
+  private async liveLine(manager: EntityManager, tenantId: string, lineId: string): Promise<void> {
+    const [line] = (await manager.query(`SELECT 1 FROM attention_lines WHERE id = $1 AND client_id = $2 AND deleted_at IS NULL`, [
+      lineId,
+      tenantId,
+    ])) as unknown[];
+    if (!line) throw AppException.notFound();
+  }
+}
+
+const invalid = (field: string, message: string) => new AppException('validation', { message, data: { fields: { [field]: [message] } } });
+
+function checkKind(channel: string): void {
+  if (!Object.hasOwn(CHANNEL_KINDS, channel)) throw invalid('channel', `channel must be one of ${Object.keys(CHANNEL_KINDS).join(', ')}`);
+}
+
+function checkChannel(input: IntakeChannel): void {
+  checkKind(input.channel);
+  const account = input.channelAccountId;
+  if (typeof account !== 'string' || !account.trim() || account.length > ID_LIMITS.channelAccountId) {
+    throw invalid('channelAccountId', `channelAccountId must have 1 to ${ID_LIMITS.channelAccountId} characters`);
+  }
+}
+
+function checkContact(contact: IntakeContact): Required<IntakeContact> {
+  const externalId = contact.externalId;
+  if (typeof externalId !== 'string' || !externalId.trim() || externalId.length > ID_LIMITS.externalId) {
+    throw invalid('contact.externalId', `contact.externalId must have 1 to ${ID_LIMITS.externalId} characters`);
+  }
+  // A provider may send no display name or a long one: the contact still writes, under its id if need be.
+  const name = characters((contact.name ?? '').trim(), ID_LIMITS.name) || characters(externalId, ID_LIMITS.name);
+  const email = contact.email?.trim() || null;
+  if (email && email.length > ID_LIMITS.email)
+    throw invalid('contact.email', `contact.email must have at most ${ID_LIMITS.email} characters`);
+  return { externalId, name, email };
+}
+
+/** The first `count` characters (code points, as varchar counts them: a pair of surrogates is never split). */
+function characters(text: string, count: number): string {
+  return Array.from(text).slice(0, count).join('');
+}
+
+/** The refusal MessagesService.requireOpen (or the machine) gives a conversation that is no longer open. */
+function isRefusedAsClosed(error: unknown): boolean {
+  return error instanceof AppException && error.code === 'illegal_transition';
+}
