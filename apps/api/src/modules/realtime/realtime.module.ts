@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { REALTIME_CONFIG, loadRealtimeConfig } from '../machine-host/realtime-config';
+import { PresenceRegistryService } from './presence-registry.service';
 import { RealtimeService } from './realtime.service';
 import { SocketAccessService } from './socket-access.service';
 import { VisitorTokenService } from './visitor-token.service';
@@ -14,6 +15,7 @@ import { VisitorTokenService } from './visitor-token.service';
     RealtimeService,
     VisitorTokenService,
     SocketAccessService,
+    PresenceRegistryService,
   ],
   exports: [REALTIME_CONFIG, RealtimeService, VisitorTokenService],
 })

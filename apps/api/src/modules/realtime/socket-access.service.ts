@@ -1,14 +1,14 @@
 import { PERMISSIONS, ROOM_KINDS, STAFF_BATCH_AUTH, batchedTenantRoom, roomName, type JoinAck, type RoomRef } from '@centralita/contracts';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { isUUID } from 'class-validator';
 import type { Namespace, Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuthGuard, type SessionClaims } from '../auth/auth.guard';
 import { PrincipalCacheService, type SessionChange } from '../auth/principal-cache.service';
-import { MachineHostService } from '../machine-host/machine-host.service';
+import { emitEphemeral } from '../machine-host/ephemeral';
 import type { Principal } from '../auth/principal';
+import { PresenceRegistryService } from './presence-registry.service';
 import { RealtimeService } from './realtime.service';
 import { VisitorTokenService, type VisitorIdentity } from './visitor-token.service';
 
@@ -81,13 +81,8 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
     private readonly principals: PrincipalCacheService,
     private readonly visitorTokens: VisitorTokenService,
     private readonly dataSource: DataSource,
-    private readonly moduleRef: ModuleRef,
+    private readonly presence: PresenceRegistryService,
   ) {}
-
-  /** Resolved lazily: the host depends on this module's RealtimeService. */
-  private get host(): MachineHostService {
-    return this.moduleRef.get(MachineHostService, { strict: false });
-  }
 
   onApplicationBootstrap(): void {
     const staff = this.realtime.staff;
@@ -123,16 +118,9 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
           void socket.join(batched ? batchedTenantRoom(tenantRoom) : tenantRoom);
         }
       }
-      void this.presenceSignal(principal.userId, 'agent.reconnected');
-      socket.on('disconnect', () => {
-        // Only the agent's last socket on any process starts the grace period.
-        const room = roomName({ kind: 'agent', id: principal.userId });
-        void staff
-          .in(room)
-          .fetchSockets()
-          .then((remaining) => (remaining.length === 0 ? this.presenceSignal(principal.userId, 'agent.disconnected') : undefined))
-          .catch(() => undefined);
-      });
+      // Only the agent's last socket on any process (a crashed one's included) starts the grace period.
+      this.presence.connected(principal.userId, socket.id);
+      socket.on('disconnect', () => this.presence.disconnected(principal.userId, socket.id));
       socket.on('join', (room, ack) => {
         void this.current(socket)
           .then(async (fresh) => {
@@ -153,10 +141,11 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
           if (!fresh) return;
           const answer = await this.staffJoin(fresh, { kind: 'conversation', id: input.conversationId });
           if (!answer.ok) return;
-          this.realtime.emit('visitor', [answer.room], 'typing', {
-            conversationId: input.conversationId,
-            senderKind: 'agent',
-            typing: Boolean(input.typing),
+          emitEphemeral(this.realtime, {
+            namespace: 'visitor',
+            rooms: [answer.room],
+            event: 'typing',
+            data: { conversationId: input.conversationId, senderKind: 'agent', typing: Boolean(input.typing) },
           });
         });
       });
@@ -201,10 +190,11 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
         );
       });
       socket.on('typing', (input: { typing?: unknown } | null) => {
-        this.realtime.emit('staff', [own], 'typing', {
-          conversationId: identity.conversationId,
-          senderKind: 'customer',
-          typing: Boolean(input?.typing),
+        emitEphemeral(this.realtime, {
+          namespace: 'staff',
+          rooms: [own],
+          event: 'typing',
+          data: { conversationId: identity.conversationId, senderKind: 'customer', typing: Boolean(input?.typing) },
         });
       });
     });
@@ -296,15 +286,6 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
     ])) as { status: string; updated_at: Date }[];
     if (!row) throw new AppException('unauthorized', { message: 'The visitor token is invalid or has expired' });
     this.visitorTokens.assertOpen(row);
-  }
-
-  /** Connection changes of a logged-in agent; refused (not logged in, already so) is the normal case. */
-  private async presenceSignal(userId: string, type: 'agent.disconnected' | 'agent.reconnected'): Promise<void> {
-    try {
-      await this.host.dispatch('agent', userId, { type }, { kind: 'system' });
-    } catch {
-      // Not an agent with presence, or nothing to change: ignored by design.
-    }
   }
 
   async staffJoin(principal: Principal, room: unknown): Promise<JoinAck> {

@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES, roomName, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
+import { QUEUES, roomName, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
 import {
   agentPresenceMachine,
   DEFAULT_ROUTING_POLICY,
@@ -13,15 +13,18 @@ import {
 } from '@centralita/domain';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { isIllegalTransition, MachineHostService, type AgentStepPlan } from '../machine-host/machine-host.service';
 import type { VersionedWrite } from '../machine-host/versioned-write';
 import type { AgentRow, ConversationRow } from '../machine-host/views';
+import { emitEphemeral } from '../machine-host/ephemeral';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import { RealtimeService } from '../realtime/realtime.service';
+import { REDIS, RedisKeys } from '../redis/redis.module';
 
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
@@ -46,6 +49,13 @@ interface Candidates {
   list: AgentCandidate[];
   rows: Map<string, AgentRow>;
 }
+
+/** Where a view is read from: the pool, or the transaction holding the view's version (see withViewVersion). */
+type Db = { query: (sql: string, parameters?: unknown[]) => Promise<any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The version a REST answer carries: the last one pushed for that view (see VIEW_VERSIONS in the contract). */
+const VIEW_VERSION_SQL = (key: string) =>
+  `COALESCE((SELECT vv.version FROM realtime_view_versions vv WHERE vv.view_key = ${key}), 0)::text`;
 
 interface LineRun {
   /** Set by a call that arrived during the run: go round once more. */
@@ -73,8 +83,6 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly publishing = new Map<string, { again: boolean }>();
   /** Campaign queue pushes in progress in this process, by campaign (see publishCampaignSoon). */
   private readonly publishingCampaigns = new Map<string, { again: boolean }>();
-  /** What each waiting customer was last told, by line, so unchanged positions are not re-sent. */
-  private readonly lastPositions = new Map<string, Map<string, string>>();
   /**
    * Agents' lines, looked up for many agents in one query when their presence changes come in a
    * burst (every presence change asks, see routeAgent): a lookup goes at once while one is free,
@@ -92,17 +100,19 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     private readonly queues: QueueRegistry,
     private readonly realtime: RealtimeService,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
   ) {}
 
   onModuleInit(): void {
-    this.queues.handle(REALTIME_QUEUES.routing, (job) => this.onJob(job));
-    this.queues.handle(REALTIME_QUEUES.timers, (job) => this.onTimer(job));
+    this.queues.handle(QUEUES.routing, (job) => this.onJob(job));
+    this.queues.handle(QUEUES.machineTimers, (job) => this.onTimer(job));
   }
 
   onApplicationBootstrap(): void {
     // Whatever a lost job or a crash left behind, nothing waits while an eligible agent has room.
     this.sweeper = setInterval(
-      () => void this.sweep().catch((error: Error) => this.logger.warn(`sweep: ${error.message}`)),
+      () => void this.sweepIfDue().catch((error: Error) => this.logger.warn(`sweep: ${error.message}`)),
       this.config.routingSweepMs,
     );
     this.sweeper.unref();
@@ -128,6 +138,18 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     } catch (error) {
       if (!isIllegalTransition(error) && !(error instanceof AppException && error.code === 'not_found')) throw error;
     }
+  }
+
+  /**
+   * Every API process runs the sweeper's timer, but one sweep per period is enough: the first
+   * process to take the period's Redis key sweeps, the others skip (a process that dies holding it
+   * only skips that period). Sweeping twice would still be safe (each line is routed under its
+   * advisory lock), only wasteful: N processes would each query every waiting line and queue on
+   * the same line locks.
+   */
+  private async sweepIfDue(): Promise<void> {
+    const taken = await this.redis.set(this.keys.key('routing-sweep'), '1', 'PX', Math.max(1, this.config.routingSweepMs - 100), 'NX');
+    if (taken === 'OK') await this.sweep();
   }
 
   async sweep(): Promise<void> {
@@ -355,19 +377,31 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /** The line's queue as supervisors see it. */
-  async lineQueue(attentionLineId: string): Promise<LineQueueView & { tenantId: string; campaignId: string | null }> {
-    const [row] = (await this.dataSource.query(
-      `SELECT l.name, l.client_id, l.campaign_id,
+  async lineQueue(
+    attentionLineId: string,
+    db: Db = this.dataSource,
+  ): Promise<LineQueueView & { tenantId: string; campaignId: string | null }> {
+    const [row] = (await db.query(
+      `SELECT l.name, l.client_id, l.campaign_id, ${VIEW_VERSION_SQL(`'line:' || l.id`)} AS version,
          (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting,
          (SELECT min(c.queued_at) FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS oldest,
          (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
             WHERE a.attention_line_id = l.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS available
        FROM attention_lines l WHERE l.id = $1`,
       [attentionLineId],
-    )) as { name: string; client_id: string; campaign_id: string | null; waiting: number; oldest: Date | null; available: number }[];
+    )) as {
+      name: string;
+      client_id: string;
+      campaign_id: string | null;
+      version: string;
+      waiting: number;
+      oldest: Date | null;
+      available: number;
+    }[];
     if (!row) throw AppException.notFound();
     return {
       attentionLineId,
+      version: Number(row.version),
       tenantId: row.client_id,
       campaignId: row.campaign_id,
       name: row.name,
@@ -381,9 +415,9 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    * Live queues of the tenant's campaigns (or of the given ones): waiting customers over the
    * campaign's lines, and agents logged into the campaign with room for one more conversation.
    */
-  async campaignQueues(tenantId: string, campaignIds?: string[]): Promise<CampaignQueueView[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT c.id, c.name,
+  async campaignQueues(tenantId: string, campaignIds?: string[], db: Db = this.dataSource): Promise<CampaignQueueView[]> {
+    const rows = (await db.query(
+      `SELECT c.id, c.name, ${VIEW_VERSION_SQL(`'campaign:' || c.id`)} AS version,
          (SELECT count(*)::int FROM attention_lines l WHERE l.campaign_id = c.id AND l.deleted_at IS NULL) AS lines,
          (SELECT count(*)::int FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
             WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS waiting,
@@ -395,10 +429,11 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
        WHERE c.client_id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
        ORDER BY c.name, c.id`,
       [tenantId, campaignIds ?? null],
-    )) as { id: string; name: string; lines: number; waiting: number; oldest: Date | null; available: number }[];
+    )) as { id: string; name: string; version: string; lines: number; waiting: number; oldest: Date | null; available: number }[];
     const now = Date.now();
     return rows.map((row) => ({
       campaignId: row.id,
+      version: Number(row.version),
       name: row.name,
       lines: row.lines,
       waiting: row.waiting,
@@ -408,13 +443,15 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /** Position and estimated wait of every waiting customer of the line, in serving order. */
-  async positions(attentionLineId: string): Promise<QueuePositionView[]> {
-    const waiting: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id`,
+  async positions(attentionLineId: string, db: Db = this.dataSource): Promise<QueuePositionView[]> {
+    const waiting: { id: string; version: string }[] = await db.query(
+      // $1 is typed once for both uses: a bare `'line:' || $1` would make it text against a uuid column.
+      `SELECT id, ${VIEW_VERSION_SQL(`'line:' || $1::uuid`)} AS version FROM conversations
+       WHERE attention_line_id = $1::uuid AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id`,
       [attentionLineId],
     );
     if (waiting.length === 0) return [];
-    const { times, slots } = await this.lineServing(attentionLineId);
+    const { times, slots } = await this.lineServing(attentionLineId, db);
     return waiting.map((row, index) => {
       const estimate = estimateWait(index + 1, times, slots);
       return {
@@ -422,6 +459,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
         attentionLineId,
         position: index + 1,
         estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
+        version: Number(row.version),
       };
     });
   }
@@ -451,15 +489,15 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /** The line's last 50 handle times (assignment to close, seconds) and the slots of the agents serving it now. */
-  private async lineServing(attentionLineId: string): Promise<{ times: number[]; slots: number }> {
-    const handled: { seconds: number }[] = await this.dataSource.query(
+  private async lineServing(attentionLineId: string, db: Db = this.dataSource): Promise<{ times: number[]; slots: number }> {
+    const handled: { seconds: number }[] = await db.query(
       `SELECT EXTRACT(EPOCH FROM (c.closed_at - to_timestamp((c.snapshot->'context'->>'assignedAt')::bigint / 1000.0)))::float AS seconds
        FROM conversations c WHERE c.attention_line_id = $1 AND c.closed_at IS NOT NULL AND c.snapshot->'context'->>'assignedAt' IS NOT NULL
        ORDER BY c.closed_at DESC LIMIT 50`,
       [attentionLineId],
     );
     // Slots of the agents serving now: paused or away agents would make the estimate optimistic.
-    const [slots] = (await this.dataSource.query(
+    const [slots] = (await db.query(
       `SELECT COALESCE(sum(p.capacity), 0)::int AS slots FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
        WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy')`,
       [attentionLineId],
@@ -484,8 +522,16 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    */
   publishCampaignSoon(tenantId: string, campaignId: string): void {
     this.coalesce(this.publishingCampaigns, campaignId, async () => {
-      for (const campaign of await this.campaignQueues(tenantId, [campaignId])) {
-        this.realtime.emit('staff', [roomName({ kind: 'tenant', id: tenantId })], 'campaignQueue.updated', campaign);
+      const views = await this.withViewVersion(`campaign:${campaignId}`, async (db) => ({
+        value: await this.campaignQueues(tenantId, [campaignId], db),
+      }));
+      for (const campaign of views) {
+        emitEphemeral(this.realtime, {
+          namespace: 'staff',
+          rooms: [roomName({ kind: 'tenant', id: tenantId })],
+          event: 'campaignQueue.updated',
+          data: campaign,
+        });
       }
     });
   }
@@ -514,26 +560,57 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     })();
   }
 
+  /**
+   * Runs `read` in a transaction holding the view's version row (`line:<id>`, `campaign:<id>`),
+   * just moved to the next value of the shared sequence: every process's pushes of one view are
+   * read in version order, so a client keeping the highest version keeps the newest view (see
+   * VIEW_VERSIONS in the contract). `read` gets what the line's customers were last told, by any
+   * process, and may store what it tells them now.
+   */
+  private withViewVersion<T>(
+    key: string,
+    read: (db: Db, told: Record<string, string>) => Promise<{ value: T; told?: Record<string, string> }>,
+  ): Promise<T> {
+    return this.dataSource.transaction(async (manager) => {
+      const [row] = (await manager.query(
+        `INSERT INTO realtime_view_versions (view_key, version) VALUES ($1, nextval('realtime_view_version_seq'))
+         ON CONFLICT (view_key) DO UPDATE SET version = nextval('realtime_view_version_seq') RETURNING told`,
+        [key],
+      )) as { told: Record<string, string> }[];
+      const { value, told } = await read(manager, row.told);
+      if (told) await manager.query(`UPDATE realtime_view_versions SET told = $2 WHERE view_key = $1`, [key, JSON.stringify(told)]);
+      return value;
+    });
+  }
+
   async publishQueue(attentionLineId: string): Promise<void> {
-    const line = await this.lineQueue(attentionLineId);
+    // The line's view and its customers' positions share the line's version, read in one transaction.
+    const { line, changed } = await this.withViewVersion(`line:${attentionLineId}`, async (db, previous) => {
+      const line = await this.lineQueue(attentionLineId, db);
+      // Only customers whose position or estimate moved since any process last told them hear about it.
+      const told: Record<string, string> = {};
+      const changed: QueuePositionView[] = [];
+      for (const position of await this.positions(attentionLineId, db)) {
+        const key = `${position.position}/${position.estimatedWaitSeconds}`;
+        told[position.conversationId] = key;
+        if (previous[position.conversationId] !== key) changed.push(position);
+      }
+      return { value: { line, changed }, told };
+    });
     const { tenantId, campaignId, ...view } = line;
-    this.realtime.emit(
-      'staff',
-      [roomName({ kind: 'tenant', id: tenantId }), roomName({ kind: 'line', id: attentionLineId })],
-      'queue.updated',
-      view,
-    );
+    emitEphemeral(this.realtime, {
+      namespace: 'staff',
+      rooms: [roomName({ kind: 'tenant', id: tenantId }), roomName({ kind: 'line', id: attentionLineId })],
+      event: 'queue.updated',
+      data: view,
+    });
     if (campaignId) this.publishCampaignSoon(tenantId, campaignId);
-    // Only customers whose position or estimate moved hear about it; the map forgets those served.
-    const previous = this.lastPositions.get(attentionLineId) ?? new Map<string, string>();
-    const current = new Map<string, string>();
-    for (const position of await this.positions(attentionLineId)) {
-      const key = `${position.position}/${position.estimatedWaitSeconds}`;
-      current.set(position.conversationId, key);
-      if (previous.get(position.conversationId) === key) continue;
-      this.realtime.emit('visitor', [roomName({ kind: 'conversation', id: position.conversationId })], 'queue.position', position);
-    }
-    if (current.size > 0) this.lastPositions.set(attentionLineId, current);
-    else this.lastPositions.delete(attentionLineId);
+    for (const position of changed)
+      emitEphemeral(this.realtime, {
+        namespace: 'visitor',
+        rooms: [roomName({ kind: 'conversation', id: position.conversationId })],
+        event: 'queue.position',
+        data: position,
+      });
   }
 }
