@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID as randomUuid } from 'node:crypto';
 import { QUEUES, type MailJob } from '@centralita/contracts';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
@@ -306,6 +306,174 @@ describe('Security: tenancy hierarchy (e2e)', () => {
       expect(session.user).toMatchObject({ email, role: 'AGENT', clientId: tenantA1.client.id });
       // Another tenant's administrator cannot see, re-send or revoke it.
       await t.http().post(`/api/invitations/${invited.id}/resend`).set(bearer(staffB)).expect(404);
+    });
+  });
+
+  describe("a tenant's first administrator, managed from above", () => {
+    /** A fresh tenant of reseller A created through the API, with its first-admin invitation. */
+    const freshTenant = async (caller: string, extra: Record<string, unknown> = {}) => {
+      const adminEmail = uniqueEmail('first');
+      const created = (
+        await t
+          .http()
+          .post('/api/clients')
+          .set(bearer(caller))
+          .send({ name: `Stranded ${randomBytes(3).toString('hex')}`, adminEmail, adminName: 'Fay First', ...extra })
+          .expect(200)
+      ).body.data;
+      return { id: created.id as string, invitationId: created.invitation.id as string, adminEmail };
+    };
+
+    it('reseller staff see an expired first invitation, re-send it with a new link that signs the admin in', async () => {
+      const tenant = await freshTenant(staffA);
+      const first = invitationToken(await newestMailTo(tenant.adminEmail));
+      await t.dataSource.query(`UPDATE user_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [tenant.invitationId]);
+
+      const state = (await t.http().get(`/api/clients/${tenant.id}/invitations`).set(bearer(staffA)).expect(200)).body.data;
+      expect(state.activeAdmins).toBe(0);
+      expect(state.invitations).toEqual([
+        expect.objectContaining({ id: tenant.invitationId, email: tenant.adminEmail, name: 'Fay First' }),
+      ]);
+      expect(new Date(state.invitations[0].expiresAt).getTime()).toBeLessThan(Date.now());
+
+      const before = (await mailsTo(tenant.adminEmail)).length;
+      const resent = (
+        await t.http().post(`/api/clients/${tenant.id}/invitations/${tenant.invitationId}/resend`).set(bearer(staffA)).expect(200)
+      ).body.data;
+      expect(new Date(resent.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 24 * 3600 * 1000);
+      const second = invitationToken(await newestMailTo(tenant.adminEmail, before));
+      expect(second).not.toBe(first);
+      await t.http().post('/api/invitations/accept').send({ token: first, password: STRONG }).expect(400);
+      const session = (await t.http().post('/api/invitations/accept').send({ token: second, password: STRONG }).expect(200)).body.data;
+      expect(session.user).toMatchObject({ email: tenant.adminEmail, role: 'ADMIN', clientId: tenant.id });
+
+      const after = (await t.http().get(`/api/clients/${tenant.id}/invitations`).set(bearer(staffA)).expect(200)).body.data;
+      expect(after).toEqual({ activeAdmins: 1, invitations: [] });
+    });
+
+    it('reseller staff revoke a mistyped first invitation and invite the right address', async () => {
+      const tenant = await freshTenant(staffA);
+      const wrong = invitationToken(await newestMailTo(tenant.adminEmail));
+      await t.http().delete(`/api/clients/${tenant.id}/invitations/${tenant.invitationId}`).set(bearer(staffA)).expect(200);
+      await t.http().post('/api/invitations/check').send({ token: wrong }).expect(400);
+      expect((await t.dataSource.getRepository(UserInvitation).findOneByOrFail({ id: tenant.invitationId })).revokedAt).not.toBeNull();
+
+      const right = uniqueEmail('right');
+      const invited = (
+        await t
+          .http()
+          .post(`/api/clients/${tenant.id}/invitations`)
+          .set(bearer(staffA))
+          .send({ adminEmail: right, adminName: 'Rhea Right' })
+          .expect(200)
+      ).body.data;
+      expect(invited).toMatchObject({ email: right, name: 'Rhea Right', roleName: 'Administrator' });
+      const token = invitationToken(await newestMailTo(right));
+      const session = (await t.http().post('/api/invitations/accept').send({ token, password: STRONG }).expect(200)).body.data;
+      expect(session.user).toMatchObject({ email: right, role: 'ADMIN', level: 'tenant', clientId: tenant.id });
+
+      const bad = await t
+        .http()
+        .post(`/api/clients/${tenant.id}/invitations`)
+        .set(bearer(staffA))
+        .send({ adminEmail: 'not-an-email', adminName: '' })
+        .expect(400);
+      expect(bad.body.errorCode).toBe('validation');
+    });
+
+    it('the platform manages the first invitation of any reseller’s tenant', async () => {
+      const tenant = await freshTenant(platform, { resellerId: resellerB.reseller.id });
+      const state = (await t.http().get(`/api/clients/${tenant.id}/invitations`).set(bearer(platform)).expect(200)).body.data;
+      expect(state.invitations.map((i: { id: string }) => i.id)).toEqual([tenant.invitationId]);
+      const before = (await mailsTo(tenant.adminEmail)).length;
+      await t.http().post(`/api/clients/${tenant.id}/invitations/${tenant.invitationId}/resend`).set(bearer(platform)).expect(200);
+      await newestMailTo(tenant.adminEmail, before);
+    });
+
+    it("another reseller's staff get 404, tenant administrators 403, and nothing changes or is mailed", async () => {
+      const tenant = await freshTenant(staffA);
+      const stored = await t.dataSource.getRepository(UserInvitation).findOneByOrFail({ id: tenant.invitationId });
+      const mails = (await mailsTo(tenant.adminEmail)).length;
+      for (const caller of [staffB, tenantAdminA1]) {
+        await t
+          .http()
+          .get(`/api/clients/${tenant.id}/invitations`)
+          .set(bearer(caller))
+          .expect(caller === staffB ? 404 : 403);
+        await t
+          .http()
+          .post(`/api/clients/${tenant.id}/invitations/${tenant.invitationId}/resend`)
+          .set(bearer(caller))
+          .expect(caller === staffB ? 404 : 403);
+        await t
+          .http()
+          .delete(`/api/clients/${tenant.id}/invitations/${tenant.invitationId}`)
+          .set(bearer(caller))
+          .expect(caller === staffB ? 404 : 403);
+        await t
+          .http()
+          .post(`/api/clients/${tenant.id}/invitations`)
+          .set(bearer(caller))
+          .send({ adminEmail: uniqueEmail('intruder'), adminName: 'Ivo Intruder' })
+          .expect(caller === staffB ? 404 : 403);
+      }
+      // Through a tenant of its own, reseller staff cannot reach another tenant's invitation either.
+      const foreign = (
+        await t
+          .http()
+          .post('/api/users')
+          .set(bearer(tenantAdminA1))
+          .send({ name: 'Otto Other', email: uniqueEmail('other'), roleId: tenantA1.roles.get('ADMIN')!.id })
+          .expect(200)
+      ).body.data;
+      await t.http().post(`/api/clients/${tenant.id}/invitations/${foreign.id}/resend`).set(bearer(staffA)).expect(404);
+      await t.http().delete(`/api/clients/${tenant.id}/invitations/${foreign.id}`).set(bearer(staffA)).expect(404);
+      expect((await t.dataSource.getRepository(UserInvitation).findOneByOrFail({ id: foreign.id })).revokedAt).toBeNull();
+
+      expect(await t.dataSource.getRepository(UserInvitation).findOneByOrFail({ id: tenant.invitationId })).toMatchObject({
+        tokenHash: stored.tokenHash,
+        revokedAt: null,
+      });
+      expect(await t.dataSource.getRepository(UserInvitation).countBy({ clientId: tenant.id })).toBe(1);
+      expect((await mailsTo(tenant.adminEmail)).length).toBe(mails);
+    });
+  });
+
+  describe("a reseller's first administrator, managed by the platform", () => {
+    it('the platform re-sends an expired first invitation of a reseller; reseller staff and tenants cannot reach it', async () => {
+      const adminEmail = uniqueEmail('brand-admin');
+      const created = (
+        await t
+          .http()
+          .post('/api/resellers')
+          .set(bearer(platform))
+          .send({ name: `Stranded brand ${randomBytes(3).toString('hex')}`, adminEmail, adminName: 'Bea Brand' })
+          .expect(200)
+      ).body.data;
+      const first = invitationToken(await newestMailTo(adminEmail));
+      const invitationId = created.invitation.id as string;
+      await t.dataSource.query(`UPDATE user_invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [invitationId]);
+
+      for (const caller of [staffA, tenantAdminA1]) {
+        await t.http().get(`/api/resellers/${created.id}/invitations`).set(bearer(caller)).expect(403);
+        await t.http().post(`/api/resellers/${created.id}/invitations/${invitationId}/resend`).set(bearer(caller)).expect(403);
+        await t.http().delete(`/api/resellers/${created.id}/invitations/${invitationId}`).set(bearer(caller)).expect(403);
+      }
+      // An unknown reseller answers 404.
+      await t.http().get(`/api/resellers/${randomUuid()}/invitations`).set(bearer(platform)).expect(404);
+
+      const state = (await t.http().get(`/api/resellers/${created.id}/invitations`).set(bearer(platform)).expect(200)).body.data;
+      expect(state).toMatchObject({ activeAdmins: 0, invitations: [expect.objectContaining({ id: invitationId, email: adminEmail })] });
+      const before = (await mailsTo(adminEmail)).length;
+      await t.http().post(`/api/resellers/${created.id}/invitations/${invitationId}/resend`).set(bearer(platform)).expect(200);
+      const second = invitationToken(await newestMailTo(adminEmail, before));
+      await t.http().post('/api/invitations/accept').send({ token: first, password: STRONG }).expect(400);
+      const session = (await t.http().post('/api/invitations/accept').send({ token: second, password: STRONG }).expect(200)).body.data;
+      expect(session.user).toMatchObject({ email: adminEmail, role: 'RESELLER_ADMIN', level: 'reseller' });
+      expect((await t.http().get(`/api/resellers/${created.id}/invitations`).set(bearer(platform)).expect(200)).body.data).toEqual({
+        activeAdmins: 1,
+        invitations: [],
+      });
     });
   });
 

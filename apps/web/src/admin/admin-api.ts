@@ -5,6 +5,8 @@ import type {
   ChannelConfigInput,
   ChannelConfigView,
   CreateResellerRequest,
+  FirstAdminInvite,
+  FirstAdminState,
   InvitationSummary,
   PlatformSettings,
   OptionItem,
@@ -18,6 +20,13 @@ import type {
   UserFormOptions,
 } from '@centralita/contracts';
 import type { ApiClient, Query } from '../api/http-client';
+
+/** Whose first administrator: a customer tenant or a reseller. */
+export interface FirstAdminOwner {
+  kind: 'clients' | 'resellers';
+  id: string;
+}
+const ownerPath = (owner: FirstAdminOwner) => `/api/${owner.kind}/${encodeURIComponent(owner.id)}`;
 
 /** The REST shape every admin area shares: /api/<resource>[/:id]. */
 export function createAdminApi(client: ApiClient) {
@@ -57,9 +66,20 @@ export function createAdminApi(client: ApiClient) {
     saveReseller: (name: string) => client.request<ResellerSummary>('/api/resellers/current', { method: 'PUT', body: { name } }),
     resellers: (query: PagedQuery) => client.get<Page<ResellerSummary>>('/api/resellers', { query: query as Query }),
     createReseller: (body: CreateResellerRequest) => client.post<ResellerSummary>('/api/resellers', body),
+    /** The platform operator renames any reseller (reseller staff use saveReseller for their own). */
+    renameReseller: (id: string, name: string) =>
+      client.request<ResellerSummary>(`/api/resellers/${encodeURIComponent(id)}`, { method: 'PUT', body: { name } }),
     invitations: () => client.get<InvitationSummary[]>('/api/invitations'),
     resendInvitation: (id: string) => client.post<InvitationSummary>(`/api/invitations/${encodeURIComponent(id)}/resend`, {}),
     revokeInvitation: (id: string) => client.request<unknown>(`/api/invitations/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    /** The first administrator of a tenant (reseller staff, the platform) or of a reseller (the platform). */
+    firstAdmin: (owner: FirstAdminOwner) => client.get<FirstAdminState>(`${ownerPath(owner)}/invitations`),
+    inviteFirstAdmin: (owner: FirstAdminOwner, body: FirstAdminInvite) =>
+      client.post<InvitationSummary>(`${ownerPath(owner)}/invitations`, body),
+    resendFirstAdmin: (owner: FirstAdminOwner, id: string) =>
+      client.post<InvitationSummary>(`${ownerPath(owner)}/invitations/${encodeURIComponent(id)}/resend`, {}),
+    revokeFirstAdmin: (owner: FirstAdminOwner, id: string) =>
+      client.request<unknown>(`${ownerPath(owner)}/invitations/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     attentionLineOptions: () => client.get<OptionItem[]>('/api/attention-lines/options'),
     pollOptions: () => client.get<OptionItem[]>('/api/polls/options'),
     campaignOptions: () => client.get<OptionItem[]>('/api/campaigns/options'),

@@ -5,6 +5,7 @@ import { createConsoleApi, type ConsoleApi } from '../api/console-api';
 import { createApiClient, type ApiClient } from '../api/http-client';
 import { authMachine } from '../auth/auth.machine';
 import { crossTabSessionEvent } from '../auth/cross-tab';
+import { setSessionRenewal } from '../auth/session-renewal';
 import { browserStorage, createSessionStore, type SessionStore, type StorageLike } from '../auth/session-store';
 import { currentLanguage, initI18n } from '../i18n/i18n';
 
@@ -36,6 +37,13 @@ export function createAppServices(): AppServices {
     language: () => currentLanguage(i18n),
   });
   const api = createConsoleApi(client);
+  // A staff socket refused for an expired access token renews through the same single-flight
+  // refresh as HTTP; when that fails the session ends the way a refused HTTP call ends it.
+  setSessionRenewal(async () => {
+    const refreshed = await client.refreshSession();
+    if (!refreshed) auth?.send({ type: 'auth.expired' });
+    return refreshed !== false;
+  });
 
   const machine = authMachine.provide({
     actors: {

@@ -3,10 +3,13 @@ import {
   type ClientSummary,
   type CreateClientRequest,
   type CreateClientResult,
+  type FirstAdminInvite,
+  type FirstAdminState,
+  type InvitationSummary,
   type Page,
   type ResellerSummary,
 } from '@centralita/contracts';
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsArray, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
@@ -70,6 +73,15 @@ export class CreateResellerDto extends ResellerDto {
   @ApiProperty() @IsString() @MaxLength(1000) adminName!: string;
 }
 
+export class FirstAdminInviteDto implements Partial<FirstAdminInvite> {
+  @ApiProperty({ description: 'Email of the administrator to invite (validateInvitee holds the rules)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  adminEmail?: string;
+  @ApiProperty() @IsOptional() @IsString() @MaxLength(1000) adminName?: string;
+}
+
 /** Who reaches the customers screens; the service narrows each caller to their level's scope (404 outside it). */
 const CUSTOMERS = [PERMISSIONS.clientsManage, PERMISSIONS.tenantsManage] as const;
 
@@ -129,6 +141,61 @@ export class ClientsController {
     return this.clients.update(principal, id, body);
   }
 
+  @Get('clients/:id/invitations')
+  @RequirePermission(PERMISSIONS.tenantsManage)
+  @ApiOperation({
+    summary:
+      "Reseller staff and the platform: the tenant's first administrator — active ADMIN users and pending invitations to ADMIN (expired ones included); outside the caller's scope 404",
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  firstAdmin(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<FirstAdminState> {
+    return this.clients.firstAdmin(principal, { kind: 'client', id });
+  }
+
+  @Post('clients/:id/invitations')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.tenantsManage)
+  @ApiOperation({ summary: 'Reseller staff and the platform: invites another administrator to the tenant (ADMIN role) by mail' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  inviteFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: FirstAdminInviteDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<InvitationSummary> {
+    return this.clients.inviteFirstAdmin(principal, { kind: 'client', id }, body);
+  }
+
+  @Post('clients/:id/invitations/:invitationId/resend')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.tenantsManage)
+  @ApiOperation({
+    summary: "Re-sends a pending invitation to the tenant's ADMIN role with a new token and expiry; the old link stops working",
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  resendFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('invitationId', ParseUuidPipe) invitationId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<InvitationSummary> {
+    return this.clients.resendFirstAdmin(principal, { kind: 'client', id }, invitationId);
+  }
+
+  @Delete('clients/:id/invitations/:invitationId')
+  @RequirePermission(PERMISSIONS.tenantsManage)
+  @ApiOperation({ summary: "Revokes a pending invitation to the tenant's ADMIN role: its link stops working" })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  revokeFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('invitationId', ParseUuidPipe) invitationId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ revoked: true }> {
+    return this.clients.revokeFirstAdmin(principal, { kind: 'client', id }, invitationId);
+  }
+
   @Get('resellers/current')
   @RequirePermission(PERMISSIONS.resellersManage, PERMISSIONS.clientsManage)
   @ApiOperation({ summary: 'Reseller staff: their own reseller (brand); anyone else gets 404' })
@@ -186,5 +253,58 @@ export class ClientsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<ResellerSummary> {
     return this.clients.renameReseller(principal, id, body.name);
+  }
+
+  @Get('resellers/:id/invitations')
+  @RequirePermission(PERMISSIONS.platformManage)
+  @ApiOperation({
+    summary:
+      "Platform operator: a reseller's first administrator — active RESELLER_ADMIN users of its staff and pending invitations to that role (expired ones included)",
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  resellerFirstAdmin(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<FirstAdminState> {
+    return this.clients.firstAdmin(principal, { kind: 'reseller', id });
+  }
+
+  @Post('resellers/:id/invitations')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.platformManage)
+  @ApiOperation({ summary: "Platform operator: invites another administrator to a reseller's staff (RESELLER_ADMIN) by mail" })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 409)
+  inviteResellerFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: FirstAdminInviteDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<InvitationSummary> {
+    return this.clients.inviteFirstAdmin(principal, { kind: 'reseller', id }, body);
+  }
+
+  @Post('resellers/:id/invitations/:invitationId/resend')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.platformManage)
+  @ApiOperation({ summary: "Platform operator: re-sends a pending invitation to a reseller's RESELLER_ADMIN role (new token and expiry)" })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  resendResellerFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('invitationId', ParseUuidPipe) invitationId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<InvitationSummary> {
+    return this.clients.resendFirstAdmin(principal, { kind: 'reseller', id }, invitationId);
+  }
+
+  @Delete('resellers/:id/invitations/:invitationId')
+  @RequirePermission(PERMISSIONS.platformManage)
+  @ApiOperation({ summary: "Platform operator: revokes a pending invitation to a reseller's RESELLER_ADMIN role" })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  revokeResellerFirstAdmin(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('invitationId', ParseUuidPipe) invitationId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ revoked: true }> {
+    return this.clients.revokeFirstAdmin(principal, { kind: 'reseller', id }, invitationId);
   }
 }

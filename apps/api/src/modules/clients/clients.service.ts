@@ -7,9 +7,13 @@ import {
   type CreateClientRequest,
   type CreateClientResult,
   type CreateResellerRequest,
+  type FirstAdminInvite,
+  type FirstAdminState,
+  type InvitationSummary,
   type Page,
   type PagedQuery,
   type ResellerSummary,
+  type RoleCode,
 } from '@centralita/contracts';
 import { OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
@@ -25,6 +29,19 @@ import { FIRST_ADMIN_ROLE } from '../roles/built-in-roles';
 import { ensureReseller, ensureResellerStaff, provisionClient } from '../tenancy/client-provisioning';
 import { Client } from '../tenancy/client.entity';
 import { Reseller } from '../tenancy/reseller.entity';
+
+/** Whose first administrator: a customer tenant, or a reseller (its staff organisation). */
+export interface FirstAdminOwner {
+  kind: 'client' | 'reseller';
+  id: string;
+}
+
+interface ManagedOrganisation {
+  clientId: string;
+  roleCode: RoleCode;
+  entityType: 'client' | 'reseller';
+  entityId: string;
+}
 
 export function toClientSummary(c: Client): ClientSummary {
   return {
@@ -164,6 +181,80 @@ export class ClientsService {
       if (isUniqueViolation(error)) throw new AppException('conflict', { message: NAME_TAKEN });
       throw error;
     }
+  }
+
+  /**
+   * The tenant's first administrator, as its reseller's staff and the platform see it: who holds the
+   * built-in ADMIN role and the pending invitations to it (expired ones too, so they can be re-sent).
+   * Only the level above manages these: a tenant administrator (its own tenant included) gets 404
+   * here and uses its own invitations list.
+   */
+  async firstAdmin(principal: Principal, owner: FirstAdminOwner): Promise<FirstAdminState> {
+    const target = await this.managed(principal, owner);
+    return this.invitations.firstAdminState(target.clientId, target.roleCode);
+  }
+
+  async resendFirstAdmin(principal: Principal, owner: FirstAdminOwner, invitationId: string): Promise<InvitationSummary> {
+    const target = await this.managed(principal, owner);
+    const summary = await this.invitations.resendFirstAdmin(target.clientId, target.roleCode, invitationId);
+    await this.auditInvitation(principal, target, 'resent', summary);
+    return summary;
+  }
+
+  async revokeFirstAdmin(principal: Principal, owner: FirstAdminOwner, invitationId: string): Promise<{ revoked: true }> {
+    const target = await this.managed(principal, owner);
+    const result = await this.invitations.revokeFirstAdmin(target.clientId, target.roleCode, invitationId);
+    await this.auditInvitation(principal, target, 'revoked', { id: invitationId });
+    return result;
+  }
+
+  /** Invites another first administrator (the first address was wrong, or its invitation was revoked). */
+  async inviteFirstAdmin(principal: Principal, owner: FirstAdminOwner, body: Partial<FirstAdminInvite>): Promise<InvitationSummary> {
+    const target = await this.managed(principal, owner);
+    const invitee = { adminEmail: (body.adminEmail ?? '').trim().toLowerCase(), adminName: (body.adminName ?? '').trim() };
+    assertRules(validateInvitee(invitee));
+    const summary = await this.invitations.inviteFirstAdmin(
+      target.clientId,
+      target.roleCode,
+      { email: invitee.adminEmail, name: invitee.adminName },
+      principal.userId,
+    );
+    await this.auditInvitation(principal, target, 'invited', summary);
+    return summary;
+  }
+
+  /** In the audit trail of the tenant or reseller as an update naming what happened to which invitation. */
+  private async auditInvitation(
+    principal: Principal,
+    target: ManagedOrganisation,
+    event: 'invited' | 'resent' | 'revoked',
+    invitation: Partial<InvitationSummary> & { id: string },
+  ): Promise<void> {
+    await this.audit.record(principal, {
+      entityType: target.entityType,
+      entityId: target.entityId,
+      action: 'update',
+      before: null,
+      after: { firstAdminInvitation: { id: invitation.id, event, ...(invitation.email ? { email: invitation.email } : {}) } },
+    });
+  }
+
+  /**
+   * The organisation whose first administrator the caller manages from the level above: a tenant
+   * (reseller staff's own tenants, any tenant for the platform) or a reseller's staff organisation
+   * (the platform only; reseller staff invite their colleagues from their own users screen).
+   * Anything else answers 404.
+   */
+  private async managed(principal: Principal, owner: FirstAdminOwner): Promise<ManagedOrganisation> {
+    if (principal.level === 'tenant') throw AppException.notFound();
+    if (owner.kind === 'client') {
+      const client = await this.find(principal, owner.id);
+      return { clientId: client.id, roleCode: FIRST_ADMIN_ROLE.tenant, entityType: 'client', entityId: client.id };
+    }
+    if (principal.level !== 'platform') throw AppException.notFound();
+    const staff = await this.dataSource.getRepository(Client).findOne({ where: { resellerId: owner.id, kind: 'reseller' } });
+    if (!staff) throw AppException.notFound();
+    return { clientId: staff.id, roleCode: FIRST_ADMIN_ROLE.reseller, entityType: 'reseller', entityId: owner.id };
   }
 
   /** The caller's own reseller: reseller staff only (a tenant administrator and the platform get 404). */

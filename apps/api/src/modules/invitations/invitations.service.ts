@@ -1,4 +1,12 @@
-import { INVITATION_TTL_DAYS, type AuthResult, type InvitationCheck, type InvitationSummary, type MailJob } from '@centralita/contracts';
+import {
+  INVITATION_TTL_DAYS,
+  type AuthResult,
+  type FirstAdminState,
+  type InvitationCheck,
+  type InvitationSummary,
+  type MailJob,
+  type RoleCode,
+} from '@centralita/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, MoreThan, type EntityManager } from 'typeorm';
@@ -131,16 +139,76 @@ export class InvitationsService {
 
   /** A new token and a new expiry replace the old ones (the old link stops working), and the mail goes again. */
   async resend(principal: Principal, id: string): Promise<InvitationSummary> {
-    const row = await this.findPending(principal, id);
+    const row = await this.findPending({ id, clientId: principal.clientId });
     assertCanGrantRole(principal, row.role!, 'assign');
+    return this.renew(row);
+  }
+
+  async revoke(principal: Principal, id: string): Promise<{ revoked: true }> {
+    const row = await this.findPending({ id, clientId: principal.clientId });
+    assertCanGrantRole(principal, row.role!, 'assign');
+    return this.markRevoked(row);
+  }
+
+  /**
+   * The first administrator of an organisation managed from the level above it (a reseller's
+   * tenant, a reseller's staff for the platform): active holders of its built-in first-admin role
+   * and the pending invitations to that role. The caller has already checked that `clientId` is in
+   * its scope; the role is found by code inside that organisation only.
+   */
+  async firstAdminState(clientId: string, roleCode: RoleCode): Promise<FirstAdminState> {
+    const [rows, [counted]] = await Promise.all([
+      this.dataSource.getRepository(UserInvitation).find({
+        where: { clientId, acceptedAt: IsNull(), revokedAt: IsNull(), role: { code: roleCode, builtIn: true } },
+        relations: { role: true },
+        order: { createdAt: 'DESC' },
+        take: 50,
+      }),
+      this.dataSource.query<{ count: string }[]>(
+        `SELECT count(*) AS count FROM users u JOIN roles r ON r.id = u.role_id
+         WHERE u.client_id = $1 AND u.active AND r.client_id = $1 AND r.code = $2 AND r.built_in`,
+        [clientId, roleCode],
+      ),
+    ]);
+    return { activeAdmins: Number(counted.count), invitations: rows.map((row) => toInvitationSummary(row, row.role?.name ?? '')) };
+  }
+
+  /** Re-sends a first-admin invitation of an organisation in the caller's scope (another one answers 404). */
+  async resendFirstAdmin(clientId: string, roleCode: RoleCode, id: string): Promise<InvitationSummary> {
+    return this.renew(await this.findPending({ id, clientId, roleCode }));
+  }
+
+  async revokeFirstAdmin(clientId: string, roleCode: RoleCode, id: string): Promise<{ revoked: true }> {
+    return this.markRevoked(await this.findPending({ id, clientId, roleCode }));
+  }
+
+  /** Invites a (further) first administrator: the role is the organisation's own built-in one, looked up here. */
+  async inviteFirstAdmin(
+    clientId: string,
+    roleCode: RoleCode,
+    invitee: { email: string; name: string },
+    invitedBy: string,
+  ): Promise<InvitationSummary> {
+    const prepared = await this.dataSource.transaction(async (manager) => {
+      const role = await manager.findOne(Role, { where: { clientId, code: roleCode, builtIn: true } });
+      if (!role) throw AppException.notFound();
+      return this.prepare(manager, { clientId, email: invitee.email, name: invitee.name, roleId: role.id, invitedBy });
+    });
+    await this.send(prepared);
+    return prepared.summary;
+  }
+
+  private async renew(row: UserInvitation): Promise<InvitationSummary> {
     const token = randomToken();
     const existing = await this.dataSource.manager.exists(User, { where: { email: row.email } });
     const expiresAt = new Date(Date.now() + INVITATION_TTL_DAYS * DAY_MS);
-    await this.dataSource.manager.update(
+    const updated = await this.dataSource.manager.update(
       UserInvitation,
-      { id: row.id },
+      { id: row.id, acceptedAt: IsNull(), revokedAt: IsNull() },
       { tokenHash: sha256(token), expiresAt, existingAccount: existing },
     );
+    // Accepted or revoked since it was read: nothing to re-send.
+    if (!updated.affected) throw AppException.notFound();
     Object.assign(row, { expiresAt, existingAccount: existing });
     const organisation = await this.dataSource.manager.findOneByOrFail(Client, { id: row.clientId });
     const prepared = { summary: toInvitationSummary(row, row.role!.name), mail: this.mailFor(row, organisation.name, token) };
@@ -148,9 +216,7 @@ export class InvitationsService {
     return prepared.summary;
   }
 
-  async revoke(principal: Principal, id: string): Promise<{ revoked: true }> {
-    const row = await this.findPending(principal, id);
-    assertCanGrantRole(principal, row.role!, 'assign');
+  private async markRevoked(row: UserInvitation): Promise<{ revoked: true }> {
     await this.dataSource.manager.update(UserInvitation, { id: row.id, revokedAt: IsNull() }, { revokedAt: new Date() });
     return { revoked: true };
   }
@@ -242,9 +308,16 @@ export class InvitationsService {
       );
   }
 
-  private async findPending(principal: Principal, id: string): Promise<UserInvitation> {
+  /** A pending invitation of one organisation (optionally to one built-in role); anything else answers 404. */
+  private async findPending(scope: { id: string; clientId: string; roleCode?: RoleCode }): Promise<UserInvitation> {
     const row = await this.dataSource.getRepository(UserInvitation).findOne({
-      where: { id, clientId: principal.clientId, acceptedAt: IsNull(), revokedAt: IsNull() },
+      where: {
+        id: scope.id,
+        clientId: scope.clientId,
+        acceptedAt: IsNull(),
+        revokedAt: IsNull(),
+        ...(scope.roleCode ? { role: { code: scope.roleCode, builtIn: true } } : {}),
+      },
       relations: { role: true },
     });
     if (!row?.role) throw AppException.notFound();

@@ -7,17 +7,20 @@ import {
   validateInvitee,
   type AppRoute,
   type ClientSummary,
+  type FirstAdminState,
+  type InvitationSummary,
   type ResellerSummary,
 } from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
 import { useApi, useAuth } from '../../app/ServicesContext';
 import { hasPermission } from '../../auth/permissions';
 import { useBranding } from '../../branding/BrandingProvider';
-import { formatNullable } from '../../format/format';
+import { formatDateTime, formatNullable } from '../../format/format';
 import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
+import type { FirstAdminOwner } from '../admin-api';
 import { SelectInput, TextInput, TextArea } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
@@ -150,128 +153,271 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
     };
   }, [id, user?.clientId, refresh]);
   return (
-    <AdminFormPage
-      route={route}
-      resource="clients"
-      listPath={LIST}
-      form={form}
-      id={id}
-      load={async (rowId) => {
-        const row = await api.admin.get<ClientSummary>('clients', rowId);
-        return {
-          name: row.name,
-          bannerUrl: row.bannerUrl ?? '',
-          loginImageUrl: row.loginImageUrl ?? '',
-          mainColor: row.mainColor ?? '',
-          menuLogoUrl: row.menuLogoUrl ?? '',
-          completeMenuLogoUrl: row.completeMenuLogoUrl ?? '',
-          subscriptionPlan: row.subscriptionPlan ?? '',
-          allowedOrigins: row.allowedOrigins.join('\n'),
-          adminName: '',
-          adminEmail: '',
-          resellerId: row.resellerId,
-        };
-      }}
-      toBody={({ allowedOrigins, adminName, adminEmail, resellerId, ...v }) => ({
-        ...Object.fromEntries(Object.entries(v).map(([k, value]) => [k, value.trim() || null])),
-        allowedOrigins: originLines(allowedOrigins),
-        ...(adding ? { adminName: adminName.trim(), adminEmail: adminEmail.trim(), ...(platform ? { resellerId } : {}) } : {}),
-      })}
-      createdMessage={(v) => t('admin.clients.invitationSent', { email: v.adminEmail.trim() })}
-    >
-      {adding && platform && (
-        <SelectInput
-          id="client-reseller"
-          label={t('admin.clients.reseller')}
-          value={values.resellerId}
-          options={resellers.map((reseller) => ({ value: reseller.id, label: reseller.name }))}
-          placeholder={t('admin.clients.chooseReseller')}
-          onChange={set('resellerId')}
-          onBlur={blur('resellerId')}
-          error={errorFor('resellerId')}
-        />
-      )}
-      <TextInput
-        id="client-name"
-        label={t('admin.clients.name')}
-        value={values.name}
-        disabled={ownTenantOnly}
-        hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
-        onChange={set('name')}
-        onBlur={blur('name')}
-        error={errorFor('name')}
-      />
-      <TextInput
-        id="client-plan"
-        label={t('admin.clients.subscriptionPlan')}
-        value={values.subscriptionPlan}
-        disabled={ownTenantOnly}
-        hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
-        onChange={set('subscriptionPlan')}
-        error={errorFor('subscriptionPlan')}
-      />
-      {adding && (
-        <>
-          <TextInput
-            id="client-admin-name"
-            label={t('admin.clients.adminName')}
-            value={values.adminName}
-            onChange={set('adminName')}
-            onBlur={blur('adminName')}
-            error={errorFor('adminName')}
+    <>
+      <AdminFormPage
+        route={route}
+        resource="clients"
+        listPath={LIST}
+        form={form}
+        id={id}
+        load={async (rowId) => {
+          const row = await api.admin.get<ClientSummary>('clients', rowId);
+          return {
+            name: row.name,
+            bannerUrl: row.bannerUrl ?? '',
+            loginImageUrl: row.loginImageUrl ?? '',
+            mainColor: row.mainColor ?? '',
+            menuLogoUrl: row.menuLogoUrl ?? '',
+            completeMenuLogoUrl: row.completeMenuLogoUrl ?? '',
+            subscriptionPlan: row.subscriptionPlan ?? '',
+            allowedOrigins: row.allowedOrigins.join('\n'),
+            adminName: '',
+            adminEmail: '',
+            resellerId: row.resellerId,
+          };
+        }}
+        toBody={({ allowedOrigins, adminName, adminEmail, resellerId, ...v }) => ({
+          ...Object.fromEntries(Object.entries(v).map(([k, value]) => [k, value.trim() || null])),
+          allowedOrigins: originLines(allowedOrigins),
+          ...(adding ? { adminName: adminName.trim(), adminEmail: adminEmail.trim(), ...(platform ? { resellerId } : {}) } : {}),
+        })}
+        createdMessage={(v) => t('admin.clients.invitationSent', { email: v.adminEmail.trim() })}
+      >
+        {adding && platform && (
+          <SelectInput
+            id="client-reseller"
+            label={t('admin.clients.reseller')}
+            value={values.resellerId}
+            options={resellers.map((reseller) => ({ value: reseller.id, label: reseller.name }))}
+            placeholder={t('admin.clients.chooseReseller')}
+            onChange={set('resellerId')}
+            onBlur={blur('resellerId')}
+            error={errorFor('resellerId')}
           />
-          <TextInput
-            id="client-admin-email"
-            type="email"
-            label={t('admin.clients.adminEmail')}
-            hint={t('admin.clients.adminHint')}
-            value={values.adminEmail}
-            onChange={set('adminEmail')}
-            onBlur={blur('adminEmail')}
-            error={errorFor('adminEmail')}
-          />
-        </>
-      )}
-      <TextInput
-        id="client-colour"
-        label={t('admin.clients.mainColor')}
-        hint="#2563eb"
-        value={values.mainColor}
-        onChange={set('mainColor')}
-        onBlur={blur('mainColor')}
-        error={errorFor('mainColor')}
-      />
-      <div className="admin-field client-preview">
-        {values.mainColor && /^#[0-9a-fA-F]{6}$/.test(values.mainColor) && (
-          <span className="swatch swatch--lg" style={{ background: values.mainColor }} aria-hidden="true" />
         )}
-        {values.menuLogoUrl && <img src={values.menuLogoUrl} alt="" className="client-preview__logo" />}
-      </div>
-      {FIELDS.map((field) => (
         <TextInput
-          key={field}
-          id={`client-${field}`}
-          type="url"
-          wide
-          label={t(`admin.clients.${field}`)}
-          value={values[field]}
-          onChange={set(field)}
-          onBlur={blur(field)}
-          error={errorFor(field)}
+          id="client-name"
+          label={t('admin.clients.name')}
+          value={values.name}
+          disabled={ownTenantOnly}
+          hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
+          onChange={set('name')}
+          onBlur={blur('name')}
+          error={errorFor('name')}
         />
-      ))}
-      <TextArea
-        id="client-allowedOrigins"
-        wide
-        rows={3}
-        label={t('admin.clients.allowedOrigins')}
-        hint={t('admin.clients.allowedOriginsHint')}
-        value={values.allowedOrigins}
-        onChange={set('allowedOrigins')}
-        onBlur={blur('allowedOrigins')}
-        error={errorFor('allowedOrigins')}
-      />
-    </AdminFormPage>
+        <TextInput
+          id="client-plan"
+          label={t('admin.clients.subscriptionPlan')}
+          value={values.subscriptionPlan}
+          disabled={ownTenantOnly}
+          hint={ownTenantOnly ? t('admin.clients.managedByReseller') : undefined}
+          onChange={set('subscriptionPlan')}
+          error={errorFor('subscriptionPlan')}
+        />
+        {adding && (
+          <>
+            <TextInput
+              id="client-admin-name"
+              label={t('admin.clients.adminName')}
+              value={values.adminName}
+              onChange={set('adminName')}
+              onBlur={blur('adminName')}
+              error={errorFor('adminName')}
+            />
+            <TextInput
+              id="client-admin-email"
+              type="email"
+              label={t('admin.clients.adminEmail')}
+              hint={t('admin.clients.adminHint')}
+              value={values.adminEmail}
+              onChange={set('adminEmail')}
+              onBlur={blur('adminEmail')}
+              error={errorFor('adminEmail')}
+            />
+          </>
+        )}
+        <TextInput
+          id="client-colour"
+          label={t('admin.clients.mainColor')}
+          hint="#2563eb"
+          value={values.mainColor}
+          onChange={set('mainColor')}
+          onBlur={blur('mainColor')}
+          error={errorFor('mainColor')}
+        />
+        <div className="admin-field client-preview">
+          {values.mainColor && /^#[0-9a-fA-F]{6}$/.test(values.mainColor) && (
+            <span className="swatch swatch--lg" style={{ background: values.mainColor }} aria-hidden="true" />
+          )}
+          {values.menuLogoUrl && <img src={values.menuLogoUrl} alt="" className="client-preview__logo" />}
+        </div>
+        {FIELDS.map((field) => (
+          <TextInput
+            key={field}
+            id={`client-${field}`}
+            type="url"
+            wide
+            label={t(`admin.clients.${field}`)}
+            value={values[field]}
+            onChange={set(field)}
+            onBlur={blur(field)}
+            error={errorFor(field)}
+          />
+        ))}
+        <TextArea
+          id="client-allowedOrigins"
+          wide
+          rows={3}
+          label={t('admin.clients.allowedOrigins')}
+          hint={t('admin.clients.allowedOriginsHint')}
+          value={values.allowedOrigins}
+          onChange={set('allowedOrigins')}
+          onBlur={blur('allowedOrigins')}
+          error={errorFor('allowedOrigins')}
+        />
+      </AdminFormPage>
+      {id && !ownTenantOnly && hasPermission(user, PERMISSIONS.tenantsManage) && <FirstAdminPanel owner={{ kind: 'clients', id }} />}
+    </>
+  );
+}
+
+type Invitee = { adminName: string; adminEmail: string };
+const NO_INVITEE: Invitee = { adminName: '', adminEmail: '' };
+
+/**
+ * A tenant's (or, for the platform, a reseller's) administrator access as the level above sees it:
+ * active administrators, the pending first-admin invitations (an expired one is re-sent from here,
+ * so it never strands the organisation), and an invitation for another address when none is pending.
+ */
+function FirstAdminPanel({ owner }: { owner: FirstAdminOwner }) {
+  const { kind, id: ownerId } = owner;
+  const { t } = useTranslation();
+  const api = useApi();
+  const toast = useToast();
+  const [state, setState] = useState<FirstAdminState | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useAdminForm<Invitee>(
+    NO_INVITEE,
+    useCallback((v: Invitee) => validateInvitee(v), []),
+  );
+  const { values, set, blur, errorFor, setValues } = form;
+  const load = useCallback(() => {
+    api.admin
+      .firstAdmin({ kind, id: ownerId })
+      .then((next) => {
+        setState(next);
+        setFailure(null);
+      })
+      .catch((e: unknown) => setFailure(describeError(e, t)));
+  }, [api, kind, ownerId, t]);
+  useEffect(load, [load]);
+  const run = async (action: () => Promise<unknown>, done: string) => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await action();
+      toast.success(done);
+      load();
+    } catch (e) {
+      toast.error(t('admin.form.saveFailed'), describeError(e, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const act = (invitation: InvitationSummary, action: 'resend' | 'revoke') =>
+    run(
+      () => (action === 'resend' ? api.admin.resendFirstAdmin(owner, invitation.id) : api.admin.revokeFirstAdmin(owner, invitation.id)),
+      t(action === 'resend' ? 'admin.users.resent' : 'admin.users.revoked', { email: invitation.email }),
+    );
+  const onInvite = (event: FormEvent) => {
+    event.preventDefault();
+    if (!form.submit()) return;
+    const invitee = { adminName: values.adminName.trim(), adminEmail: values.adminEmail.trim() };
+    void run(
+      async () => {
+        await api.admin.inviteFirstAdmin(owner, invitee);
+        setValues(NO_INVITEE);
+      },
+      t('admin.clients.adminInvited', { email: invitee.adminEmail }),
+    );
+  };
+  const now = Date.now();
+  return (
+    <section className="card admin-list" data-testid="first-admin">
+      <h2>{t('admin.clients.firstAdminTitle')}</h2>
+      {failure && (
+        <div className="form-error" role="alert">
+          {failure}
+        </div>
+      )}
+      {state && state.activeAdmins > 0 && (
+        <p data-testid="first-admin-active">{t('admin.clients.firstAdminActive', { total: state.activeAdmins })}</p>
+      )}
+      {state && state.activeAdmins === 0 && state.invitations.length === 0 && <p className="muted">{t('admin.clients.firstAdminNone')}</p>}
+      {state && state.invitations.length > 0 && (
+        <ul className="plain-list" data-testid="first-admin-invitations">
+          {state.invitations.map((invitation) => {
+            const expired = new Date(invitation.expiresAt).getTime() <= now;
+            const date = formatDateTime(invitation.expiresAt, t);
+            return (
+              <li key={invitation.id} data-testid="first-admin-invitation" data-expired={expired ? 'true' : 'false'}>
+                <strong>{invitation.name}</strong> &lt;{invitation.email}&gt; ·{' '}
+                <span style={expired ? { color: 'var(--danger)' } : undefined}>
+                  {expired ? t('admin.clients.invitationExpired', { date }) : t('admin.clients.invitationPending', { date })}
+                </span>{' '}
+                <Button
+                  type="button"
+                  icon="pi pi-send"
+                  text
+                  label={t('admin.users.resend')}
+                  disabled={busy}
+                  data-testid="first-admin-resend"
+                  onClick={() => void act(invitation, 'resend')}
+                />
+                <Button
+                  type="button"
+                  icon="pi pi-times"
+                  text
+                  severity="danger"
+                  label={t('admin.users.revoke')}
+                  disabled={busy}
+                  data-testid="first-admin-revoke"
+                  onClick={() => void act(invitation, 'revoke')}
+                />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {state && state.invitations.length === 0 && (
+        <form className="admin-form" noValidate onSubmit={onInvite} data-testid="first-admin-invite">
+          <div className="admin-form__grid">
+            <TextInput
+              id="first-admin-name"
+              label={t('admin.clients.adminName')}
+              value={values.adminName}
+              onChange={set('adminName')}
+              onBlur={blur('adminName')}
+              error={errorFor('adminName')}
+            />
+            <TextInput
+              id="first-admin-email"
+              type="email"
+              label={t('admin.clients.adminEmail')}
+              hint={t('admin.clients.adminHint')}
+              value={values.adminEmail}
+              onChange={set('adminEmail')}
+              onBlur={blur('adminEmail')}
+              error={errorFor('adminEmail')}
+            />
+          </div>
+          <div className="admin-form__actions">
+            <Button type="submit" icon="pi pi-send" label={t('admin.clients.inviteAdmin')} loading={busy} data-testid="first-admin-send" />
+          </div>
+        </form>
+      )}
+    </section>
   );
 }
 
@@ -332,6 +478,81 @@ function OwnResellerPage({ route }: { route: AppRoute }) {
   );
 }
 
+/** One reseller on the platform's Brands page, renamed in place (PUT /api/resellers/:id). */
+function ResellerRow({ reseller, onRenamed }: { reseller: ResellerSummary; onRenamed(): void }) {
+  const { t } = useTranslation();
+  const api = useApi();
+  const toast = useToast();
+  const [name, setName] = useState<string | null>(null);
+  const [access, setAccess] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (name === null || !name.trim() || saving) return;
+    setSaving(true);
+    try {
+      await api.admin.renameReseller(reseller.id, name.trim());
+      toast.success(t('admin.form.saved'));
+      setName(null);
+      setFailure(null);
+      onRenamed();
+    } catch (e) {
+      setFailure(describeError(e, t));
+    } finally {
+      setSaving(false);
+    }
+  };
+  if (name === null)
+    return (
+      <li data-testid="reseller-row">
+        <strong>{reseller.name}</strong> · {t('admin.resellers.tenants')}: {reseller.tenantCount}{' '}
+        <Button
+          type="button"
+          icon="pi pi-pencil"
+          text
+          label={t('admin.resellers.rename')}
+          data-testid="reseller-rename"
+          onClick={() => setName(reseller.name)}
+        />
+        <Button
+          type="button"
+          icon="pi pi-user"
+          text
+          label={t('admin.clients.firstAdminTitle')}
+          aria-expanded={access}
+          data-testid="reseller-access"
+          onClick={() => setAccess((open) => !open)}
+        />
+        {access && <FirstAdminPanel owner={{ kind: 'resellers', id: reseller.id }} />}
+      </li>
+    );
+  return (
+    <li data-testid="reseller-row">
+      <form className="admin-form" noValidate onSubmit={(e) => void onSubmit(e)} data-testid="reseller-rename-form">
+        <div className="admin-form__grid">
+          <TextInput
+            id={`reseller-name-${reseller.id}`}
+            label={t('admin.resellers.name')}
+            value={name}
+            onChange={setName}
+            error={!name.trim() ? t('validation.required') : null}
+          />
+        </div>
+        {failure && (
+          <div className="form-error" role="alert">
+            {failure}
+          </div>
+        )}
+        <div className="admin-form__actions">
+          <Button type="button" label={t('admin.form.cancel')} text onClick={() => setName(null)} />
+          <Button type="submit" icon="pi pi-check" label={t('admin.form.save')} loading={saving} data-testid="reseller-rename-save" />
+        </div>
+      </form>
+    </li>
+  );
+}
+
 type NewReseller = { name: string; adminName: string; adminEmail: string };
 const NO_RESELLER: NewReseller = { name: '', adminName: '', adminEmail: '' };
 
@@ -381,9 +602,7 @@ function PlatformResellersPage({ route }: { route: AppRoute }) {
         <h2>{t('admin.resellers.list')}</h2>
         <ul className="plain-list">
           {resellers.map((reseller) => (
-            <li key={reseller.id}>
-              <strong>{reseller.name}</strong> · {t('admin.resellers.tenants')}: {reseller.tenantCount}
-            </li>
+            <ResellerRow key={reseller.id} reseller={reseller} onRenamed={load} />
           ))}
         </ul>
       </section>

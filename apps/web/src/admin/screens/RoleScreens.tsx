@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ALL_PERMISSIONS, APP_ROUTES, validateRole, type AppRoute, type RoleSummary } from '@centralita/contracts';
+import { ALL_PERMISSIONS, APP_ROUTES, LEVEL_PERMISSIONS, validateRole, type AppRoute, type RoleSummary } from '@centralita/contracts';
 import { useApi, useAuth } from '../../app/ServicesContext';
 import { hasPermission } from '../../auth/permissions';
 import { formatBoolean } from '../../format/format';
@@ -47,6 +47,9 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
   const { user } = useAuth();
   // Grants never exceed the granter: the server refuses permissions (and menu routes) the editor lacks.
   const holds = (permission: string | null) => permission === null || hasPermission(user, permission);
+  // Only what can take effect in the editor's organisation is offered (a tenant role never gets
+  // tenants.manage, resellers.manage or platform.manage); a stored one outside it stays visible.
+  const offered = new Set<string>(LEVEL_PERMISSIONS[user?.level ?? 'tenant']);
   const form = useAdminForm<RoleValues>(
     EMPTY,
     useCallback((v: RoleValues) => validateRole(v, ALL_PERMISSIONS, ROUTE_PATHS), []),
@@ -59,8 +62,9 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
     label: `${t(`routes.${r.titleKey}`)} (${r.path})`,
     disabled: !holds(r.permission) && !values.menuPaths.includes(r.path),
   }));
+  const shown = ALL_PERMISSIONS.filter((permission) => offered.has(permission) || values.permissions.includes(permission));
   const lacking = values.permissions.filter((permission) => !holds(permission));
-  const someLocked = ALL_PERMISSIONS.some((permission) => !holds(permission));
+  const someLocked = shown.some((permission) => !holds(permission));
   const permissionsHint = lacking.length
     ? t('admin.roles.beyondYou', { permissions: lacking.join(', ') })
     : someLocked
@@ -104,7 +108,7 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
         wide
       >
         <div className="admin-check-grid" data-testid="role-permissions">
-          {ALL_PERMISSIONS.map((permission) => (
+          {shown.map((permission) => (
             <CheckInput
               key={permission}
               id={`role-permission-${permission.replace(/\W/g, '-')}`}

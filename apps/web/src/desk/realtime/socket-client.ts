@@ -10,6 +10,7 @@ import {
   type VisitorClientEvents,
   type VisitorServerEvents,
 } from '@centralita/contracts';
+import { sessionRenewal, type SessionRenewal } from '../../auth/session-renewal';
 
 export type StaffSocket = Socket<StaffServerEvents, StaffClientEvents>;
 export type VisitorSocket = Socket<VisitorServerEvents, VisitorClientEvents>;
@@ -32,6 +33,25 @@ export interface RealtimeConnection<S extends Socket> {
   close(): void;
 }
 
+/** The handshake refusals that mean "your access token no longer holds" (see socket-access.service authError). */
+const SESSION_REFUSALS = new Set(['session_expired', 'unauthorized']);
+
+export type RefusalDecision = 'wait' | 'renew' | 'stop';
+
+/**
+ * Pure decision, exported for tests: what to do on a connect_error. While the client still retries
+ * by itself (`active`: a network failure) there is nothing to do. A handshake the server refused
+ * for the session (an access token that expired while the tab's timers were throttled) is worth one
+ * session renewal and one reconnect; refused again after that, or refused for anything else, the
+ * socket stays down (a signed-out session is ended by the renewal itself).
+ */
+export function onConnectRefused(error: unknown, active: boolean, renewedSinceConnect: boolean): RefusalDecision {
+  if (active) return 'wait';
+  const code = (error as { data?: { errorCode?: unknown } } | null)?.data?.errorCode;
+  if (typeof code !== 'string' || !SESSION_REFUSALS.has(code)) return 'stop';
+  return renewedSinceConnect ? 'stop' : 'renew';
+}
+
 /** Pure decision, exported for tests: must a reconnect resync over REST? */
 export function needsResync(firstConnect: boolean, recovered: boolean, gapMs: number): boolean {
   if (firstConnect) return true;
@@ -43,6 +63,7 @@ function connect<S extends Socket>(
   token: () => string | null,
   handlers: RealtimeHandlers,
   extraAuth: Record<string, unknown> = {},
+  renewal: () => SessionRenewal | null = () => null,
 ): RealtimeConnection<S> {
   const socket = io(namespace, {
     path: '/socket.io',
@@ -56,6 +77,8 @@ function connect<S extends Socket>(
   const rooms = new Map<string, RoomRef>();
   let first = true;
   let lostAt: number | null = null;
+  let renewed = false;
+  let closed = false;
   handlers.onStatus?.('connecting');
 
   socket.on('connect', () => {
@@ -63,6 +86,7 @@ function connect<S extends Socket>(
     const resync = needsResync(first, socket.recovered, gap);
     first = false;
     lostAt = null;
+    renewed = false;
     handlers.onStatus?.('online');
     // Rooms joined by hand are not restored by a plain (unrecovered) reconnect.
     if (!socket.recovered) for (const room of rooms.values()) socket.emit('join', room, () => undefined);
@@ -72,7 +96,20 @@ function connect<S extends Socket>(
     lostAt ??= Date.now();
     handlers.onStatus?.('offline');
   });
-  socket.on('connect_error', () => handlers.onStatus?.('offline'));
+  socket.on('connect_error', (error) => {
+    handlers.onStatus?.('offline');
+    const renew = renewal();
+    if (!renew || onConnectRefused(error, socket.active, renewed) !== 'renew') return;
+    renewed = true;
+    lostAt ??= Date.now();
+    void renew().then(
+      (ok) => {
+        // The token getter reads the renewed access token at this attempt.
+        if (ok && !closed) socket.connect();
+      },
+      () => undefined,
+    );
+  });
 
   return {
     socket,
@@ -92,6 +129,7 @@ function connect<S extends Socket>(
       });
     },
     close() {
+      closed = true;
       socket.removeAllListeners();
       socket.close();
     },
@@ -103,7 +141,7 @@ function connect<S extends Socket>(
  * into the same listeners, so screens only ever see single events.
  */
 export function connectStaff(token: () => string | null, handlers: RealtimeHandlers): RealtimeConnection<StaffSocket> {
-  const connection = connect<StaffSocket>(SOCKET_NAMESPACES.staff, token, handlers, { [STAFF_BATCH_AUTH]: true });
+  const connection = connect<StaffSocket>(SOCKET_NAMESPACES.staff, token, handlers, { [STAFF_BATCH_AUTH]: true }, sessionRenewal);
   connection.socket.on('batch', (pushes) => deliverStaffBatch(connection.socket, pushes));
   return connection;
 }
