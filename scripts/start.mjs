@@ -13,6 +13,9 @@ import { displayUrl, isExposed, listenHost, probeUrl } from './lib/host.mjs';
 import { fail, log, warn } from './lib/log.mjs';
 
 const dev = process.argv.includes('--dev');
+// Quiet by default: the URL, the accounts and warnings. `--verbose` (npm start -- --verbose) or an
+// explicit LOG_LEVEL brings back Nest's start-up lines (module init, every mapped route).
+const verbose = process.argv.includes('--verbose');
 const children = [];
 
 function freePort(preferred) {
@@ -115,6 +118,7 @@ async function main() {
     // Development surfaces are off unless asked for; `npm run dev` keeps mail (no SMTP) for
     // administrators at /api/dev/mailbox, `npm start` only logs it. Self-registration: SELF_REGISTRATION.
     DEV_MAILBOX: process.env.DEV_MAILBOX ?? (dev ? 'on' : 'off'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? (verbose ? 'verbose' : 'warn'),
   };
 
   const cli = path.join(ROOT, 'apps/api/dist/database/cli.js');
@@ -173,6 +177,7 @@ async function main() {
       `listening on ${host} (HOST): other machines can reach this server and its demo accounts; change their passwords or use HOST=127.0.0.1`,
     );
   else log('Listening on this machine only; set HOST=0.0.0.0 to reach it from the network (see README).');
+  if (!verbose && !process.env.LOG_LEVEL) log('Only warnings and errors are logged; `npm start -- --verbose` or LOG_LEVEL=log shows more.');
   log('Press Ctrl+C to stop.');
 }
 

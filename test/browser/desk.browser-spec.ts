@@ -234,10 +234,10 @@ describe('Agent desk, web chat and live supervision', () => {
 
     await row().and(supervisor.locator('[data-status=Inquest]')).waitFor();
     await customer.getByTestId('webchat-survey').waitFor();
-    // Closed from the agent's side: the machine no longer accepts closing or transferring it.
-    await agent.locator(`[data-testid=conversation-item][data-conversation-id="${conversationId}"][data-status=Inquest]`).waitFor();
-    expect(await agent.getByTestId('chat-close').isDisabled()).toBe(true);
-    expect(await agent.getByTestId('chat-transfer').isDisabled()).toBe(true);
+    // Closed from the agent's side: it leaves the desk (list and chat window) at once (issue 24 item 2).
+    await agent.locator(`[data-testid=conversation-item][data-conversation-id="${conversationId}"]`).waitFor({ state: 'detached' });
+    await agent.getByTestId('chat-empty').waitFor();
+    expect(await agent.getByTestId('chat-close').count()).toBe(0);
     await agentRow().and(supervisor.locator('[data-status=available]')).waitFor();
 
     // The line's poll (seeded 'Customer satisfaction'): a choice, a 0-10 scale and yes/no, all required.
@@ -258,9 +258,11 @@ describe('Agent desk, web chat and live supervision', () => {
     const board = agentRow();
     await board.getByTestId('agent-force-reason').selectOption('meeting');
     await board.getByTestId('agent-force-pause').click();
+    await supervisor.getByTestId('agent-force-confirm').click();
     await agent.locator('[data-testid=presence-panel] [data-testid=agent-status][data-status=paused]').waitFor();
     await agent.getByTestId('presence-panel').getByTestId('agent-pause-reason').getByText('Meeting').waitFor();
     await board.getByTestId('agent-force-logout').click();
+    await supervisor.getByTestId('agent-force-confirm').click();
     await agent.locator('[data-testid=presence-panel] [data-testid=agent-status][data-status=loggedOut]').waitFor();
     await agentRow().and(supervisor.locator('[data-status=loggedOut]')).waitFor();
     // Logged out: the supervisor can no longer force either.

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { REFRESH_TOKEN_HEADER } from '@centralita/contracts';
+import { logLevelsFor } from '@centralita/contracts/server';
 import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/envelope-adapter';
 import { configureHttp } from './common/http-setup';
@@ -36,7 +37,7 @@ function setupSwagger(app: NestExpressApplication): void {
 /** The configured, initialised application, not yet listening: main() listens on PORT, tests on port 0. */
 export async function createApp(options: CreateAppOptions = {}): Promise<NestExpressApplication> {
   const config = loadConfig(options.env ?? process.env, options.config);
-  const logger = options.logger ?? (config.nodeEnv === 'test' ? (['error', 'warn'] as LogLevel[]) : undefined);
+  const logger = options.logger ?? logLevelsFor((options.env ?? process.env).LOG_LEVEL, config.nodeEnv);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new EnvelopeExpressAdapter(), {
     bodyParser: false,
     abortOnError: false,

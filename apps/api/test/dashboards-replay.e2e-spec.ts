@@ -342,6 +342,43 @@ describe('dashboards replay of a scripted day', () => {
     expect(clipped.map(({ reasonId, ms }) => ({ reasonId, ms }))).toEqual([{ reasonId: 'lunch', ms: 300_000 }]);
   });
 
+  it('counts time in the current state to now, never to the end of a range that runs past now', async () => {
+    // The filter shows the whole day (to 18:00); it is 09:30 now. Agent One paused for lunch at 09:20:
+    // 600 s of lunch, not the 8.5 hours left until the range ends.
+    const day = { to: at(9 * 3600) };
+    const pauses = await get<PauseDetailRow[]>('pauses', day);
+    expect(pauses.map(({ name, reasonId, ms }) => ({ name, reasonId, ms }))).toEqual([
+      { name: 'Agent One', reasonId: 'break', ms: 120_000 },
+      { name: 'Agent One', reasonId: 'lunch', ms: 600_000 },
+      { name: 'Agent Two', reasonId: 'meeting', ms: 900_000 },
+    ]);
+    const agents = await get<AgentServiceRow[]>('agents', day);
+    expect(agents.find((row) => row.agentId === agent1.userId)!.times).toEqual({ paused: 720_000, busy: 480_000, available: 600_000 });
+    expect(agents.find((row) => row.agentId === agent2.userId)!.times).toEqual({ paused: 900_000, busy: 100_000, available: 800_000 });
+    const summary = await get<DashboardSummary>('summary', day);
+    expect(summary.window).toEqual({ from: WINDOW.from, to: at(1800) });
+    expect(summary.occupancy).toBeCloseTo(580 / 1980, 9);
+    // The trend's axis still covers the whole range; hours after now are empty, not projected.
+    const trend = await get<TrendPoint[]>('trend', { ...day, unit: 'hour' });
+    expect(trend.length).toBe(9);
+    expect(trend.slice(1).every((point) => point.offered === 0 && point.handled === 0)).toBe(true);
+  });
+
+  it('explains handled beside offered: every handled chat of the day was offered through the queue', async () => {
+    const summary = await get<DashboardSummary>('summary');
+    expect(summary.handledBreakdown).toEqual({ fromQueue: 3, fromTransfer: 0, calls: 0 });
+  });
+
+  it("shows an agent their own figures, whatever agent the query names, never the tenant's", async () => {
+    // Agent One answered C1 and C3 (waits 60 s and 0 s): 2 offered, 2 handled. The tenant had 4 offered.
+    for (const extra of [{}, { agentId: agent2.userId }] as Record<string, string>[]) {
+      const own = await get<DashboardSummary>('summary', extra, agent1.token);
+      expect(own).toMatchObject({ offered: 2, answered: 2, abandoned: 0, handled: 2, averageHandleTimeMs: 240_000 });
+    }
+    const options = data<{ agents: { id: string }[] }>(await t.http().get('/api/dashboards/options').set(bearer(agent1.token)));
+    expect(options.agents.map((agent) => agent.id)).toEqual([agent1.userId]);
+  });
+
   it('measures staff compliance against the default Monday–Friday 09:00–17:00 schedule', async () => {
     const rows = await get<ComplianceRow[]>('compliance');
     expect(

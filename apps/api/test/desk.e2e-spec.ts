@@ -1,4 +1,4 @@
-import { REALTIME_QUEUES, type AgentView, type ConversationView, type NoteView, type StartChatResult } from '@centralita/contracts';
+import { QUEUES, type AgentView, type ConversationView, type NoteView, type StartChatResult } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually as eventuallyWithin } from '../../../test/support/eventually';
 import {
@@ -36,7 +36,7 @@ describe('agent desk, supervisor and timers', () => {
   beforeAll(async () => {
     process.env.DISCONNECT_GRACE_SECONDS = '1';
     t = await startTestApp();
-    timers = new Queue(REALTIME_QUEUES.timers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
+    timers = new Queue(QUEUES.machineTimers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
     const tenant = await createTenant(t.dataSource);
     tenantRef = tenant;
     line = await createLine(t.dataSource, tenant, 'Support');

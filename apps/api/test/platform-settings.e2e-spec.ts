@@ -1,4 +1,4 @@
-import { SECRET_MASK } from '@centralita/contracts';
+import { DEFAULT_EMOTICONS, SECRET_MASK } from '@centralita/contracts';
 import { AuditLog } from '../src/modules/admin/audit-log.entity';
 import { ChannelConfig } from '../src/modules/platform-settings/platform-settings.entities';
 import { PlatformSettingsService } from '../src/modules/platform-settings/platform-settings.service';
@@ -27,6 +27,28 @@ describe('Platform settings and channels (e2e)', () => {
     maxQueueWaitSeconds: 600,
     emoticons: ['👍', '🙂'],
   };
+
+  it('shows, before anything is saved, the values in effect: no tenant texts, the desk emoticons, the queue wait applied', async () => {
+    const unsaved = (await t.http().get('/api/platform-settings').set(bearer(adminB)).expect(200)).body.data;
+    // Empty messages: the widget uses its own texts in the visitor's language (webchat line info answers '').
+    expect(unsaved).toEqual({
+      welcomeMessage: '',
+      offHoursMessage: '',
+      idleLogoutMinutes: 30,
+      maxQueueWaitSeconds: Number(process.env.QUEUE_TIMEOUT_SECONDS ?? 1800),
+      emoticons: [...DEFAULT_EMOTICONS],
+    });
+    // A tenant that saved an empty list gets the list the desk then offers, not an empty field.
+    const cleared = (
+      await t
+        .http()
+        .put('/api/platform-settings')
+        .set(bearer(adminB))
+        .send({ ...unsaved, emoticons: [] })
+        .expect(200)
+    ).body.data;
+    expect(cleared.emoticons).toEqual([...DEFAULT_EMOTICONS]);
+  });
 
   it('saves settings per tenant with validation and an audit row', async () => {
     const saved = (await t.http().put('/api/platform-settings').set(bearer(adminA)).send(settings).expect(200)).body.data;

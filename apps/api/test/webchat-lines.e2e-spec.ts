@@ -1,4 +1,4 @@
-import { CATALOGUE_MESSAGES, REALTIME_QUEUES, type LineQueueView, type StartChatResult, type WebchatLineView } from '@centralita/contracts';
+import { CATALOGUE_MESSAGES, QUEUES, type LineQueueView, type StartChatResult, type WebchatLineView } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
 import { LINE_CLOSED_MESSAGE } from '../src/modules/conversations/webchat.service';
@@ -24,7 +24,7 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     ({ tenantA, tenantB, adminA, adminB } = await twoTenants(t));
     agent = await createStaff(t, tenantA, 'AGENT');
     supervisor = await createStaff(t, tenantA, 'SUPER');
-    timers = new Queue(REALTIME_QUEUES.timers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
+    timers = new Queue(QUEUES.machineTimers, { connection: { url: process.env.REDIS_URL! }, prefix: process.env.QUEUE_PREFIX });
   });
   afterAll(async () => {
     await timers.close();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger, type INestApplicationContext, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { logLevelsFor } from '@centralita/contracts/server';
 import { loadWorkerConfig, type WorkerConfig } from './config/worker-config';
 import { WorkerModule } from './worker.module';
 
@@ -13,7 +14,7 @@ export interface CreateWorkerOptions {
 /** The worker: a Nest application context (no HTTP) whose BullMQ processors start on init. */
 export async function createWorker(options: CreateWorkerOptions = {}): Promise<INestApplicationContext> {
   const config = loadWorkerConfig(options.env ?? process.env, options.config);
-  const logger = options.logger ?? (config.nodeEnv === 'test' ? (['error', 'warn'] as LogLevel[]) : undefined);
+  const logger = options.logger ?? logLevelsFor((options.env ?? process.env).LOG_LEVEL, config.nodeEnv);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     abortOnError: false,
     ...(logger !== undefined ? { logger } : {}),

@@ -573,8 +573,7 @@ export function validateAnswerGroup(input: Partial<Record<keyof AnswerGroupInput
   return issues;
 }
 
-/** BullMQ queue of spreadsheet imports (API produces, worker consumes). Renaming it strands queued jobs. */
-export const PHONE_LIST_IMPORT_QUEUE = 'phone-list-import';
+/** A job of QUEUES.phoneListImport (API produces, worker consumes). */
 export interface PhoneListImportJob {
   importId: string;
 }
@@ -682,12 +681,37 @@ export interface PlatformSettings {
   emoticons: string[];
 }
 
+/** The emoticons the desk offers while a tenant has configured none (the settings screen shows the same list). */
+export const DEFAULT_EMOTICONS: readonly string[] = [
+  '😀',
+  '😊',
+  '😉',
+  '😂',
+  '🙂',
+  '😍',
+  '🤔',
+  '😢',
+  '😮',
+  '👍',
+  '👏',
+  '🙏',
+  '🎉',
+  '❤️',
+  '✅',
+  '👋',
+];
+
+/**
+ * What is in effect before a tenant saves anything: the one source for the settings screen and the
+ * server. Empty messages mean the widget's own texts in the visitor's language (no tenant text);
+ * the emoticons are the list the desk offers.
+ */
 export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
-  welcomeMessage: 'Hello! How can we help you?',
-  offHoursMessage: 'We are closed right now; we will answer as soon as we open.',
+  welcomeMessage: '',
+  offHoursMessage: '',
   idleLogoutMinutes: 30,
   maxQueueWaitSeconds: 1800,
-  emoticons: ['😀', '🙂', '👍', '🙏', '🎉', '❤️'],
+  emoticons: [...DEFAULT_EMOTICONS],
 };
 
 export function validatePlatformSettings(input: Partial<Record<keyof PlatformSettings, unknown>>): RuleIssue[] {
@@ -790,6 +814,21 @@ export interface InvitationSummary {
   roleName: string;
   expiresAt: string;
   createdAt: string;
+}
+/**
+ * GET /api/clients/:id/invitations (reseller staff and the platform): the state of a tenant's first
+ * administrator, so an expired or mistyped first invitation never strands the tenant.
+ */
+export interface FirstAdminState {
+  /** Active users holding the tenant's built-in administrator role. */
+  activeAdmins: number;
+  /** Pending (not accepted, not revoked) invitations to that role, newest first; expired ones included. */
+  invitations: InvitationSummary[];
+}
+/** POST /api/clients/:id/invitations: invites another first administrator to the tenant. */
+export interface FirstAdminInvite {
+  adminEmail: string;
+  adminName: string;
 }
 /** What the public accept page shows for a valid invitation token (POST /api/invitations/check). */
 export interface InvitationCheck {

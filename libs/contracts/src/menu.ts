@@ -42,3 +42,25 @@ export const MENU_SECTIONS: MenuSection[] = [
     groups: [{ key: 'outbound', icon: 'pi pi-phone', prefixes: ['/OutboundCampaign/', '/list/'] }],
   },
 ];
+
+/**
+ * Routes that stay reachable by URL (links, bookmarks, the spec's paths, role home pages) but are
+ * not menu entries, with why:
+ * - `duplicate`: another entry opens the same screen (named here), so the menu shows it once;
+ * - `notBuilt`: the screen is still the capability placeholder, so an entry would lead nowhere;
+ * - `public`: a visitor's page (the web-chat widget), not a staff screen.
+ * Give a route its screen, then take it off this list.
+ */
+export const OFF_MENU_ROUTES: Record<string, { reason: 'duplicate'; sameAs: string } | { reason: 'notBuilt' | 'public' }> = {
+  // The agent desk: one entry, "My conversations".
+  '/dashboard/DashboardAgente': { reason: 'duplicate', sameAs: '/conversations/agentConversations' },
+  '/chat/agent': { reason: 'duplicate', sameAs: '/conversations/agentConversations' },
+  // Live supervision: one entry, the supervisor dashboard.
+  '/conversations/conversations': { reason: 'duplicate', sameAs: '/dashboard/superUser' },
+  // The monitor's own entry for a role that supervises conversations without dashboards.
+  '/livePersonConversations/ConversationList': { reason: 'duplicate', sameAs: '/conversations/conversations' },
+  '/livePersonConversations/LivePersonWindowChat': { reason: 'duplicate', sameAs: '/conversations/conversations' },
+  '/crm/crmlist': { reason: 'notBuilt' },
+  '/emails/SendEmail': { reason: 'notBuilt' },
+  '/WindowChat/windowChat/': { reason: 'public' },
+};

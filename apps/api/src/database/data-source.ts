@@ -37,6 +37,10 @@ import { LineRoutingSettings1763700990000 } from './migrations/1763700990000-lin
 import { PreviewLineWait1763701000000 } from './migrations/1763701000000-preview-line-wait';
 import { TenancyLevelsAndInvitations1763702000000 } from './migrations/1763702000000-tenancy-levels-and-invitations';
 import { SelfRegistration1763702400000 } from './migrations/1763702400000-self-registration';
+import { ConversationIntake1763703300000 } from './migrations/1763703300000-conversation-intake';
+import { FileStore1763703400000 } from './migrations/1763703400000-file-store';
+import { RealtimeViewVersions1763703500000 } from './migrations/1763703500000-realtime-view-versions';
+import { CampaignTimerDeadlines1763703600000 } from './migrations/1763703600000-campaign-timer-deadlines';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -102,6 +106,10 @@ export const MIGRATIONS = [
   PreviewLineWait1763701000000,
   TenancyLevelsAndInvitations1763702000000,
   SelfRegistration1763702400000,
+  ConversationIntake1763703300000,
+  FileStore1763703400000,
+  RealtimeViewVersions1763703500000,
+  CampaignTimerDeadlines1763703600000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

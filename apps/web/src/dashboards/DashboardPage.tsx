@@ -11,6 +11,8 @@ export interface DashboardLayout {
   widgets: DashboardWidget[];
   /** Subscribe to the staff socket and reload the "now" figures on every change. */
   live: boolean;
+  /** The classic dashboard: figures as one table rather than cards and charts. */
+  tabular?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export function DashboardPage({ route, layout }: { route: AppRoute; layout: Dash
       <div className="dash-grid">
         {state.visible.map((widget) => {
           const Widget = WIDGETS[widget];
-          return <Widget key={widget} state={state} />;
+          return <Widget key={widget} state={state} tabular={layout.tabular} />;
         })}
       </div>
     </div>
@@ -52,6 +54,7 @@ export function DashboardPage({ route, layout }: { route: AppRoute; layout: Dash
 /** The spec's dashboard routes and what each shows. */
 export const LAYOUTS: Record<string, DashboardLayout> = {
   '/dashboard/default': { widgets: ['summary', 'percentages', 'trend'], live: false },
+  '/dashboard/defaultold': { widgets: ['summary'], live: false, tabular: true },
   '/dashboard/generaldashboard': { widgets: ['summary', 'percentages', 'trend', 'queueStatus', 'positions'], live: true },
   '/dashboard/agente': { widgets: ['agentService', 'activeByAgent', 'compliance'], live: true },
   '/dashboard/shared/AgentPauseDetail': { widgets: ['pauses'], live: false },

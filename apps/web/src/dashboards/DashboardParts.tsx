@@ -16,7 +16,7 @@ export function Help({ text }: { text: string }) {
   );
 }
 
-export function KpiCard({ id, label, value, help }: { id: string; label: string; value: string; help: string }) {
+export function KpiCard({ id, label, value, help, note }: { id: string; label: string; value: string; help: string; note?: string }) {
   return (
     <div className="dash-kpi" data-testid={`kpi-${id}`}>
       <span className="dash-kpi__label">
@@ -25,6 +25,11 @@ export function KpiCard({ id, label, value, help }: { id: string; label: string;
       <strong className="dash-kpi__value" data-testid={`kpi-${id}-value`}>
         {value}
       </strong>
+      {note ? (
+        <small className="dash-kpi__note" data-testid={`kpi-${id}-note`}>
+          {note}
+        </small>
+      ) : null}
     </div>
   );
 }

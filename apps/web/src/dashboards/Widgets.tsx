@@ -1,7 +1,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { SelectButton } from 'primereact/selectbutton';
 import { useTranslation } from 'react-i18next';
-import type { DashboardSettings, DashboardWidget } from '@centralita/contracts';
+import type { DashboardSettings, DashboardSummary, DashboardWidget } from '@centralita/contracts';
 import { formatDateTime } from '../format/format';
 import {
   activeOption,
@@ -74,7 +74,20 @@ function Table({ testId, head, rows }: { testId: string; head: string[]; rows: R
   );
 }
 
-export function SummaryWidget({ state }: { state: DashboardState }) {
+/**
+ * Why handled can exceed offered, in words: chats passed on by another agent count once per agent,
+ * calls are never offered to a chat queue. Empty when every handled contact was an offered chat.
+ */
+export function handledNote(t: Translate, summary: DashboardSummary): string {
+  const { fromTransfer, calls } = summary.handledBreakdown;
+  const parts = [
+    ...(fromTransfer > 0 ? [t('dashboards.kpi.handledFromTransfer', { count: fromTransfer })] : []),
+    ...(calls > 0 ? [t('dashboards.kpi.handledCalls', { count: calls })] : []),
+  ];
+  return parts.length ? t('dashboards.kpi.handledIncludes', { parts: parts.join(', ') }) : '';
+}
+
+export function SummaryWidget({ state, tabular }: { state: DashboardState; tabular?: boolean }) {
   const { t } = useTranslation();
   const help = useHelp(state);
   const summary = state.data.summary;
@@ -102,11 +115,36 @@ export function SummaryWidget({ state }: { state: DashboardState }) {
       empty={false}
       wide
     >
-      <div className="dash-kpis">
-        {cards.map(([id, value, key]) => (
-          <KpiCard key={id} id={id} label={t(`dashboards.kpi.${key}`)} value={value} help={help(key)} />
-        ))}
-      </div>
+      {tabular ? (
+        // The classic dashboard: the same figures as one table, each with what it measures.
+        <Table
+          testId="classic-table"
+          head={[t('dashboards.classic.figure'), t('dashboards.classic.value'), t('dashboards.classic.meaning')]}
+          rows={cards.map(([id, value, key]) => [
+            t(`dashboards.kpi.${key}`),
+            <span key={id} data-testid={`classic-${id}`}>
+              {value}
+              {id === 'handled' && summary && handledNote(t, summary) ? (
+                <small className="dash-kpi__note"> {handledNote(t, summary)}</small>
+              ) : null}
+            </span>,
+            help(key),
+          ])}
+        />
+      ) : (
+        <div className="dash-kpis">
+          {cards.map(([id, value, key]) => (
+            <KpiCard
+              key={id}
+              id={id}
+              label={t(`dashboards.kpi.${key}`)}
+              value={value}
+              help={help(key)}
+              note={id === 'handled' && summary ? handledNote(t, summary) : undefined}
+            />
+          ))}
+        </div>
+      )}
     </Panel>
   );
 }
@@ -514,7 +552,7 @@ export function SentimentWidget({ state }: { state: DashboardState }) {
   );
 }
 
-export const WIDGETS: Record<DashboardWidget, (props: { state: DashboardState }) => ReactNode> = {
+export const WIDGETS: Record<DashboardWidget, (props: { state: DashboardState; tabular?: boolean }) => ReactNode> = {
   summary: SummaryWidget,
   percentages: PercentagesWidget,
   trend: TrendWidget,

@@ -11,6 +11,7 @@ const ServiceAgentsSettings = lazy(() => import('./ServiceAgentsSettingsPage'));
  */
 export const DASHBOARDS_SCREENS: Record<string, ComponentType<{ route: AppRoute }>> = {
   '/dashboard/default': Dashboard,
+  '/dashboard/defaultold': Dashboard,
   '/dashboard/generaldashboard': Dashboard,
   '/dashboard/agente': Dashboard,
   '/dashboard/shared/AgentPauseDetail': Dashboard,

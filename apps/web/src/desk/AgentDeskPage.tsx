@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
-import type { AppRoute, ConversationView, OptionItem } from '@centralita/contracts';
+import type { AppRoute, ConversationContext, ConversationView, TransferTargets } from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { describeError } from '../api/error-text';
+import { isApiError } from '../api/api-error';
 import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { formatDateTime } from '../format/format';
@@ -12,9 +13,8 @@ import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './compo
 import { ChatInput, type PredefinedOption } from './components/ChatInput';
 import { MessageList } from './components/MessageList';
 import { askNotificationPermission, beep, desktopNotify } from './components/notify';
-import { newClientMessageId } from './desk-api';
 import { canAgent, canBecomeAvailable, canConversation } from './logic/machines';
-import { transferTargets } from './logic/transfer';
+import { agentRefusal, transferFailure, transferTargets } from './logic/transfer';
 import { elapsedSince, formatDuration } from './logic/time';
 import { useServerClock } from './realtime/useServerClock';
 import { useAgentDesk } from './useAgentDesk';
@@ -47,8 +47,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
   const [busy, setBusy] = useState(false);
   const [predefined, setPredefined] = useState<PredefinedOption[] | null>(null);
   const [emoticons, setEmoticons] = useState<string[] | null>(null);
-  const [lines, setLines] = useState<OptionItem[] | null>(null);
-  const [agents, setAgents] = useState<{ id: string; name: string }[]>([]);
+  const [targets, setTargets] = useState<TransferTargets>({ lines: [], agents: [] });
   const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
 
   // Campaigns the agent may start a shift in; with more than one, they choose before starting.
@@ -74,17 +73,21 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
       .emoticons()
       .then(setEmoticons)
       .catch(() => setEmoticons(null));
+  }, [api]);
+  // Targets are read when the dialog opens and every few seconds while it stays open: colleagues
+  // pause and fill up, queues grow, and the dialog must not offer what the server would refuse.
+  const loadTargets = useCallback(() => {
     api
       .transferTargets()
-      .then((targets) => {
-        setLines(targets.lines);
-        setAgents(targets.agents.map((agent) => ({ id: agent.id, name: agent.name })));
-      })
-      .catch(() => {
-        setLines([]);
-        setAgents([]);
-      });
+      .then(setTargets)
+      .catch(() => undefined);
   }, [api]);
+  useEffect(() => {
+    if (dialog !== 'transfer') return;
+    loadTargets();
+    const timer = window.setInterval(loadTargets, TARGETS_REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [dialog, loadTargets]);
   useEffect(() => {
     if (!reason && state.pauseReasons[0]) setReason(state.pauseReasons[0].code);
   }, [reason, state.pauseReasons]);
@@ -102,7 +105,8 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
 
   const presence = state.presence;
   const selected = state.conversations.find((view) => view.id === state.selectedId) ?? null;
-  const lineName = (id: string | null) => (id ? (lines?.find((line) => line.id === id)?.name ?? id.slice(0, 8)) : t('format.notAvailable'));
+  const context = useConversationContext(api, selected);
+  const grid = useFitToWindow();
 
   return (
     <section className="desk-page" data-testid="agent-desk">
@@ -196,8 +200,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
         </div>
       </div>
 
-      <OutboundDeskPanel />
-      <div className="desk-grid">
+      <div className="desk-grid" ref={grid}>
         <aside className="desk-card desk-list" data-testid="my-conversations" aria-label={t('desk.list.title')}>
           <h2 className="desk-card__title">{t('desk.list.title')}</h2>
           <ListState
@@ -285,9 +288,9 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                 predefined={predefined}
                 emoticons={emoticons}
                 onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
-                onSend={async (text) => {
+                onSend={async (text, clientMessageId) => {
                   try {
-                    desk.acceptMessage(await api.send(selected.id, text, newClientMessageId()));
+                    desk.acceptMessage(await api.send(selected.id, text, clientMessageId));
                   } catch (error) {
                     toast.error(t('desk.errors.sendFailed'), describeError(error, t));
                     throw error;
@@ -302,29 +305,11 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
           )}
         </div>
 
-        <aside className="desk-card desk-customer" data-testid="customer-panel" aria-label={t('desk.customer.title')}>
-          <h2 className="desk-card__title">{t('desk.customer.title')}</h2>
-          {selected ? (
-            <dl className="desk-facts">
-              <dt>{t('desk.customer.name')}</dt>
-              <dd data-testid="customer-name">{selected.customerName}</dd>
-              <dt>{t('desk.customer.email')}</dt>
-              <dd>{selected.customerEmail ?? t('format.notAvailable')}</dd>
-              <dt>{t('desk.customer.channel')}</dt>
-              <dd>
-                <ChannelBadge channel={selected.channel} />
-              </dd>
-              <dt>{t('desk.customer.line')}</dt>
-              <dd>{lineName(selected.attentionLineId)}</dd>
-              <dt>{t('desk.customer.started')}</dt>
-              <dd>{formatDateTime(selected.createdAt)}</dd>
-              <dt>{t('desk.customer.duration')}</dt>
-              <dd>{formatDuration(elapsedSince(selected.createdAt, now, offset))}</dd>
-            </dl>
-          ) : (
-            <p className="muted desk-empty">{t('desk.customer.none')}</p>
-          )}
-        </aside>
+        <div className="desk-side" data-testid="desk-side">
+          <CustomerPanel selected={selected} context={context} now={now} offset={offset} />
+          <SoftphoneDock />
+          <OutboundDeskPanel />
+        </div>
       </div>
 
       {selected ? (
@@ -334,15 +319,13 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
             onHide={() => setDialog(null)}
             conversation={selected}
             actor={actor}
-            lines={lines ?? []}
-            agents={agents}
-            onTransfer={(target) =>
-              run(async () => {
-                desk.acceptConversation(await api.transfer(selected.id, target));
-                setDialog(null);
-                toast.success(t('desk.chat.transferred'));
-              })
-            }
+            lines={targets.lines}
+            agents={targets.agents}
+            onTransfer={async (target) => {
+              desk.acceptConversation(await api.transfer(selected.id, target));
+              setDialog(null);
+              toast.success(t('desk.chat.transferred'));
+            }}
           />
           <CloseDialog
             open={dialog === 'close'}
@@ -356,11 +339,50 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
           />
         </>
       ) : null}
-      <SoftphoneDock />
     </section>
   );
 }
 
+/** Below this the desk row stops shrinking and the page scrolls instead. */
+const MIN_DESK_ROW_PX = 360;
+
+/**
+ * Sizes the desk row (list, chat, side column) to what the window leaves below the header and the
+ * presence bar, measured rather than guessed: the bar wraps differently per language and width,
+ * and a guessed offset pushed the message box below the fold at 1366×768.
+ */
+function useFitToWindow() {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const grid = ref.current;
+    if (!grid) return;
+    const fit = () => {
+      const top = grid.getBoundingClientRect().top + window.scrollY;
+      grid.style.setProperty('--desk-row', `${Math.max(MIN_DESK_ROW_PX, Math.floor(window.innerHeight - top - 16))}px`);
+    };
+    fit();
+    const observer = new ResizeObserver(fit);
+    if (grid.parentElement) observer.observe(grid.parentElement);
+    window.addEventListener('resize', fit);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', fit);
+    };
+  }, []);
+  return ref;
+}
+
+/** How often the open transfer dialog re-reads its targets. */
+const TARGETS_REFRESH_MS = 3000;
+
+type LineTarget = { id: string; name: string; agentsAvailable?: number; waiting?: number };
+type AgentTarget = { id: string; name: string; status?: string; activeCount?: number; capacity?: number };
+
+/**
+ * Where a conversation can go: lines with how many agents have room and how many customers wait,
+ * colleagues by state and load. A colleague who cannot take it now is shown disabled with the
+ * reason; a refusal the server still answers (something changed meanwhile) is said in words here.
+ */
 export function TransferDialog({
   open,
   onHide,
@@ -374,54 +396,266 @@ export function TransferDialog({
   onHide: () => void;
   conversation: ConversationView;
   actor: Actor;
-  lines: OptionItem[];
-  agents?: { id: string; name: string }[];
+  lines: LineTarget[];
+  agents?: AgentTarget[];
   onTransfer: (target: { attentionLineId?: string; agentId?: string }) => Promise<unknown>;
 }) {
   const { t } = useTranslation();
   const [target, setTarget] = useState('');
-  const options = useMemo(() => {
-    const targets = transferTargets(conversation, actor, lines, agents);
-    return [
-      ...targets.lines.map((line) => ({ value: `line:${line.id}`, label: `${t('desk.transfer.line')}: ${line.name}` })),
-      ...targets.agents.map((agent) => ({ value: `agent:${agent.id}`, label: `${t('desk.transfer.agent')}: ${agent.name}` })),
-    ];
-  }, [lines, agents, conversation, actor, t]);
+  const [sending, setSending] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const offered = useMemo(() => transferTargets(conversation, actor, lines, agents), [lines, agents, conversation, actor]);
+  const refusalOf = (agent: AgentTarget) => {
+    const why = agentRefusal(agent);
+    if (!why) return null;
+    return why.kind === 'full'
+      ? t('desk.transfer.why.full')
+      : t('desk.transfer.why.state', { state: t(`desk.agentStatus.${why.status}`, { defaultValue: why.status }) });
+  };
+  // A choice that became unavailable while the dialog was open is dropped, not sent.
   const [kind, id] = target.split(':');
+  const chosenAgent = kind === 'agent' ? offered.agents.find((agent) => agent.id === id) : undefined;
+  const stillOffered =
+    (kind === 'line' && offered.lines.some((line) => line.id === id)) || (chosenAgent !== undefined && refusalOf(chosenAgent) === null);
+  useEffect(() => {
+    if (target && !stillOffered) setTarget('');
+  }, [target, stillOffered]);
+  useEffect(() => {
+    if (!open) {
+      setTarget('');
+      setRefusal(null);
+    }
+  }, [open]);
+
+  const send = async () => {
+    setSending(true);
+    setRefusal(null);
+    try {
+      await onTransfer(kind === 'line' ? { attentionLineId: id } : { agentId: id });
+    } catch (error) {
+      const failure = isApiError(error) ? transferFailure(error) : null;
+      const name = chosenAgent?.name ?? offered.lines.find((line) => line.id === id)?.name ?? '';
+      setRefusal(
+        failure?.kind === 'agentState'
+          ? failure.status === 'available' || failure.status === 'busy'
+            ? t('desk.transfer.refused.full', { name })
+            : t('desk.transfer.refused.state', { name, state: t(`desk.agentStatus.${failure.status}`, { defaultValue: failure.status }) })
+          : failure?.kind === 'gone'
+            ? t('desk.transfer.refused.gone')
+            : describeError(error, t),
+      );
+      setTarget('');
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const empty = offered.lines.length === 0 && offered.agents.length === 0;
   return (
-    <Dialog header={t('desk.transfer.title')} visible={open} onHide={onHide} style={{ width: '28rem' }} data-testid="transfer-dialog">
-      {options.length === 0 ? (
+    <Dialog header={t('desk.transfer.title')} visible={open} onHide={onHide} style={{ width: '34rem' }} data-testid="transfer-dialog">
+      {empty ? (
         <p className="muted" data-testid="transfer-none">
           {t('desk.transfer.none')}
         </p>
       ) : (
-        <label className="desk-field">
-          <span>{t('desk.transfer.target')}</span>
-          <select
-            className="p-inputtext p-component"
-            value={target}
-            onChange={(event) => setTarget(event.target.value)}
-            data-testid="transfer-target"
-          >
-            <option value="">{t('desk.transfer.choose')}</option>
-            {options.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <div className="desk-transfer" role="radiogroup" aria-label={t('desk.transfer.target')}>
+          {offered.lines.length > 0 ? <h3 className="desk-transfer__group">{t('desk.transfer.lines')}</h3> : null}
+          {offered.lines.map((line) => (
+            <TransferOption
+              key={line.id}
+              value={`line:${line.id}`}
+              chosen={target}
+              onChoose={setTarget}
+              name={line.name}
+              detail={
+                line.agentsAvailable === undefined
+                  ? null
+                  : `${t('desk.transfer.agentsAvailable', { count: line.agentsAvailable })} · ${t('desk.transfer.waiting', { count: line.waiting ?? 0 })}`
+              }
+              warning={line.agentsAvailable === 0 ? t('desk.transfer.why.nobodyFree') : null}
+              refusal={null}
+              testId="transfer-line"
+            />
+          ))}
+          {offered.agents.length > 0 ? <h3 className="desk-transfer__group">{t('desk.transfer.agents')}</h3> : null}
+          {offered.agents.map((agent) => (
+            <TransferOption
+              key={agent.id}
+              value={`agent:${agent.id}`}
+              chosen={target}
+              onChoose={setTarget}
+              name={agent.name}
+              detail={
+                agent.status === undefined
+                  ? null
+                  : `${t(`desk.agentStatus.${agent.status}`, { defaultValue: agent.status })}${
+                      agent.capacity === undefined
+                        ? ''
+                        : ` · ${t('desk.transfer.load', { active: agent.activeCount ?? 0, capacity: agent.capacity })}`
+                    }`
+              }
+              warning={null}
+              refusal={refusalOf(agent)}
+              testId="transfer-agent"
+            />
+          ))}
+        </div>
       )}
+      {refusal ? (
+        <p className="desk-transfer__refusal" role="alert" data-testid="transfer-refusal">
+          {refusal}
+        </p>
+      ) : null}
       <div className="desk-dialog__actions">
         <Button label={t('desk.common.cancel')} text onClick={onHide} />
         <Button
           label={t('desk.transfer.confirm')}
-          disabled={!target}
-          onClick={() => void onTransfer(kind === 'line' ? { attentionLineId: id } : { agentId: id })}
+          disabled={!target || !stillOffered || sending}
+          onClick={() => void send()}
           data-testid="transfer-confirm"
         />
       </div>
     </Dialog>
+  );
+}
+
+function TransferOption({
+  value,
+  chosen,
+  onChoose,
+  name,
+  detail,
+  warning,
+  refusal,
+  testId,
+}: {
+  value: string;
+  chosen: string;
+  onChoose: (value: string) => void;
+  name: string;
+  detail: string | null;
+  warning: string | null;
+  refusal: string | null;
+  testId: string;
+}) {
+  const [, id] = value.split(':');
+  return (
+    <label
+      className={`desk-transfer__option${refusal ? ' desk-transfer__option--refused' : ''}${chosen === value ? ' desk-transfer__option--chosen' : ''}`}
+      data-testid={testId}
+      data-target-id={id}
+      data-disabled={refusal ? 'true' : 'false'}
+    >
+      <input
+        type="radio"
+        name="transfer-target"
+        value={value}
+        checked={chosen === value}
+        disabled={refusal !== null}
+        onChange={() => onChoose(value)}
+      />
+      <span className="desk-transfer__text">
+        <strong className="desk-transfer__name">{name}</strong>
+        {detail ? <span className="desk-transfer__detail">{detail}</span> : null}
+        {refusal ? (
+          <span className="desk-transfer__why" data-testid="transfer-why">
+            {refusal}
+          </span>
+        ) : null}
+        {warning ? <span className="desk-transfer__warning">{warning}</span> : null}
+      </span>
+    </label>
+  );
+}
+
+/** The selected chat's context (line name, menu choice, earlier conversations), re-read when it moves line. */
+function useConversationContext(api: ReturnType<typeof useDeskApi>, selected: ConversationView | null): ConversationContext | null {
+  const [context, setContext] = useState<ConversationContext | null>(null);
+  const id = selected?.id ?? null;
+  const line = selected?.attentionLineId ?? null;
+  useEffect(() => {
+    if (!id) return setContext(null);
+    let current = true;
+    api
+      .context(id)
+      .then((found) => {
+        if (current) setContext(found);
+      })
+      .catch(() => {
+        if (current) setContext(null);
+      });
+    return () => {
+      current = false;
+    };
+  }, [api, id, line]);
+  return context && context.conversationId === id ? context : null;
+}
+
+function CustomerPanel({
+  selected,
+  context,
+  now,
+  offset,
+}: {
+  selected: ConversationView | null;
+  context: ConversationContext | null;
+  now: number;
+  offset: number;
+}) {
+  const { t } = useTranslation();
+  const none = t('format.notAvailable');
+  return (
+    <aside className="desk-card desk-customer" data-testid="customer-panel" aria-label={t('desk.customer.title')}>
+      <h2 className="desk-card__title">{t('desk.customer.title')}</h2>
+      {selected ? (
+        <>
+          <dl className="desk-facts">
+            <dt>{t('desk.customer.name')}</dt>
+            <dd data-testid="customer-name">{selected.customerName}</dd>
+            <dt>{t('desk.customer.line')}</dt>
+            <dd data-testid="customer-line">{context ? (context.lineName ?? none) : t('common.loading')}</dd>
+            <dt>{t('desk.customer.menuChoice')}</dt>
+            <dd data-testid="customer-menu">
+              {context?.queryTypeId
+                ? `${t(`desk.widget.queryTypes.${context.queryTypeId}`, { defaultValue: context.queryTypeId })}${
+                    context.submenuId ? ` › ${t(`desk.widget.submenus.${context.submenuId}`, { defaultValue: context.submenuId })}` : ''
+                  }`
+                : none}
+            </dd>
+            <dt>{t('desk.customer.email')}</dt>
+            <dd data-testid="customer-email">{selected.customerEmail ?? none}</dd>
+            <dt>{t('desk.customer.channel')}</dt>
+            <dd>
+              <ChannelBadge channel={selected.channel} />
+            </dd>
+            <dt>{t('desk.customer.started')}</dt>
+            <dd>
+              {formatDateTime(selected.createdAt)} · {formatDuration(elapsedSince(selected.createdAt, now, offset))}
+            </dd>
+          </dl>
+          <h3 className="desk-customer__subtitle">{t('desk.customer.earlier')}</h3>
+          {context && context.earlier.length > 0 ? (
+            <ul className="desk-earlier" data-testid="customer-earlier">
+              {context.earlier.map((entry) => (
+                <li key={entry.id} data-testid="customer-earlier-item">
+                  <span>{formatDateTime(entry.createdAt)}</span>
+                  <span className="muted">
+                    {entry.lineName ?? none} · {t(`desk.conversationStatus.${entry.status}`, { defaultValue: entry.status })}
+                    {entry.disposition ? ` · ${t(`desk.dispositions.${entry.disposition}`, { defaultValue: entry.disposition })}` : ''}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted" data-testid="customer-earlier-none">
+              {context ? t('desk.customer.noEarlier') : t('common.loading')}
+            </p>
+          )}
+        </>
+      ) : (
+        <p className="muted desk-empty">{t('desk.customer.none')}</p>
+      )}
+    </aside>
   );
 }
 

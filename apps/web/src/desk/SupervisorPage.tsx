@@ -6,6 +6,7 @@ import type { AppRoute } from '@centralita/contracts';
 import { CONVERSATION_STATUSES, type Actor } from '@centralita/domain';
 import { useAuth } from '../app/ServicesContext';
 import { describeError } from '../api/error-text';
+import { ConfirmActionDialog } from '../components/DialogFooter';
 import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { TransferDialog } from './AgentDeskPage';
@@ -19,7 +20,11 @@ import { useServerClock } from './realtime/useServerClock';
 import { useDeskApi } from './useDeskApi';
 import { useSupervision } from './useSupervision';
 import './desk.css';
+import './supervision.css';
 import { ListState } from './components/ListState';
+
+/** A supervisor action on an agent waiting for its confirmation. */
+type PendingAction = { kind: 'pause'; agentId: string; name: string; reasonId: string } | { kind: 'logout'; agentId: string; name: string };
 
 interface Filters {
   status: string;
@@ -39,6 +44,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
   const [filters, setFilters] = useState<Filters>({ status: '', line: '', agent: '', channel: '' });
   const [forceReason, setForceReason] = useState<Record<string, string>>({});
   const [reassignOpen, setReassignOpen] = useState(false);
+  const [pending, setPending] = useState<PendingAction | null>(null);
   const actor: Actor = { kind: 'supervisor', id: user?.id };
   // /livePersonConversations/LivePersonWindowChat?conversationId=… opens that conversation at once.
   const [params] = useSearchParams();
@@ -72,6 +78,20 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
     }
   };
   const setFilter = (key: keyof Filters, value: string) => setFilters((held) => ({ ...held, [key]: value }));
+  const reasonLabel = (code: string) =>
+    t(`desk.pauseReasons.${code}`, { defaultValue: live.pauseReasons.find((reason) => reason.code === code)?.label ?? code });
+  const confirmPending = () => {
+    const action = pending;
+    setPending(null);
+    if (!action) return;
+    void run(async () => {
+      if (action.kind === 'pause') live.acceptAgent(await api.forcePause(action.agentId, action.reasonId));
+      else live.acceptAgent(await api.forceLogout(action.agentId));
+      toast.success(
+        t(action.kind === 'pause' ? 'desk.supervision.forcePauseDone' : 'desk.supervision.forceLogoutDone', { name: action.name }),
+      );
+    });
+  };
 
   return (
     <section className="desk-page" data-testid="supervisor-view">
@@ -89,12 +109,50 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
         }
       />
 
+      {live.alerts.length > 0 ? (
+        <div className="desk-card desk-alerts" role="alert" data-testid="sentiment-alerts">
+          <h2 className="desk-card__title">
+            <i className="pi pi-exclamation-circle" aria-hidden="true" /> {t('desk.supervision.negativeAlerts')}
+          </h2>
+          <ul className="desk-alerts__list">
+            {live.alerts.map((alert) => (
+              <li key={alert.conversationId} data-testid="sentiment-alert" data-conversation-id={alert.conversationId}>
+                <button type="button" className="desk-link" onClick={() => live.watch(alert.conversationId)}>
+                  {alert.customerName}
+                </button>{' '}
+                <span className="muted">
+                  {t('desk.supervision.negativeAlertDetail', {
+                    line: lineName(alert.attentionLineId),
+                    agent: agentName(alert.agentId),
+                    score: alert.rolling.toFixed(2),
+                  })}
+                </span>{' '}
+                <Button
+                  type="button"
+                  size="small"
+                  text
+                  label={t('desk.supervision.dismissAlert')}
+                  onClick={() => live.dismissAlert(alert.conversationId)}
+                  data-testid="sentiment-alert-dismiss"
+                />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+
       <div className="desk-card" data-testid="live-queues">
         <h2 className="desk-card__title">{t('desk.supervision.queues')}</h2>
         <ListState loading={live.loading} empty={live.queues.length === 0} emptyText={t('desk.supervision.noQueues')}>
           <div className="desk-queues">
             {live.queues.map((queue) => (
-              <div key={queue.attentionLineId} className="desk-queue" data-testid="queue-card" data-line-id={queue.attentionLineId}>
+              <div
+                key={queue.attentionLineId}
+                className={unserved(queue) ? 'desk-queue desk-queue--unserved' : 'desk-queue'}
+                data-testid="queue-card"
+                data-line-id={queue.attentionLineId}
+                data-unserved={unserved(queue)}
+              >
                 <strong className="desk-queue__name">{queue.name}</strong>
                 <QueueStats queue={queue} now={now} testIdPrefix="queue" />
               </div>
@@ -106,7 +164,13 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
             <h3 className="desk-card__subtitle">{t('desk.supervision.campaignQueues')}</h3>
             <div className="desk-queues" data-testid="campaign-queues">
               {live.campaignQueues.map((queue) => (
-                <div key={queue.campaignId} className="desk-queue" data-testid="campaign-queue-card" data-campaign-id={queue.campaignId}>
+                <div
+                  key={queue.campaignId}
+                  className={unserved(queue) ? 'desk-queue desk-queue--unserved' : 'desk-queue'}
+                  data-testid="campaign-queue-card"
+                  data-campaign-id={queue.campaignId}
+                  data-unserved={unserved(queue)}
+                >
                   <strong className="desk-queue__name">{queue.name}</strong>
                   <span className="muted">{t('desk.supervision.campaignLines', { count: queue.lines })}</span>
                   <QueueStats queue={queue} now={now} testIdPrefix="campaign-queue" />
@@ -167,10 +231,11 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                         size="small"
                         severity="warning"
                         text
-                        aria-label={t('desk.supervision.forcePause')}
-                        title={t('desk.supervision.forcePause')}
+                        label={t('desk.supervision.forcePause')}
+                        tooltip={t('desk.supervision.forcePauseHint')}
+                        tooltipOptions={{ position: 'top' }}
                         disabled={!reason || !canAgent(agent, reasons, actor, { type: 'agent.forcePaused', reasonId: reason })}
-                        onClick={() => void run(async () => live.acceptAgent(await api.forcePause(agent.agentId, reason)))}
+                        onClick={() => setPending({ kind: 'pause', agentId: agent.agentId, name: agent.name, reasonId: reason })}
                         data-testid="agent-force-pause"
                       />
                       <Button
@@ -178,10 +243,11 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                         size="small"
                         severity="danger"
                         text
-                        aria-label={t('desk.supervision.forceLogout')}
-                        title={t('desk.supervision.forceLogout')}
+                        label={t('desk.supervision.forceLogout')}
+                        tooltip={t('desk.supervision.forceLogoutHint')}
+                        tooltipOptions={{ position: 'top' }}
                         disabled={!canAgent(agent, reasons, actor, { type: 'agent.forceLoggedOut' })}
-                        onClick={() => void run(async () => live.acceptAgent(await api.forceLogout(agent.agentId)))}
+                        onClick={() => setPending({ kind: 'logout', agentId: agent.agentId, name: agent.name })}
                         data-testid="agent-force-logout"
                       />
                     </td>
@@ -191,6 +257,30 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
             </tbody>
           </table>
         </ListState>
+        <ConfirmActionDialog
+          visible={pending !== null}
+          onHide={() => setPending(null)}
+          header={t(pending?.kind === 'logout' ? 'desk.supervision.forceLogoutConfirmTitle' : 'desk.supervision.forcePauseConfirmTitle')}
+          message={
+            pending === null ? null : (
+              <span data-testid="agent-force-confirm-message">
+                {pending.kind === 'pause'
+                  ? t('desk.supervision.forcePauseConfirm', { name: pending.name, reason: reasonLabel(pending.reasonId) })
+                  : t('desk.supervision.forceLogoutConfirm', {
+                      name: pending.name,
+                      count: live.agents.find((agent) => agent.agentId === pending.agentId)?.activeCount ?? 0,
+                    })}
+              </span>
+            )
+          }
+          keep={{ label: t('desk.supervision.keepAgent'), testId: 'agent-force-cancel' }}
+          action={{
+            label: t(pending?.kind === 'logout' ? 'desk.supervision.forceLogout' : 'desk.supervision.forcePause'),
+            icon: pending?.kind === 'logout' ? 'pi pi-sign-out' : 'pi pi-pause',
+            onClick: confirmPending,
+            testId: 'agent-force-confirm',
+          }}
+        />
       </div>
 
       <div className="desk-supervision-grid">
@@ -325,6 +415,8 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                     size="small"
                     text
                     aria-label={t('desk.common.closePanel')}
+                    tooltip={t('desk.common.closePanel')}
+                    tooltipOptions={{ position: 'left' }}
                     onClick={() => live.watch(null)}
                     data-testid="watch-close"
                   />
@@ -374,6 +466,11 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
       </div>
     </section>
   );
+}
+
+/** Customers are waiting and no agent of the queue is available to take them: the board colours it. */
+function unserved(queue: { waiting: number; agentsAvailable: number }): boolean {
+  return queue.waiting > 0 && queue.agentsAvailable === 0;
 }
 
 /** One filter of the conversation monitor: "all" first, then the options (test id `filter-<name>`). */
@@ -438,6 +535,11 @@ function QueueStats({
       <span>
         <b data-testid={`${testIdPrefix}-available`}>{queue.agentsAvailable}</b> {t('desk.supervision.agentsAvailable')}
       </span>
+      {unserved(queue) ? (
+        <span className="desk-queue__warning" data-testid={`${testIdPrefix}-unserved`}>
+          <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {t('desk.supervision.noAgentForWaiting')}
+        </span>
+      ) : null}
     </div>
   );
 }

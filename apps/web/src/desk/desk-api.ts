@@ -1,6 +1,7 @@
 import type {
   AgentView,
   ClockReading,
+  ConversationContext,
   ConversationView,
   LineQueueView,
   CampaignQueueView,
@@ -36,6 +37,8 @@ export interface VisitorConversation {
   conversation: ConversationView;
   messages: MessageView[];
   queue: QueuePositionView | null;
+  /** The agent answering now (display name), null while nobody does. */
+  agentName: string | null;
 }
 
 export interface SupervisorFilter {
@@ -71,6 +74,7 @@ export function createDeskApi(client: ApiClient) {
       client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/transfer`, target),
     close: (conversationId: string, disposition: string) =>
       client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/close`, { disposition }),
+    context: (conversationId: string) => client.get<ConversationContext>(`/api/agent/conversations/${id(conversationId)}/context`),
     notes: (conversationId: string) => client.get<NoteView[]>(`/api/conversations/${id(conversationId)}/notes`),
     addNote: (conversationId: string, text: string) => client.post<NoteView>(`/api/conversations/${id(conversationId)}/notes`, { text }),
     predefinedMessages: () => client.get<PredefinedMessageSummary[]>('/api/predefined-messages/usable'),

@@ -5,6 +5,9 @@ import { useAuth, useServices } from '../app/ServicesContext';
 import type { DeskApi, PauseReason } from './desk-api';
 import { applyReadMark, concernsAgentDesk, mergeMessages, VersionStore } from './logic/version-store';
 import { loggedOutView } from './logic/machines';
+import { supervisorNotice } from './logic/supervisor-notice';
+import { useTranslation } from 'react-i18next';
+import { useToast } from '../toast/ToastProvider';
 import { connectStaff, type RealtimeConnection, type StaffSocket } from './realtime/socket-client';
 
 export type ConnectionStatus = 'connecting' | 'online' | 'offline';
@@ -31,6 +34,11 @@ export interface AgentDeskState {
 export function useAgentDesk(api: DeskApi, onAssigned: (conversation: ConversationView) => void) {
   const { user } = useAuth();
   const { session } = useServices();
+  // A supervisor's force pause / logout is told to the agent (why their state changed).
+  const { t } = useTranslation();
+  const toast = useToast();
+  const noticeRef = useRef({ t, toast });
+  noticeRef.current = { t, toast };
   const me = useMemo(() => ({ id: user?.id ?? '', tenantId: user?.clientId ?? '' }), [user?.id, user?.clientId]);
   const [, render] = useReducer((n: number) => n + 1, 0);
   const conversations = useRef(new VersionStore<ConversationView>((view) => view.id)).current;
@@ -56,6 +64,10 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
       const [list, noteList] = await Promise.all([api.messages(id), api.notes(id).catch(() => [] as NoteView[])]);
       setMessages((held) => ({ ...held, [id]: mergeMessages(held[id] ?? [], list) }));
       setNotes((held) => ({ ...held, [id]: noteList }));
+      // What the customer wrote before the agent had the chat (while queued, or to a colleague) and
+      // nobody read is unread here too: the badge counts it when the chat arrives.
+      const pending = list.filter((message) => message.senderKind === 'customer' && !message.readAt).length;
+      if (selectedRef.current !== id) setUnread((held) => ({ ...held, [id]: pending }));
     },
     [api],
   );
@@ -79,7 +91,6 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
         if (!held.has(view.id) && view.status === 'Active' && view.agentId === me.id) conversations.delete(view.id);
       }
       await Promise.all(mine.map((view) => loadConversation(view.id).catch(() => undefined)));
-      setSelectedId((current) => current ?? mine[0]?.id ?? null);
     } finally {
       setLoading(false);
       render();
@@ -99,20 +110,26 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
       if (newlyMine) {
         assignedRef.current(view);
         void loadConversation(view.id).catch(() => undefined);
-        setSelectedId((current) => current ?? view.id);
       }
       render();
     });
     socket.on('agent.updated', (view) => {
-      if (view.agentId === me.id && presence.accept(view)) render();
+      if (view.agentId !== me.id) return;
+      const notice = supervisorNotice(presence.get(view.agentId), view);
+      if (!presence.accept(view)) return;
+      if (notice) {
+        const { t: translate, toast: notify } = noticeRef.current;
+        const reason = notice.reasonId ? translate(`desk.pauseReasons.${notice.reasonId}`, { defaultValue: notice.reasonId }) : '';
+        notify.warn(translate(notice.key, { reason }));
+      }
+      render();
     });
     socket.on('message.created', (message) => {
       setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
       if (message.senderKind === 'customer') {
         setTyping((held) => ({ ...held, [message.conversationId]: false }));
-        if (selectedRef.current === message.conversationId && document.visibilityState === 'visible') {
-          void api.read(message.conversationId, message.sequence).catch(() => undefined);
-        } else {
+        // The chat on screen is marked read by the effect below; any other counts as unread.
+        if (selectedRef.current !== message.conversationId || document.visibilityState !== 'visible') {
           setUnread((held) => ({ ...held, [message.conversationId]: (held[message.conversationId] ?? 0) + 1 }));
         }
       }
@@ -148,15 +165,10 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     };
   }, [me.id, session, resync, conversations, presence, loadConversation, api]);
 
-  const select = useCallback(
-    (id: string) => {
-      setSelectedId(id);
-      setUnread((held) => ({ ...held, [id]: 0 }));
-      const last = (messages[id] ?? []).filter((message) => message.senderKind === 'customer').at(-1);
-      if (last && !last.readAt) void api.read(id, last.sequence).catch(() => undefined);
-    },
-    [api, messages],
-  );
+  const select = useCallback((id: string) => {
+    setSelectedId(id);
+    setUnread((held) => ({ ...held, [id]: 0 }));
+  }, []);
 
   /** Applies an answer of the API (same versioned door as the socket). */
   const acceptConversation = useCallback(
@@ -175,10 +187,31 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
   }, []);
 
+  // Only what the agent holds now: a conversation transferred, closed or taken back (force logout)
+  // leaves the list and the chat window at once, whatever the agent had selected.
   const visible = conversations
     .values()
-    .filter((view) => (view.agentId === me.id && view.status === 'Active') || view.id === selectedId)
+    .filter((view) => isHeldBy(view, me.id))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const shown = nextSelection(selectedId, visible);
+
+  // The selection follows what is held: when the open chat left (or none was open), the oldest
+  // held one opens by itself, so a newly assigned chat opens when nothing else is open.
+  useEffect(() => {
+    if (shown !== selectedId) setSelectedId(shown);
+  }, [shown, selectedId]);
+
+  // The chat on screen is read: its badge clears and the read mark goes to the customer, once per message.
+  const shownMessages = shown ? messages[shown] : undefined;
+  const readSent = useRef<Record<string, number>>({});
+  useEffect(() => {
+    if (!shown || document.visibilityState !== 'visible') return;
+    setUnread((held) => (held[shown] ? { ...held, [shown]: 0 } : held));
+    const last = (shownMessages ?? []).filter((message) => message.senderKind === 'customer' && !message.readAt).at(-1);
+    if (!last || (readSent.current[shown] ?? 0) >= last.sequence) return;
+    readSent.current[shown] = last.sequence;
+    void api.read(shown, last.sequence).catch(() => undefined);
+  }, [shown, shownMessages, api]);
 
   const state: AgentDeskState = {
     me,
@@ -191,7 +224,18 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     typing,
     loading,
     connection,
-    selectedId,
+    selectedId: shown,
   };
   return { state, select, acceptConversation, acceptPresence, acceptMessage, socket: () => connectionRef.current?.socket ?? null };
+}
+
+/** A conversation the agent works on now (their Active chat). */
+export function isHeldBy(view: ConversationView, agentId: string): boolean {
+  return view.status === 'Active' && view.agentId === agentId;
+}
+
+/** The chat to show: the one selected while it is still held, otherwise the oldest held one, or none. */
+export function nextSelection(selectedId: string | null, held: readonly ConversationView[]): string | null {
+  if (selectedId && held.some((view) => view.id === selectedId)) return selectedId;
+  return held[0]?.id ?? null;
 }

@@ -1,5 +1,16 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { AgentView, CampaignQueueView, ConversationView, LineQueueView, MessageView, NoteView } from '@centralita/contracts';
+import type {
+  AgentView,
+  CampaignQueueView,
+  ConversationView,
+  LineQueueView,
+  MessageView,
+  NoteView,
+  SentimentAlertView,
+} from '@centralita/contracts';
+import { newerView } from '@centralita/contracts';
+import { useTranslation } from 'react-i18next';
+import { useToast } from '../toast/ToastProvider';
 import { useServices } from '../app/ServicesContext';
 import type { BoardAgent, DeskApi, PauseReason } from './desk-api';
 import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
@@ -16,6 +27,11 @@ export type LiveCampaignQueue = CampaignQueueView & { receivedAt: number };
  */
 export function useSupervision(api: DeskApi, showAll: boolean) {
   const { session } = useServices();
+  const { t } = useTranslation();
+  const toast = useToast();
+  const noticeRef = useRef({ t, toast });
+  noticeRef.current = { t, toast };
+  const [alerts, setAlerts] = useState<SentimentAlertView[]>([]);
   const [, render] = useReducer((n: number) => n + 1, 0);
   const conversations = useRef(new VersionStore<ConversationView>((view) => view.id)).current;
   const agents = useRef(new VersionStore<AgentView>((view) => view.agentId)).current;
@@ -83,11 +99,26 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
       if (conversations.accept(view)) render();
     });
     socket.on('agent.updated', (view) => {
+      // The board lists active users (the REST board leaves deactivated ones out); an unknown agent
+      // pushed as logged out is one of them, or one who has not logged in yet: neither belongs there.
+      if (view.status === 'loggedOut' && !agents.get(view.agentId)) return;
       if (agents.accept(view)) render();
     });
-    socket.on('queue.updated', (view) => setQueues((held) => ({ ...held, [view.attentionLineId]: { ...view, receivedAt: Date.now() } })));
+    socket.on('sentiment.alert', (view) => {
+      setAlerts((held) => [view, ...held.filter((alert) => alert.conversationId !== view.conversationId)].slice(0, 20));
+      const { t: translate, toast: notify } = noticeRef.current;
+      notify.warn(translate('dashboards.sentiment.alert', { name: view.customerName, score: view.rolling.toFixed(2) }));
+    });
+    // Pushes from different API processes may cross: a view replaces the held one only when newer (VIEW_VERSIONS).
+    socket.on('queue.updated', (view) =>
+      setQueues((held) =>
+        newerView(held[view.attentionLineId], view) ? { ...held, [view.attentionLineId]: { ...view, receivedAt: Date.now() } } : held,
+      ),
+    );
     socket.on('campaignQueue.updated', (view) =>
-      setCampaignQueues((held) => ({ ...held, [view.campaignId]: { ...view, receivedAt: Date.now() } })),
+      setCampaignQueues((held) =>
+        newerView(held[view.campaignId], view) ? { ...held, [view.campaignId]: { ...view, receivedAt: Date.now() } } : held,
+      ),
     );
     socket.on('message.created', (message) => {
       if (message.conversationId === watchedRef.current) setMessages((held) => mergeMessages(held, [message]));
@@ -124,6 +155,10 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
     [loadWatched],
   );
 
+  const dismissAlert = useCallback(
+    (conversationId: string) => setAlerts((held) => held.filter((alert) => alert.conversationId !== conversationId)),
+    [],
+  );
   const acceptConversation = useCallback((view: ConversationView) => conversations.accept(view) && render(), [conversations]);
   const acceptAgent = useCallback((view: AgentView) => agents.accept(view) && render(), [agents]);
   const acceptNote = useCallback(
@@ -147,6 +182,8 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
     acceptConversation,
     acceptAgent,
     acceptNote,
+    alerts,
+    dismissAlert,
   };
 }
 

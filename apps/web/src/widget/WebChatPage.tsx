@@ -13,6 +13,7 @@ import {
   type ConversationView,
   type MessageView,
   type QueuePositionView,
+  newerView,
   type SurveyQuestionView,
   type SurveyView,
   type WebchatLineView,
@@ -22,7 +23,7 @@ import { isApiError } from '../api/api-error';
 import { DICTIONARIES } from '../i18n/resources';
 import { ChatInput } from '../desk/components/ChatInput';
 import { MessageList } from '../desk/components/MessageList';
-import { createVisitorApi, newClientMessageId } from '../desk/desk-api';
+import { createVisitorApi } from '../desk/desk-api';
 import { canConversation } from '../desk/logic/machines';
 import { roundedWait } from '../desk/logic/time';
 import { applyReadMark, mergeMessages } from '../desk/logic/version-store';
@@ -89,6 +90,9 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
   const [online, setOnline] = useState(true);
   const [lineInfo, setLineInfo] = useState<WebchatLineView | null>(null);
   const [lineProblem, setLineProblem] = useState<string | null>(null);
+  // Who answers: the agent's display name, read again whenever another agent takes the chat.
+  const [agentName, setAgentName] = useState<string | null>(null);
+  const agentRef = useRef<string | null>(null);
 
   // The line's welcome/off-hours messages, the widget title and whether it is open now.
   const loadLine = useCallback(() => {
@@ -140,6 +144,8 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
     try {
       const answer = await api.get();
       accept(answer.conversation);
+      agentRef.current = answer.conversation.agentId;
+      setAgentName(answer.agentName);
       setMessages((held) => mergeMessages(held, answer.messages));
       setQueue(answer.queue);
     } catch (failure) {
@@ -159,7 +165,19 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
     const { socket } = connection;
     // A lost "stopped typing" must not leave the indicator on for ever (8 s, as in the agent desk).
     const agentTyping = typingIndicator(setTyping);
-    socket.on('conversation.updated', accept);
+    socket.on('conversation.updated', (view) => {
+      accept(view);
+      if (view.agentId === agentRef.current) return;
+      agentRef.current = view.agentId;
+      setAgentName(null);
+      if (view.agentId)
+        void api
+          .get()
+          .then((answer) => {
+            if (answer.conversation.agentId === agentRef.current) setAgentName(answer.agentName);
+          })
+          .catch(() => undefined);
+    });
     socket.on('message.created', (message) => {
       setMessages((held) => mergeMessages(held, [message]));
       if (message.senderKind !== 'customer') {
@@ -167,7 +185,8 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
         if (document.visibilityState === 'visible') void api.read(message.sequence).catch(() => undefined);
       }
     });
-    socket.on('queue.position', setQueue);
+    // Pushes from different API processes may cross: the highest version is the newest (VIEW_VERSIONS).
+    socket.on('queue.position', (view) => setQueue((held) => (newerView(held, view) ? view : held)));
     socket.on('typing', (view) => {
       if (view.senderKind === 'agent') agentTyping.set(view.typing);
     });
@@ -196,6 +215,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
   const color = branding?.mainColor && /^#[0-9a-f]{3,8}$/i.test(branding.mainColor) ? branding.mainColor : undefined;
   const customer = { kind: 'customer' as const };
   const status = conversation?.status ?? null;
+  const transferred = conversation?.lastEvent === 'conversation.transferred';
 
   let body;
   if (!line)
@@ -263,6 +283,11 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
       <>
         {status === 'LiningUp' ? (
           <div className="webchat-queue" data-testid="webchat-queue">
+            {transferred ? (
+              <p className="webchat-notice" role="status" data-testid="webchat-transferring">
+                {t('desk.widget.transferring')}
+              </p>
+            ) : null}
             <strong>{t('desk.widget.waiting')}</strong>
             {queue ? (
               <span>
@@ -288,13 +313,18 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
             />
           </div>
         ) : null}
+        {status === 'Active' && transferred ? (
+          <p className="webchat-notice" role="status" data-testid="webchat-transferred">
+            {agentName ? t('desk.widget.transferredTo', { name: agentName }) : t('desk.widget.transferring')}
+          </p>
+        ) : null}
         <MessageList messages={messages} perspective="customer" typing={typing} />
         <ChatInput
           testIdPrefix="webchat"
           onTyping={(on) => void api.typing(on).catch(() => undefined)}
-          onSend={async (text) => {
+          onSend={async (text, clientMessageId) => {
             try {
-              const message = await api.send(text, newClientMessageId());
+              const message = await api.send(text, clientMessageId);
               setMessages((held) => mergeMessages(held, [message]));
             } catch (failure) {
               setError(describeError(failure, t));
@@ -325,7 +355,13 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
         <div>
           <strong data-testid="webchat-title">{widgetTitle(lineInfo, t('desk.widget.title'))}</strong>
           <div className="webchat__sub">
-            {status === 'Active' ? t('desk.widget.withAgent') : t('desk.widget.subtitle')}
+            {status === 'Active' ? (
+              <span data-testid="webchat-agent">
+                {agentName ? t('desk.widget.withAgentNamed', { name: agentName }) : t('desk.widget.withAgent')}
+              </span>
+            ) : (
+              t('desk.widget.subtitle')
+            )}
             {!online ? (
               <span className="webchat__offline" data-testid="webchat-offline">
                 {' '}

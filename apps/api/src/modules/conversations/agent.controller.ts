@@ -1,4 +1,11 @@
-import { PERMISSIONS, type AgentView, type ConversationView, type MessageView, type TransferTargets } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  type AgentView,
+  type ConversationContext,
+  type ConversationView,
+  type MessageView,
+  type TransferTargets,
+} from '@centralita/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/api-envelope.decorator';
@@ -40,16 +47,19 @@ export class AgentController {
 
   @Get('transfer-targets')
   @RequirePermission(PERMISSIONS.conversationsHandle)
-  @ApiOperation({ summary: "The tenant's attention lines and the colleagues logged in, for transfers" })
+  @ApiOperation({
+    summary:
+      "The tenant's attention lines (agents with room, customers waiting) and the colleagues logged in (state and load), for transfers",
+  })
   transferTargets(@CurrentPrincipal() principal: Principal): Promise<TransferTargets> {
     return this.desk.transferTargets(principal);
   }
 
   @Get('presence')
   @RequirePermission(PERMISSIONS.conversationsHandle)
-  @ApiErrors(401, 403, 404)
+  @ApiErrors(401, 403)
   presence(@CurrentPrincipal() principal: Principal): Promise<AgentView> {
-    return this.desk.presence(principal);
+    return this.desk.ownPresence(principal);
   }
 
   @Post('presence/login')
@@ -95,6 +105,14 @@ export class AgentController {
   @ApiOperation({ summary: 'My active conversations (resync after a long outage)' })
   mine(@CurrentPrincipal() principal: Principal): Promise<ConversationView[]> {
     return this.desk.myConversations(principal);
+  }
+
+  @Get('conversations/:id/context')
+  @RequirePermission(PERMISSIONS.conversationsHandle)
+  @ApiOperation({ summary: "The line's name, the customer's web-chat menu choice and their earlier conversations" })
+  @ApiErrors(400, 401, 403, 404)
+  context(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<ConversationContext> {
+    return this.desk.context(principal, id);
   }
 
   @Get('conversations/:id/messages')

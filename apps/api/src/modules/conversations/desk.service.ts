@@ -1,4 +1,11 @@
-import { PERMISSIONS, type AgentView, type ConversationView, type MessageView, type TransferTargets } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  type AgentView,
+  type ConversationContext,
+  type ConversationView,
+  type MessageView,
+  type TransferTargets,
+} from '@centralita/contracts';
 import { timeInStates, type Actor, type TransitionRecord } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -103,9 +110,15 @@ export class DeskService {
    */
   async transferTargets(principal: Principal): Promise<TransferTargets> {
     const [lines, agents] = await Promise.all([
-      this.dataSource.query(`SELECT id, name FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name`, [
-        principal.clientId,
-      ]) as Promise<{ id: string; name: string }[]>,
+      // Counted as the routing counts them (RoutingService.lineQueue): agents of the line with room, customers queued.
+      this.dataSource.query(
+        `SELECT l.id, l.name,
+           (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
+              WHERE a.attention_line_id = l.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS "agentsAvailable",
+           (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting
+         FROM attention_lines l WHERE l.client_id = $1 AND l.deleted_at IS NULL ORDER BY l.name`,
+        [principal.clientId],
+      ) as Promise<TransferTargets['lines']>,
       this.dataSource.query(
         `SELECT p.user_id AS id, u.name, p.status, p.active_count AS "activeCount", p.capacity
            FROM agent_presence p JOIN users u ON u.id = p.user_id
@@ -117,6 +130,47 @@ export class DeskService {
     return { lines, agents };
   }
 
+  /**
+   * Beside the chat: the line by name, the web-chat menu choice (kept in the machine's context) and
+   * the customer's other conversations in the tenant, matched by e-mail or by the same visitor.
+   */
+  async context(principal: Principal, id: string): Promise<ConversationContext> {
+    const row = await this.visible(principal, id);
+    const [lines, earlier] = await Promise.all([
+      this.dataSource.query(`SELECT id, name FROM attention_lines WHERE client_id = $1 AND id = ANY($2::uuid[])`, [
+        principal.clientId,
+        [row.attention_line_id, row.entry_line_id].filter((value): value is string => Boolean(value)),
+      ]) as Promise<{ id: string; name: string }[]>,
+      row.customer_email || row.visitor_id
+        ? (this.dataSource.query(
+            `SELECT c.id, c.channel, c.status, l.name AS "lineName", c.snapshot->'context'->>'disposition' AS disposition,
+                    c.created_at AS "createdAt", c.closed_at AS "closedAt"
+               FROM conversations c LEFT JOIN attention_lines l ON l.id = COALESCE(c.attention_line_id, c.entry_line_id)
+              WHERE c.tenant_id = $1 AND c.id <> $2
+                AND ((c.customer_email IS NOT NULL AND lower(c.customer_email) = lower($3)) OR (c.visitor_id IS NOT NULL AND c.visitor_id = $4))
+              ORDER BY c.created_at DESC LIMIT 10`,
+            [principal.clientId, id, row.customer_email, row.visitor_id],
+          ) as Promise<
+            (Omit<ConversationContext['earlier'][number], 'createdAt' | 'closedAt'> & { createdAt: Date; closedAt: Date | null })[]
+          >)
+        : Promise.resolve([]),
+    ]);
+    const nameOf = (lineId: string | null) => lines.find((line) => line.id === lineId)?.name ?? null;
+    const context = row.snapshot.context as { queryTypeId?: string | null; submenuId?: string | null };
+    return {
+      conversationId: row.id,
+      lineName: nameOf(row.attention_line_id),
+      entryLineName: nameOf(row.entry_line_id),
+      queryTypeId: context.queryTypeId ?? null,
+      submenuId: context.submenuId ?? null,
+      earlier: earlier.map((entry) => ({
+        ...entry,
+        createdAt: new Date(entry.createdAt).toISOString(),
+        closedAt: entry.closedAt ? new Date(entry.closedAt).toISOString() : null,
+      })),
+    };
+  }
+
   async presence(principal: Principal, userId = principal.userId): Promise<AgentView> {
     const [row] = (await this.dataSource.query(
       `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1 AND p.tenant_id = $2`,
@@ -124,6 +178,31 @@ export class DeskService {
     )) as AgentRow[];
     if (!row) throw new AppException('not_found', { message: 'You have not logged in a campaign' });
     return agentView(row);
+  }
+
+  /**
+   * The caller's own presence for the desk: someone who never started a shift (an administrator or
+   * a supervisor opening the desk, a new agent) is logged out, version 0, not a missing resource.
+   */
+  async ownPresence(principal: Principal): Promise<AgentView> {
+    const [row] = (await this.dataSource.query(
+      `SELECT u.name, p.user_id FROM users u LEFT JOIN agent_presence p ON p.user_id = u.id AND p.tenant_id = u.client_id
+        WHERE u.id = $1 AND u.client_id = $2`,
+      [principal.userId, principal.clientId],
+    )) as { name: string; user_id: string | null }[];
+    if (row?.user_id) return this.presence(principal);
+    return {
+      agentId: principal.userId,
+      version: 0,
+      tenantId: principal.clientId,
+      name: row?.name ?? '',
+      status: 'loggedOut',
+      pauseReasonId: null,
+      capacity: 1,
+      activeCount: 0,
+      stateSince: new Date().toISOString(),
+      lastEvent: 'xstate.init',
+    };
   }
 
   async login(principal: Principal, campaignId: string | undefined): Promise<AgentView> {

@@ -55,7 +55,8 @@ export class SupervisorService {
 
   async agents(tenantId: string): Promise<BoardAgent[]> {
     const rows: AgentRow[] = await this.dataSource.query(
-      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.tenant_id = $1 ORDER BY u.name`,
+      // Deactivated users are not on the board: they can no longer log in or take work.
+      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id WHERE p.tenant_id = $1 AND u.active ORDER BY u.name`,
       [tenantId],
     );
     const now = Date.now();

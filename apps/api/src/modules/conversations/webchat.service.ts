@@ -16,6 +16,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { ConversationIntakeService } from '../intake/conversation-intake.service';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import { conversationView, type ConversationRow } from '../machine-host/views';
@@ -33,6 +34,8 @@ export interface VisitorConversation {
   conversation: ConversationView;
   messages: MessageView[];
   queue: QueuePositionView | null;
+  /** The display name of the agent holding the chat, so the customer knows who answers; null while nobody does. */
+  agentName: string | null;
 }
 
 /** The web-chat customer's side: public routes, the visitor token names the one conversation. */
@@ -42,6 +45,7 @@ export class WebchatService {
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
     private readonly messages: MessagesService,
+    private readonly intake: ConversationIntakeService,
     private readonly routing: RoutingService,
     private readonly tokens: VisitorTokenService,
     private readonly limiter: RateLimiterService,
@@ -55,23 +59,15 @@ export class WebchatService {
     if (!isLineOpenAt(line.business_hours, Date.now(), (await this.lineSettings(line.client_id)).timeZone)) {
       throw new AppException('conflict', { message: LINE_CLOSED_MESSAGE, data: { reason: 'lineClosed' } });
     }
+    // Through the intake, as every channel: the visitor is the contact (a new one per chat), the line the channel account.
     const visitorId = randomUUID();
-    const row = await this.host.transaction(async (manager, outbox) => {
-      const created = await this.host.createConversation(
-        manager,
-        {
-          id: randomUUID(),
-          tenantId: line.client_id,
-          channel: 'webchat',
-          entryLineId: line.id,
-          customerName: input.name,
-          customerEmail: input.email ?? null,
-          visitorId,
-        },
-        { kind: 'customer' },
-      );
-      outbox.push(...created.outboxIds);
-      return created.row;
+    const { conversation: row } = await this.intake.openOrFind({
+      tenantId: line.client_id,
+      channel: 'webchat',
+      channelAccountId: line.id,
+      contact: { externalId: visitorId, name: input.name, email: input.email ?? null },
+      lineId: line.id,
+      visitorId,
     });
     return {
       conversation: conversationView(row),
@@ -147,10 +143,18 @@ export class WebchatService {
   async get(visitor: VisitorIdentity): Promise<VisitorConversation> {
     const row = await this.row(visitor);
     const queue = row.status === 'LiningUp' && row.attention_line_id ? await this.routing.positions(row.attention_line_id) : [];
+    // Only the name of the agent answering now (users.name, what colleagues see too), never anyone else's.
+    const [agent] =
+      row.status === 'Active' && row.agent_id
+        ? ((await this.dataSource.query(`SELECT name FROM users WHERE id = $1 AND client_id = $2`, [row.agent_id, row.tenant_id])) as {
+            name: string;
+          }[])
+        : [];
     return {
       conversation: conversationView(row),
       messages: await this.messages.list(row.id, 0, 'customer'),
       queue: queue.find((entry) => entry.conversationId === row.id) ?? null,
+      agentName: agent?.name ?? null,
     };
   }
 
@@ -194,19 +198,19 @@ export class WebchatService {
       limit: this.config.webchatMessagesPerConversationPerMinute,
       windowSeconds: 60,
     });
-    return this.messages.send(
-      {
-        conversationId: visitor.conversationId,
-        tenantId: visitor.tenantId,
-        sender: { kind: 'customer', id: visitor.visitorId },
-        text: input.text,
-        clientMessageId: input.clientMessageId,
-      },
-      (row) => {
+    const { message } = await this.intake.appendCustomerMessage({
+      tenantId: visitor.tenantId,
+      channel: 'webchat',
+      conversationId: visitor.conversationId,
+      senderId: visitor.visitorId,
+      text: input.text,
+      clientMessageId: input.clientMessageId,
+      guard: (row) => {
         this.tokens.assertOpen(row);
         MessagesService.requireOpen(row);
       },
-    );
+    });
+    return message;
   }
 
   async list(visitor: VisitorIdentity, after: number | undefined): Promise<MessageView[]> {

@@ -1,4 +1,4 @@
-import type { DashboardSettings, QueueFigures, ScheduleEntry, SentimentGroup } from '@centralita/contracts';
+import type { DashboardSettings, HandledBreakdown, QueueFigures, ScheduleEntry, SentimentGroup } from '@centralita/contracts';
 import {
   agentOccupancy,
   averageHandleTimeMs,
@@ -117,6 +117,33 @@ export function windowFacts(
       matches(contact, filter),
     ),
   };
+}
+
+/** The part of a window that has happened by `now`: [from, min(to, now)], empty when it starts later. */
+export function elapsedPart(window: TimeWindow, now: number): TimeWindow {
+  return { from: window.from, to: Math.max(window.from, Math.min(window.to, now)) };
+}
+
+const TRANSFERRED = 'conversation.transferred';
+
+/**
+ * Why handled can exceed offered: a chat passed from one agent to another is one offer and a handled
+ * contact for each agent, and calls are handled without being offered to a chat queue. A transfer to
+ * another line is offered to that line again, so it stays in `fromQueue`.
+ */
+export function handledBreakdown(records: LogRecords, handled: readonly HandledContact[]): HandledBreakdown {
+  const transferStarts = new Set(
+    records.conversations
+      .filter((record) => record.event === TRANSFERRED && record.from === 'Active' && record.to === 'Active')
+      .map((record) => `${record.entityId}@${record.at}`),
+  );
+  const breakdown: HandledBreakdown = { fromQueue: 0, fromTransfer: 0, calls: 0 };
+  for (const contact of handled) {
+    if (contact.kind !== 'chat') breakdown.calls++;
+    else if (transferStarts.has(`${contact.entityId}@${contact.startedAt}`)) breakdown.fromTransfer++;
+    else breakdown.fromQueue++;
+  }
+  return breakdown;
 }
 
 export function handledFigures(handled: readonly HandledContact[]): { handled: number; averageHandleTimeMs: number | null } {

@@ -91,13 +91,17 @@ export class DashboardSettingsDto {
   schedule?: ScheduleEntryDto[];
 }
 
-const filters = (query: DashboardQueryDto) => ({
+/**
+ * The query's filters. A caller who may not supervise (an agent on their own dashboard) always sees
+ * their own figures: the agent filter is theirs whatever the query says, never the tenant's totals.
+ */
+const filters = (query: DashboardQueryDto, principal: Principal) => ({
   from: query.from,
   to: query.to,
   attentionLineId: query.attentionLineId,
   campaignId: query.campaignId,
   channel: query.channel,
-  agentId: query.agentId,
+  agentId: principal.permissions.includes(PERMISSIONS.dashboardSupervise) ? query.agentId : principal.userId,
 });
 
 /**
@@ -132,7 +136,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Offered, answered, abandoned, service level, ASA, AHT, occupancy; waiting now' })
   @ApiErrors(400, 401, 403, 404)
   summary(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<DashboardSummary> {
-    return this.dashboards.summary(principal.clientId, filters(query));
+    return this.dashboards.summary(principal.clientId, filters(query, principal));
   }
 
   @Get('trend')
@@ -140,7 +144,7 @@ export class DashboardsController {
   @ApiOperation({ summary: "The summary's queue and handling figures per local hour or day (settings time zone)" })
   @ApiErrors(400, 401, 403, 404)
   trend(@CurrentPrincipal() principal: Principal, @Query() query: TrendQueryDto): Promise<TrendPoint[]> {
-    return this.dashboards.trend(principal.clientId, filters(query), query.unit ?? 'hour');
+    return this.dashboards.trend(principal.clientId, filters(query, principal), query.unit ?? 'hour');
   }
 
   @Get('queues')
@@ -148,7 +152,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Queue figures and who waits now, per attention line or per campaign' })
   @ApiErrors(400, 401, 403, 404)
   queues(@CurrentPrincipal() principal: Principal, @Query() query: QueuesQueryDto): Promise<QueueStatusRow[]> {
-    return this.dashboards.queues(principal.clientId, filters(query), query.by ?? 'line');
+    return this.dashboards.queues(principal.clientId, filters(query, principal), query.by ?? 'line');
   }
 
   @Get('agents')
@@ -156,7 +160,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Per agent: handled, AHT, time in each state, occupancy; status and load now' })
   @ApiErrors(400, 401, 403, 404)
   agents(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<AgentServiceRow[]> {
-    return this.dashboards.agents(principal.clientId, filters(query));
+    return this.dashboards.agents(principal.clientId, filters(query, principal));
   }
 
   @Get('pauses')
@@ -164,7 +168,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Accumulated pause time per agent and reason, clipped to the window' })
   @ApiErrors(400, 401, 403, 404)
   pauses(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<PauseDetailRow[]> {
-    return this.dashboards.pauses(principal.clientId, filters(query));
+    return this.dashboards.pauses(principal.clientId, filters(query, principal));
   }
 
   @Get('compliance')
@@ -172,7 +176,7 @@ export class DashboardsController {
   @ApiOperation({ summary: "Staff compliance: logged-in time against the settings' schedule, per agent" })
   @ApiErrors(400, 401, 403, 404)
   compliance(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<ComplianceRow[]> {
-    return this.dashboards.compliance(principal.clientId, filters(query));
+    return this.dashboards.compliance(principal.clientId, filters(query, principal));
   }
 
   @Get('staffing')
@@ -180,7 +184,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Erlang C agents recommended for the target service level beside the mean agents staffed, per line' })
   @ApiErrors(400, 401, 403, 404)
   staffing(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<StaffingRow[]> {
-    return this.dashboards.staffing(principal.clientId, filters(query));
+    return this.dashboards.staffing(principal.clientId, filters(query, principal));
   }
 
   @Get('active-by-agent')
@@ -196,7 +200,7 @@ export class DashboardsController {
   @ApiOperation({ summary: 'Customer sentiment by line, agent and over time; open conversations turning negative' })
   @ApiErrors(400, 401, 403, 404)
   sentiment(@CurrentPrincipal() principal: Principal, @Query() query: DashboardQueryDto): Promise<SentimentReport> {
-    return this.dashboards.sentiment(principal.clientId, filters(query));
+    return this.dashboards.sentiment(principal.clientId, filters(query, principal));
   }
 
   @Get('options')
@@ -204,7 +208,7 @@ export class DashboardsController {
   @ApiOperation({ summary: "The filter bar's lines, campaigns, agents and channels" })
   @ApiErrors(401, 403)
   options(@CurrentPrincipal() principal: Principal): Promise<DashboardOptions> {
-    return this.dashboards.options(principal.clientId);
+    return this.dashboards.options(principal);
   }
 
   @Get('positions')

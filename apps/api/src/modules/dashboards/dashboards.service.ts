@@ -1,5 +1,6 @@
 import {
   DEFAULT_DASHBOARD_SETTINGS,
+  PERMISSIONS,
   validateDashboardSettings,
   type ActiveByAgentRow,
   type AgentServiceRow,
@@ -40,6 +41,8 @@ import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import {
   agentScope,
+  elapsedPart,
+  handledBreakdown,
   handledFigures,
   matches,
   occupancyOf,
@@ -204,12 +207,18 @@ export class DashboardsService {
     return { agents: new Set(agents.map((row) => row.id)), lines: new Set(lines.map((row) => row.id)) };
   }
 
+  /**
+   * The requested range and the part of it that has happened: every figure is measured up to now,
+   * never to a `to` in the future (an agent paused two minutes ago has two minutes of pause, not the
+   * time left until the end of the day the filter shows).
+   */
   private async prepare(tenantId: string, query: DashboardQuery) {
-    const window = { from: query.from, to: query.to };
-    this.checkWindow(window);
+    const requested = { from: query.from, to: query.to };
+    this.checkWindow(requested);
+    const window = elapsedPart(requested, Date.now());
     const [filter, settings] = await Promise.all([this.filter(tenantId, query), this.settings(tenantId)]);
     const records = await this.records(tenantId, window);
-    return { window, filter, settings, records };
+    return { requested, window, filter, settings, records };
   }
 
   // ---- figures -----------------------------------------------------------------------------
@@ -217,8 +226,7 @@ export class DashboardsService {
   async summary(tenantId: string, query: DashboardQuery): Promise<DashboardSummary> {
     const { window, filter, settings, records } = await this.prepare(tenantId, query);
     const { episodes, handled } = windowFacts(records, window, filter);
-    const now = Math.min(window.to, Date.now());
-    const waiting = queueStatusAt(records.conversations, now).waiting.filter((contact) =>
+    const waiting = queueStatusAt(records.conversations, window.to).waiting.filter((contact) =>
       matches(contact, { ...filter, agentIds: undefined }),
     );
     const status = summarizeWaiting(waiting);
@@ -226,6 +234,7 @@ export class DashboardsService {
       window,
       ...queueFigures(episodes, settings),
       ...handledFigures(handled),
+      handledBreakdown: handledBreakdown(records, handled),
       occupancy: teamOccupancy(occupancyOf(records, window, agentScope(filter))),
       waitingNow: status.length,
       longestWaitNowMs: status.longestWaitMs,
@@ -233,15 +242,16 @@ export class DashboardsService {
   }
 
   async trend(tenantId: string, query: DashboardQuery, unit: TimeBucketUnit): Promise<TrendPoint[]> {
-    const { window, filter, settings, records } = await this.prepare(tenantId, query);
-    const buckets = timeBuckets(window, unit, settings.timeZone);
+    const { requested, window, filter, settings, records } = await this.prepare(tenantId, query);
+    // The axis covers the whole range asked for; buckets after now are empty, not projected.
+    const buckets = timeBuckets(requested, unit, settings.timeZone);
     if (buckets.length > MAX_HOUR_BUCKETS && unit === 'hour')
       throw new AppException('validation', {
         message: 'hourly trends cover at most 8 days',
         data: { fields: { unit: ['hourly trends cover at most 8 days'] } },
       });
     return buckets.map((bucket) => {
-      const { episodes, handled } = windowFacts(records, bucket, filter);
+      const { episodes, handled } = windowFacts(records, elapsedPart(bucket, window.to), filter);
       return { key: bucket.key, from: bucket.from, to: bucket.to, ...queueFigures(episodes, settings), ...handledFigures(handled) };
     });
   }
@@ -249,7 +259,7 @@ export class DashboardsService {
   async queues(tenantId: string, query: DashboardQuery, by: 'line' | 'campaign'): Promise<QueueStatusRow[]> {
     const { window, filter, settings, records } = await this.prepare(tenantId, query);
     const { episodes } = windowFacts(records, window, filter);
-    const waiting = queueStatusAt(records.conversations, Math.min(window.to, Date.now())).waiting.filter((contact) =>
+    const waiting = queueStatusAt(records.conversations, window.to).waiting.filter((contact) =>
       matches(contact, { ...filter, agentIds: undefined }),
     );
     const lineNames = await this.names(tenantId, 'attention_lines');
@@ -374,7 +384,7 @@ export class DashboardsService {
   private async presence(tenantId: string): Promise<ActiveByAgentRow[]> {
     const rows = (await this.dataSource.query(
       `SELECT p.user_id, u.name, p.status, p.active_count, p.capacity FROM agent_presence p JOIN users u ON u.id = p.user_id
-        WHERE p.tenant_id = $1 AND p.status <> 'loggedOut' ORDER BY u.name, p.user_id`,
+        WHERE p.tenant_id = $1 AND p.status <> 'loggedOut' AND u.active ORDER BY u.name, p.user_id`,
       [tenantId],
     )) as { user_id: string; name: string; status: string; active_count: number; capacity: number }[];
     return rows.map((row) => ({
@@ -468,15 +478,19 @@ export class DashboardsService {
   }
 
   /** The filter bar's choices: the tenant's lines, campaigns, staff with a presence, and the channels seen. */
-  async options(tenantId: string): Promise<DashboardOptions> {
+  async options(principal: Principal): Promise<DashboardOptions> {
+    const tenantId = principal.clientId;
+    // Without supervision the agent filter is fixed to the caller (see the controller): offer only them.
+    const self = principal.permissions.includes(PERMISSIONS.dashboardSupervise) ? null : principal.userId;
     const [lines, campaigns, agents, channels] = await Promise.all([
       this.dataSource.query(`SELECT id, name FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [
         tenantId,
       ]),
       this.dataSource.query(`SELECT id, name FROM campaigns WHERE client_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [tenantId]),
       this.dataSource.query(
-        `SELECT u.id, u.name FROM users u JOIN agent_presence p ON p.user_id = u.id WHERE u.client_id = $1 ORDER BY u.name, u.id`,
-        [tenantId],
+        `SELECT u.id, u.name FROM users u JOIN agent_presence p ON p.user_id = u.id
+          WHERE u.client_id = $1 AND ($2::uuid IS NULL OR u.id = $2) ORDER BY u.name, u.id`,
+        [tenantId, self],
       ),
       this.dataSource.query(`SELECT DISTINCT channel FROM conversations WHERE tenant_id = $1 ORDER BY channel`, [tenantId]),
     ]);

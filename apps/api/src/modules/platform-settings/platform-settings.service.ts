@@ -1,6 +1,7 @@
 import {
   CHANNEL_FIELDS,
   CHANNEL_IDS,
+  DEFAULT_EMOTICONS,
   DEFAULT_PLATFORM_SETTINGS,
   SECRET_MASK,
   validatePlatformSettings,
@@ -10,13 +11,14 @@ import {
   type PlatformSettings,
 } from '@centralita/contracts';
 import { ConfigCrypto } from '@centralita/contracts/server';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { AuditService } from '../admin/audit.service';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
+import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import { ChannelConfig, PlatformSettingsRow } from './platform-settings.entities';
 
 const CHANNELS = Object.keys(CHANNEL_FIELDS) as ChannelName[];
@@ -27,12 +29,34 @@ export class PlatformSettingsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly crypto: ConfigCrypto,
     private readonly audit: AuditService,
+    @Inject(REALTIME_CONFIG) private readonly realtime: RealtimeConfig,
   ) {}
 
+  /** Defaults as the server applies them: the queue wait unsaved is the operator's QUEUE_TIMEOUT_SECONDS. */
+  private defaults(): PlatformSettings {
+    return {
+      ...DEFAULT_PLATFORM_SETTINGS,
+      maxQueueWaitSeconds: this.realtime.defaultQueueTimeoutSeconds,
+      emoticons: [...DEFAULT_EMOTICONS],
+    };
+  }
+
+  /**
+   * The settings in effect, never a value that is not applied: unsaved messages are '' (the widget
+   * then uses its own text in the visitor's language) and no configured emoticons means the list the
+   * desk offers (DEFAULT_EMOTICONS), exactly as `emoticons()` and the web chat read them.
+   */
   async getSettings(clientId: string): Promise<PlatformSettings> {
     const row = await this.dataSource.getRepository(PlatformSettingsRow).findOne({ where: { clientId } });
-    if (!row) return { ...DEFAULT_PLATFORM_SETTINGS };
-    return { ...DEFAULT_PLATFORM_SETTINGS, ...(row.settings as Partial<PlatformSettings>), emoticons: row.emoticons };
+    if (!row) return this.defaults();
+    const saved = row.settings as Partial<PlatformSettings>;
+    return {
+      ...this.defaults(),
+      ...saved,
+      welcomeMessage: typeof saved.welcomeMessage === 'string' ? saved.welcomeMessage.trim() : '',
+      offHoursMessage: typeof saved.offHoursMessage === 'string' ? saved.offHoursMessage.trim() : '',
+      emoticons: row.emoticons.length > 0 ? row.emoticons : [...DEFAULT_EMOTICONS],
+    };
   }
 
   /** The one setting every signed-in user's console reads (in the session user, not through settings.manage). */

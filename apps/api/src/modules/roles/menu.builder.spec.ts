@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, APP_ROUTES, MENU_SECTIONS, PERMISSIONS, type MenuItem } from '@centralita/contracts';
+import { ALL_PERMISSIONS, APP_ROUTES, MENU_SECTIONS, OFF_MENU_ROUTES, PERMISSIONS, type MenuItem } from '@centralita/contracts';
 import { buildMenu, groupOf, isMenuRoute } from './menu.builder';
 import { BUILT_IN_ROLES } from './built-in-roles';
 
@@ -40,15 +40,7 @@ describe('buildMenu', () => {
     for (const route of APP_ROUTES.filter((r) => paths.includes(r.path))) {
       expect(route.permission === null || permissionsOf('AGENT').includes(route.permission)).toBe(true);
     }
-    expect(paths).toEqual(
-      expect.arrayContaining([
-        '/dashboard/DashboardAgente',
-        '/conversations/agentConversations',
-        '/crm/crmlist',
-        '/emails/SendEmail',
-        '/SoftPhoneNew/Phone',
-      ]),
-    );
+    expect(paths).toEqual(expect.arrayContaining(['/dashboard/default', '/conversations/agentConversations', '/SoftPhoneNew/Phone']));
     expect(menu.some((item) => item.type === 'label' && item.key === 'administration')).toBe(false);
   });
 
@@ -65,7 +57,6 @@ describe('buildMenu', () => {
           { type: 'link', key: 'dashboardClassic', path: '/dashboard/defaultold', icon: 'pi pi-home' },
         ],
       },
-      { type: 'link', key: 'webChat', path: '/WindowChat/windowChat/', icon: 'pi pi-comment' },
       { type: 'link', key: 'reports', path: '/reports/reports', icon: 'pi pi-file' },
     ]);
   });
@@ -73,24 +64,58 @@ describe('buildMenu', () => {
   it('follows a curated list: narrows and orders, but never grants', () => {
     const menu = buildMenu(permissionsOf('AGENT'), [
       { routePath: '/SoftPhoneNew/Phone', position: 1 },
-      { routePath: '/crm/crmlist', position: 2 },
+      { routePath: '/conversations/agentConversations', position: 2 },
       { routePath: '/users/Users', position: 3 },
     ]);
     expect(menu).toEqual([
       { type: 'label', key: 'main' },
-      {
-        type: 'group',
-        key: 'crm',
-        icon: 'pi pi-briefcase',
-        children: [
-          { type: 'link', key: 'softphone', path: '/SoftPhoneNew/Phone', icon: 'pi pi-mobile' },
-          { type: 'link', key: 'cases', path: '/crm/crmlist', icon: 'pi pi-briefcase' },
-        ],
-      },
+      { type: 'link', key: 'myConversations', path: '/conversations/agentConversations', icon: 'pi pi-inbox' },
+      { type: 'link', key: 'softphone', path: '/SoftPhoneNew/Phone', icon: 'pi pi-mobile' },
     ]);
   });
 
-  it('answers an empty menu for no permissions but the public web chat', () => {
-    expect(links(buildMenu([])).map((link) => link.path)).toEqual(['/WindowChat/windowChat/']);
+  it('answers an empty menu for no permissions (the public web chat is a visitor page, not an entry)', () => {
+    expect(buildMenu([])).toEqual([]);
+  });
+
+  it('lists each screen once: the desk and live supervision have one entry each', () => {
+    const all = links(buildMenu(ALL_PERMISSIONS)).map((link) => link.path);
+    expect(all.filter((path) => ['/dashboard/DashboardAgente', '/conversations/agentConversations', '/chat/agent'].includes(path))).toEqual(
+      ['/conversations/agentConversations'],
+    );
+    expect(
+      all.filter((path) =>
+        [
+          '/dashboard/superUser',
+          '/conversations/conversations',
+          '/livePersonConversations/ConversationList',
+          '/livePersonConversations/LivePersonWindowChat',
+        ].includes(path),
+      ),
+    ).toEqual(['/dashboard/superUser']);
+  });
+
+  it('keeps routes without a working screen out of the menu, still known as routes', () => {
+    const all = links(buildMenu(ALL_PERMISSIONS)).map((link) => link.path);
+    for (const path of Object.keys(OFF_MENU_ROUTES)) {
+      expect(APP_ROUTES.some((route) => route.path === path)).toBe(true);
+      expect(all).not.toContain(path);
+    }
+  });
+
+  it('points every duplicate at a menu entry', () => {
+    for (const entry of Object.values(OFF_MENU_ROUTES)) {
+      if (entry.reason !== 'duplicate') continue;
+      // Either a menu entry or a duplicate of one (the chain ends at an entry).
+      let target = entry.sameAs;
+      while (OFF_MENU_ROUTES[target]?.reason === 'duplicate') target = (OFF_MENU_ROUTES[target] as { sameAs: string }).sameAs;
+      expect(isMenuRoute(APP_ROUTES.find((candidate) => candidate.path === target)!)).toBe(true);
+    }
+  });
+
+  it('shows a duplicate when the screen it repeats needs a permission the caller lacks', () => {
+    // Conversation supervision without dashboard supervision: the monitor keeps its own entry, once.
+    const paths = links(buildMenu([PERMISSIONS.conversationsSupervise])).map((link) => link.path);
+    expect(paths).toEqual(['/conversations/conversations']);
   });
 });

@@ -83,6 +83,7 @@ export function PlatformSettingsPage({ route }: { route: AppRoute }) {
             wide
             rows={2}
             label={t('admin.settings.welcomeMessage')}
+            hint={t('admin.settings.welcomeMessageHint', { text: t('desk.widget.intro') })}
             value={values.welcomeMessage}
             onChange={set('welcomeMessage')}
             onBlur={blur('welcomeMessage')}
@@ -93,6 +94,7 @@ export function PlatformSettingsPage({ route }: { route: AppRoute }) {
             wide
             rows={2}
             label={t('admin.settings.offHoursMessage')}
+            hint={t('admin.settings.offHoursMessageHint', { text: t('desk.widget.offHours') })}
             value={values.offHoursMessage}
             onChange={set('offHoursMessage')}
             onBlur={blur('offHoursMessage')}
@@ -119,7 +121,7 @@ export function PlatformSettingsPage({ route }: { route: AppRoute }) {
           <FieldShell
             id="settings-emoticons"
             label={t('admin.settings.emoticons')}
-            hint={t('admin.polls.optionsHint')}
+            hint={t('admin.settings.emoticonsHint')}
             error={errorFor('emoticons')}
             wide
           >

@@ -1,5 +1,7 @@
-/** The desk's own emoticons, offered when the tenant configured none in the platform settings. */
-export const EMOTICONS = ['😀', '😊', '😉', '😂', '🙂', '😍', '🤔', '😢', '😮', '👍', '👏', '🙏', '🎉', '❤️', '✅', '👋'];
+import { DEFAULT_EMOTICONS } from '@centralita/contracts';
+
+/** The emoticons offered when the tenant configured none: the list the platform settings screen shows. */
+export const EMOTICONS = DEFAULT_EMOTICONS;
 
 /** The tenant's emoticons (trimmed, blanks and repeats dropped) or, when none are left, the built-in list. */
 export function emoticonsToOffer(configured: readonly string[] | null | undefined): readonly string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ConversationView } from '@centralita/contracts';
 import { canConversation } from './machines';
-import { transferTargets } from './transfer';
+import { agentRefusal, transferFailure, transferTargets } from './transfer';
 
 const conversation = (over: Partial<ConversationView> = {}): ConversationView => ({
   id: 'c1',
@@ -51,5 +51,39 @@ describe(transferTargets.name, () => {
 
   it('offers nothing for a closed conversation', () => {
     expect(transferTargets(conversation({ status: 'Closed' }), me, lines, agents)).toEqual({ lines: [], agents: [] });
+  });
+});
+
+describe(agentRefusal.name, () => {
+  it('lets an available or busy colleague with room take a chat', () => {
+    expect(agentRefusal({ status: 'available', activeCount: 0, capacity: 2 })).toBeNull();
+    expect(agentRefusal({ status: 'busy', activeCount: 1, capacity: 2 })).toBeNull();
+  });
+
+  it('names the state of a colleague who cannot take one now, and a full one', () => {
+    expect(agentRefusal({ status: 'paused', activeCount: 0, capacity: 2 })).toEqual({ kind: 'state', status: 'paused' });
+    expect(agentRefusal({ status: 'afterCallWork', activeCount: 0, capacity: 2 })).toEqual({ kind: 'state', status: 'afterCallWork' });
+    expect(agentRefusal({ status: 'busy', activeCount: 2, capacity: 2 })).toEqual({ kind: 'full' });
+  });
+
+  it('refuses nobody it knows nothing about (the supervisor board passes names only)', () => {
+    expect(agentRefusal({})).toBeNull();
+  });
+});
+
+describe(transferFailure.name, () => {
+  it('reads the receiving agent’s state from an illegal agent.conversationAssigned', () => {
+    expect(transferFailure({ code: 'illegal_transition', data: { event: 'agent.conversationAssigned', state: 'paused' } })).toEqual({
+      kind: 'agentState',
+      status: 'paused',
+    });
+  });
+
+  it('calls any other refused step or a vanished target a change meanwhile, and leaves other errors alone', () => {
+    expect(transferFailure({ code: 'illegal_transition', data: { event: 'conversation.transferred', state: 'Closed' } })).toEqual({
+      kind: 'gone',
+    });
+    expect(transferFailure({ status: 404, code: 'not_found' })).toEqual({ kind: 'gone' });
+    expect(transferFailure({ status: 400, code: 'validation' })).toBeNull();
   });
 });

@@ -30,3 +30,34 @@ export function transferTargets<L extends { id: string }, A extends { id: string
     ),
   };
 }
+
+/** Agent states that can take a transferred chat (the presence machine's guard for agent.conversationAssigned). */
+const TAKING_STATES = new Set(['available', 'busy']);
+
+/**
+ * Why a colleague cannot take a transfer now, or null when they can: not in a taking state (paused,
+ * wrap-up, on an outbound call…) or no room left. The server refuses the same; asking first lets
+ * the dialog disable the choice and say why instead of failing after the click.
+ */
+export function agentRefusal(agent: {
+  status?: string;
+  activeCount?: number;
+  capacity?: number;
+}): { kind: 'state'; status: string } | { kind: 'full' } | null {
+  if (agent.status !== undefined && !TAKING_STATES.has(agent.status)) return { kind: 'state', status: agent.status };
+  if (agent.activeCount !== undefined && agent.capacity !== undefined && agent.activeCount >= agent.capacity) return { kind: 'full' };
+  return null;
+}
+
+/** The refusal of a transfer the server answered, as the dialog words it; null: no specific words. */
+export function transferFailure(error: {
+  status?: number;
+  code?: string;
+  data?: unknown;
+}): { kind: 'agentState'; status: string } | { kind: 'gone' } | null {
+  const data = (error.data ?? null) as { event?: unknown; state?: unknown } | null;
+  if (error.code === 'illegal_transition' && data?.event === 'agent.conversationAssigned' && typeof data.state === 'string')
+    return { kind: 'agentState', status: data.state };
+  if (error.code === 'illegal_transition' || error.status === 404) return { kind: 'gone' };
+  return null;
+}
