@@ -214,28 +214,7 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
           onChange={set('subscriptionPlan')}
           error={errorFor('subscriptionPlan')}
         />
-        {adding && (
-          <>
-            <TextInput
-              id="client-admin-name"
-              label={t('admin.clients.adminName')}
-              value={values.adminName}
-              onChange={set('adminName')}
-              onBlur={blur('adminName')}
-              error={errorFor('adminName')}
-            />
-            <TextInput
-              id="client-admin-email"
-              type="email"
-              label={t('admin.clients.adminEmail')}
-              hint={t('admin.clients.adminHint')}
-              value={values.adminEmail}
-              onChange={set('adminEmail')}
-              onBlur={blur('adminEmail')}
-              error={errorFor('adminEmail')}
-            />
-          </>
-        )}
+        {adding && <InviteeFields prefix="client-admin" form={form} />}
         <TextInput
           id="client-colour"
           label={t('admin.clients.mainColor')}
@@ -284,6 +263,55 @@ export function ClientFormPage({ route }: { route: AppRoute }) {
 type Invitee = { adminName: string; adminEmail: string };
 const NO_INVITEE: Invitee = { adminName: '', adminEmail: '' };
 
+/** The parts of a `useAdminForm` result the invitee fields need; any form with these two values fits. */
+interface InviteeForm {
+  values: Invitee;
+  set(field: keyof Invitee): (value: string) => void;
+  blur(field: keyof Invitee): () => void;
+  errorFor(field: keyof Invitee): string | null;
+}
+
+/**
+ * The first administrator to invite by mail: a name and an address, with the ids (and test ids)
+ * `<prefix>-name` and `<prefix>-email`; a reseller's administrator has the resellers' labels.
+ */
+function InviteeFields({ prefix, form }: { prefix: 'client-admin' | 'first-admin' | 'reseller-admin'; form: InviteeForm }) {
+  const { t } = useTranslation();
+  const { values, set, blur, errorFor } = form;
+  const reseller = prefix === 'reseller-admin';
+  return (
+    <>
+      <TextInput
+        id={`${prefix}-name`}
+        label={reseller ? t('admin.resellers.adminName') : t('admin.clients.adminName')}
+        value={values.adminName}
+        onChange={set('adminName')}
+        onBlur={blur('adminName')}
+        error={errorFor('adminName')}
+      />
+      <TextInput
+        id={`${prefix}-email`}
+        type="email"
+        label={reseller ? t('admin.resellers.adminEmail') : t('admin.clients.adminEmail')}
+        hint={t('admin.clients.adminHint')}
+        value={values.adminEmail}
+        onChange={set('adminEmail')}
+        onBlur={blur('adminEmail')}
+        error={errorFor('adminEmail')}
+      />
+    </>
+  );
+}
+
+/** What went wrong with the last load or save, when something did. */
+function FormFailure({ failure }: { failure: string | null }) {
+  return failure ? (
+    <div className="form-error" role="alert">
+      {failure}
+    </div>
+  ) : null;
+}
+
 /**
  * A tenant's (or, for the platform, a reseller's) administrator access as the level above sees it:
  * active administrators, the pending first-admin invitations (an expired one is re-sent from here,
@@ -301,7 +329,7 @@ function FirstAdminPanel({ owner }: { owner: FirstAdminOwner }) {
     NO_INVITEE,
     useCallback((v: Invitee) => validateInvitee(v), []),
   );
-  const { values, set, blur, errorFor, setValues } = form;
+  const { values, setValues } = form;
   const load = useCallback(() => {
     api.admin
       .firstAdmin({ kind, id: ownerId })
@@ -346,11 +374,7 @@ function FirstAdminPanel({ owner }: { owner: FirstAdminOwner }) {
   return (
     <section className="card admin-list" data-testid="first-admin">
       <h2>{t('admin.clients.firstAdminTitle')}</h2>
-      {failure && (
-        <div className="form-error" role="alert">
-          {failure}
-        </div>
-      )}
+      <FormFailure failure={failure} />
       {state && state.activeAdmins > 0 && (
         <p data-testid="first-admin-active">{t('admin.clients.firstAdminActive', { total: state.activeAdmins })}</p>
       )}
@@ -393,24 +417,7 @@ function FirstAdminPanel({ owner }: { owner: FirstAdminOwner }) {
       {state && state.invitations.length === 0 && (
         <form className="admin-form" noValidate onSubmit={onInvite} data-testid="first-admin-invite">
           <div className="admin-form__grid">
-            <TextInput
-              id="first-admin-name"
-              label={t('admin.clients.adminName')}
-              value={values.adminName}
-              onChange={set('adminName')}
-              onBlur={blur('adminName')}
-              error={errorFor('adminName')}
-            />
-            <TextInput
-              id="first-admin-email"
-              type="email"
-              label={t('admin.clients.adminEmail')}
-              hint={t('admin.clients.adminHint')}
-              value={values.adminEmail}
-              onChange={set('adminEmail')}
-              onBlur={blur('adminEmail')}
-              error={errorFor('adminEmail')}
-            />
+            <InviteeFields prefix="first-admin" form={form} />
           </div>
           <div className="admin-form__actions">
             <Button type="submit" icon="pi pi-send" label={t('admin.clients.inviteAdmin')} loading={busy} data-testid="first-admin-send" />
@@ -465,11 +472,7 @@ function OwnResellerPage({ route }: { route: AppRoute }) {
             error={submitted && !name.trim() ? t('validation.required') : null}
           />
         </div>
-        {failure && (
-          <div className="form-error" role="alert">
-            {failure}
-          </div>
-        )}
+        <FormFailure failure={failure} />
         <div className="admin-form__actions">
           <Button type="submit" icon="pi pi-check" label={t('admin.form.save')} data-testid="admin-save" />
         </div>
@@ -539,11 +542,7 @@ function ResellerRow({ reseller, onRenamed }: { reseller: ResellerSummary; onRen
             error={!name.trim() ? t('validation.required') : null}
           />
         </div>
-        {failure && (
-          <div className="form-error" role="alert">
-            {failure}
-          </div>
-        )}
+        <FormFailure failure={failure} />
         <div className="admin-form__actions">
           <Button type="button" label={t('admin.form.cancel')} text onClick={() => setName(null)} />
           <Button type="submit" icon="pi pi-check" label={t('admin.form.save')} loading={saving} data-testid="reseller-rename-save" />
@@ -617,30 +616,9 @@ function PlatformResellersPage({ route }: { route: AppRoute }) {
             onBlur={blur('name')}
             error={errorFor('name')}
           />
-          <TextInput
-            id="reseller-admin-name"
-            label={t('admin.resellers.adminName')}
-            value={values.adminName}
-            onChange={set('adminName')}
-            onBlur={blur('adminName')}
-            error={errorFor('adminName')}
-          />
-          <TextInput
-            id="reseller-admin-email"
-            type="email"
-            label={t('admin.resellers.adminEmail')}
-            hint={t('admin.clients.adminHint')}
-            value={values.adminEmail}
-            onChange={set('adminEmail')}
-            onBlur={blur('adminEmail')}
-            error={errorFor('adminEmail')}
-          />
+          <InviteeFields prefix="reseller-admin" form={form} />
         </div>
-        {failure && (
-          <div className="form-error" role="alert">
-            {failure}
-          </div>
-        )}
+        <FormFailure failure={failure} />
         <div className="admin-form__actions">
           <Button type="submit" icon="pi pi-plus" label={t('admin.resellers.create')} loading={saving} data-testid="admin-save" />
         </div>

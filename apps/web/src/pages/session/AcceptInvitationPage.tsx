@@ -1,15 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, Navigate, useParams } from 'react-router-dom';
-import { Button } from 'primereact/button';
-import { Message } from 'primereact/message';
+import { Navigate, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
-import { homePathForRole, LIMITS, PASSWORD_POLICY, type InvitationCheck } from '@centralita/contracts';
+import { homePathForRole, type InvitationCheck } from '@centralita/contracts';
 import { useApi, useAuth } from '../../app/ServicesContext';
 import { isApiError } from '../../api/api-error';
-import { describeError } from '../../api/error-text';
-import { TextField } from '../../components/TextField';
-import { useForm } from '../../components/useForm';
-import { matches, passwordRules, required } from '../../validation/rules';
+import { PasswordFields, SessionForm, SessionNotice, SessionUnreachable, SessionWaiting, usePasswordForm } from './SessionForm';
 import { SessionLayout } from './SessionLayout';
 
 type Phase =
@@ -33,10 +28,7 @@ export function AcceptInvitationPage() {
   const [phase, setPhase] = useState<Phase>({ name: 'validating' });
   const [invitation, setInvitation] = useState<InvitationCheck | null>(null);
   const [attempt, setAttempt] = useState(0);
-  const form = useForm({ password: '', confirm: '' }, (values) => ({
-    password: passwordRules,
-    confirm: [required, matches(() => values.password)],
-  }));
+  const form = usePasswordForm();
 
   useEffect(() => {
     let cancelled = false;
@@ -78,89 +70,42 @@ export function AcceptInvitationPage() {
   let body;
   switch (phase.name) {
     case 'validating':
-      body = (
-        <div className="session__waiting" role="status" data-testid="invitation-validating">
-          <span className="spinner spinner--sm" aria-hidden="true" />
-          <span>{t('auth.invitation.validating')}</span>
-        </div>
-      );
+      body = <SessionWaiting testId="invitation-validating" text={t('auth.invitation.validating')} />;
       break;
     case 'signingIn':
-      body = (
-        <div className="session__waiting" role="status" data-testid="invitation-signing-in">
-          <span className="spinner spinner--sm" aria-hidden="true" />
-          <span>{t('auth.invitation.signingIn')}</span>
-        </div>
-      );
+      body = <SessionWaiting testId="invitation-signing-in" text={t('auth.invitation.signingIn')} />;
       break;
     case 'invalid':
       body = (
-        <>
-          <Message
-            className="session__notice"
-            severity="error"
-            text={t('auth.invitation.invalid')}
-            data-testid="invitation-invalid"
-            role="alert"
-          />
-          <Link to="/session/signin" className="p-button session__submit session__link-button">
-            {t('auth.invitation.signin')}
-          </Link>
-        </>
+        <SessionNotice
+          severity="error"
+          text={t('auth.invitation.invalid')}
+          testId="invitation-invalid"
+          link={{ to: '/session/signin', label: t('auth.invitation.signin') }}
+        />
       );
       break;
     case 'unreachable':
-      body = (
-        <>
-          <Message className="session__notice" severity="error" text={describeError(phase.error, t)} role="alert" />
-          <Button className="session__submit" label={t('common.retry')} icon="pi pi-refresh" onClick={() => setAttempt((n) => n + 1)} />
-        </>
-      );
+      body = <SessionUnreachable error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />;
       break;
     default:
       body = (
-        <form className="session__form" noValidate onSubmit={onSubmit} aria-busy={phase.name === 'saving'}>
-          <TextField
-            id="invitation-password"
-            testId="invitation-password"
-            label={t('auth.invitation.password')}
-            type="password"
-            icon="pi pi-lock"
-            autoComplete="new-password"
-            autoFocus
-            hint={t('auth.signup.passwordRule', { count: LIMITS.minPasswordLength, long: PASSWORD_POLICY.passphraseLength })}
-            value={form.values.password}
-            onChange={form.set('password')}
-            onBlur={form.blur('password')}
-            error={form.errorFor('password')}
+        <SessionForm
+          onSubmit={onSubmit}
+          busy={phase.name === 'saving'}
+          failure={phase.name === 'failed' ? phase : undefined}
+          errorTestId="invitation-error"
+          submitTestId="invitation-submit"
+          submitLabel={t('auth.invitation.submit')}
+          busyLabel={t('auth.invitation.submitting')}
+        >
+          <PasswordFields
+            prefix="invitation"
+            passwordLabel={t('auth.invitation.password')}
+            confirmLabel={t('auth.invitation.confirm')}
+            form={form}
           />
-          <TextField
-            id="invitation-confirm"
-            testId="invitation-confirm"
-            label={t('auth.invitation.confirm')}
-            type="password"
-            icon="pi pi-lock"
-            autoComplete="new-password"
-            value={form.values.confirm}
-            onChange={form.set('confirm')}
-            onBlur={form.blur('confirm')}
-            error={form.errorFor('confirm')}
-          />
-          {phase.name === 'failed' && (
-            <div className="form-error" role="alert" data-testid="invitation-error">
-              <i className="pi pi-times-circle" aria-hidden="true" />
-              <span>{describeError(phase.error, t)}</span>
-            </div>
-          )}
-          <Button
-            type="submit"
-            className="session__submit"
-            data-testid="invitation-submit"
-            label={phase.name === 'saving' ? t('auth.invitation.submitting') : t('auth.invitation.submit')}
-            loading={phase.name === 'saving'}
-            disabled={phase.name === 'saving'}
-          />
-        </form>
+        </SessionForm>
       );
   }
 

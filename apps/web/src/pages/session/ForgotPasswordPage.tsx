@@ -1,14 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { Button } from 'primereact/button';
-import { Message } from 'primereact/message';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../../app/ServicesContext';
 import { isApiError } from '../../api/api-error';
-import { describeError } from '../../api/error-text';
-import { TextField } from '../../components/TextField';
 import { useForm } from '../../components/useForm';
 import { email, required } from '../../validation/rules';
+import { EmailField, SessionForm, SessionNotice } from './SessionForm';
 import { SessionLayout } from './SessionLayout';
 
 type Phase = { name: 'idle' } | { name: 'sending' } | { name: 'sent'; email: string } | { name: 'failed'; error: unknown };
@@ -41,43 +38,19 @@ export function ForgotPasswordPage() {
   return (
     <SessionLayout title={t('auth.forgot.title')} subtitle={t('auth.forgot.subtitle')}>
       {phase.name === 'sent' ? (
-        <Message
-          className="session__notice"
-          severity="success"
-          text={t('auth.forgot.sent', { email: phase.email })}
-          data-testid="forgot-sent"
-          role="status"
-        />
+        <SessionNotice severity="success" text={t('auth.forgot.sent', { email: phase.email })} testId="forgot-sent" />
       ) : (
-        <form className="session__form" noValidate onSubmit={onSubmit} aria-busy={phase.name === 'sending'}>
-          <TextField
-            id="forgot-email"
-            testId="forgot-email"
-            label={t('auth.forgot.email')}
-            type="email"
-            icon="pi pi-envelope"
-            autoComplete="email"
-            autoFocus
-            value={form.values.email}
-            onChange={form.set('email')}
-            onBlur={form.blur('email')}
-            error={form.errorFor('email')}
-          />
-          {phase.name === 'failed' && (
-            <div className="form-error" role="alert" data-testid="forgot-error">
-              <i className="pi pi-times-circle" aria-hidden="true" />
-              <span>{describeError(phase.error, t)}</span>
-            </div>
-          )}
-          <Button
-            type="submit"
-            className="session__submit"
-            data-testid="forgot-submit"
-            label={phase.name === 'sending' ? t('auth.forgot.submitting') : t('auth.forgot.submit')}
-            loading={phase.name === 'sending'}
-            disabled={phase.name === 'sending'}
-          />
-        </form>
+        <SessionForm
+          onSubmit={onSubmit}
+          busy={phase.name === 'sending'}
+          failure={phase.name === 'failed' ? phase : undefined}
+          errorTestId="forgot-error"
+          submitTestId="forgot-submit"
+          submitLabel={t('auth.forgot.submit')}
+          busyLabel={t('auth.forgot.submitting')}
+        >
+          <EmailField id="forgot-email" label={t('auth.forgot.email')} autoFocus form={form} field="email" />
+        </SessionForm>
       )}
       <p className="session__switch">
         <Link to="/session/signin" className="text-link">

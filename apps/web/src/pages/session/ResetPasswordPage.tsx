@@ -1,15 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Button } from 'primereact/button';
-import { Message } from 'primereact/message';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, PASSWORD_POLICY } from '@centralita/contracts';
 import { useApi } from '../../app/ServicesContext';
 import { isApiError } from '../../api/api-error';
-import { describeError } from '../../api/error-text';
-import { TextField } from '../../components/TextField';
-import { useForm } from '../../components/useForm';
-import { matches, passwordRules, required } from '../../validation/rules';
+import { PasswordFields, SessionForm, SessionNotice, SessionUnreachable, SessionWaiting, usePasswordForm } from './SessionForm';
 import { SessionLayout } from './SessionLayout';
 
 type Phase =
@@ -34,10 +28,7 @@ export function ResetPasswordPage() {
   const { token = '' } = useParams();
   const [phase, setPhase] = useState<Phase>({ name: 'validating' });
   const [attempt, setAttempt] = useState(0);
-  const form = useForm({ password: '', confirm: '' }, (values) => ({
-    password: passwordRules,
-    confirm: [required, matches(() => values.password)],
-  }));
+  const form = usePasswordForm();
 
   useEffect(() => {
     let cancelled = false;
@@ -71,85 +62,44 @@ export function ResetPasswordPage() {
   let body;
   switch (phase.name) {
     case 'validating':
-      body = (
-        <div className="session__waiting" role="status" data-testid="reset-validating">
-          <span className="spinner spinner--sm" aria-hidden="true" />
-          <span>{t('auth.reset.validating')}</span>
-        </div>
-      );
+      body = <SessionWaiting testId="reset-validating" text={t('auth.reset.validating')} />;
       break;
     case 'invalid':
       body = (
-        <>
-          <Message className="session__notice" severity="error" text={t('auth.reset.invalid')} data-testid="reset-invalid" role="alert" />
-          <Link to="/session/forgot-password" className="p-button session__submit session__link-button">
-            {t('auth.reset.requestNew')}
-          </Link>
-        </>
+        <SessionNotice
+          severity="error"
+          text={t('auth.reset.invalid')}
+          testId="reset-invalid"
+          link={{ to: '/session/forgot-password', label: t('auth.reset.requestNew') }}
+        />
       );
       break;
     case 'unreachable':
-      body = (
-        <>
-          <Message className="session__notice" severity="error" text={describeError(phase.error, t)} role="alert" />
-          <Button className="session__submit" label={t('common.retry')} icon="pi pi-refresh" onClick={() => setAttempt((n) => n + 1)} />
-        </>
-      );
+      body = <SessionUnreachable error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />;
       break;
     case 'done':
       body = (
-        <>
-          <Message className="session__notice" severity="success" text={t('auth.reset.done')} data-testid="reset-done" role="status" />
-          <Link to="/session/signin" className="p-button session__submit session__link-button">
-            {t('auth.reset.signin')}
-          </Link>
-        </>
+        <SessionNotice
+          severity="success"
+          text={t('auth.reset.done')}
+          testId="reset-done"
+          link={{ to: '/session/signin', label: t('auth.reset.signin') }}
+        />
       );
       break;
     default:
       body = (
-        <form className="session__form" noValidate onSubmit={onSubmit} aria-busy={phase.name === 'saving'}>
-          <TextField
-            id="reset-password"
-            testId="reset-password"
-            label={t('auth.reset.password')}
-            type="password"
-            icon="pi pi-lock"
-            autoComplete="new-password"
-            autoFocus
-            hint={t('auth.signup.passwordRule', { count: LIMITS.minPasswordLength, long: PASSWORD_POLICY.passphraseLength })}
-            value={form.values.password}
-            onChange={form.set('password')}
-            onBlur={form.blur('password')}
-            error={form.errorFor('password')}
-          />
-          <TextField
-            id="reset-confirm"
-            testId="reset-confirm"
-            label={t('auth.reset.confirm')}
-            type="password"
-            icon="pi pi-lock"
-            autoComplete="new-password"
-            value={form.values.confirm}
-            onChange={form.set('confirm')}
-            onBlur={form.blur('confirm')}
-            error={form.errorFor('confirm')}
-          />
-          {phase.name === 'failed' && (
-            <div className="form-error" role="alert" data-testid="reset-error">
-              <i className="pi pi-times-circle" aria-hidden="true" />
-              <span>{describeError(phase.error, t)}</span>
-            </div>
-          )}
-          <Button
-            type="submit"
-            className="session__submit"
-            data-testid="reset-submit"
-            label={phase.name === 'saving' ? t('auth.reset.submitting') : t('auth.reset.submit')}
-            loading={phase.name === 'saving'}
-            disabled={phase.name === 'saving'}
-          />
-        </form>
+        <SessionForm
+          onSubmit={onSubmit}
+          busy={phase.name === 'saving'}
+          failure={phase.name === 'failed' ? phase : undefined}
+          errorTestId="reset-error"
+          submitTestId="reset-submit"
+          submitLabel={t('auth.reset.submit')}
+          busyLabel={t('auth.reset.submitting')}
+        >
+          <PasswordFields prefix="reset" passwordLabel={t('auth.reset.password')} confirmLabel={t('auth.reset.confirm')} form={form} />
+        </SessionForm>
       );
   }
 

@@ -1,15 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate } from 'react-router-dom';
-import { Button } from 'primereact/button';
-import { Message } from 'primereact/message';
 import { useTranslation } from 'react-i18next';
-import { homePathForRole, LIMITS, PASSWORD_POLICY } from '@centralita/contracts';
+import { homePathForRole } from '@centralita/contracts';
 import { useApi, useAuth } from '../../app/ServicesContext';
-import { describeError } from '../../api/error-text';
 import { TextField } from '../../components/TextField';
 import { useForm } from '../../components/useForm';
 import { email, passwordRules, required } from '../../validation/rules';
 import { LoadingScreen } from '../../layout/LoadingScreen';
+import { EmailField, NewPasswordField, SessionForm, SessionNotice } from './SessionForm';
 import { SessionLayout } from './SessionLayout';
 
 type Phase = { name: 'idle' } | { name: 'sending' } | { name: 'sent'; email: string } | { name: 'failed'; error: unknown };
@@ -57,7 +55,7 @@ export function SignUpPage() {
   if (!open) {
     return (
       <SessionLayout title={t('auth.signup.title')} subtitle={t('auth.signup.closedSubtitle')}>
-        <Message className="session__notice" severity="info" text={t('auth.signup.closed')} data-testid="signup-closed" role="status" />
+        <SessionNotice severity="info" text={t('auth.signup.closed')} testId="signup-closed" />
         {signInLink}
       </SessionLayout>
     );
@@ -80,15 +78,17 @@ export function SignUpPage() {
   return (
     <SessionLayout title={t('auth.signup.title')} subtitle={t('auth.signup.subtitle')}>
       {phase.name === 'sent' ? (
-        <Message
-          className="session__notice"
-          severity="success"
-          text={t('auth.signup.sent', { email: phase.email })}
-          data-testid="signup-sent"
-          role="status"
-        />
+        <SessionNotice severity="success" text={t('auth.signup.sent', { email: phase.email })} testId="signup-sent" />
       ) : (
-        <form className="session__form" noValidate onSubmit={onSubmit} aria-busy={sending}>
+        <SessionForm
+          onSubmit={onSubmit}
+          busy={sending}
+          failure={phase.name === 'failed' ? phase : undefined}
+          errorTestId="signup-error"
+          submitTestId="signup-submit"
+          submitLabel={t('auth.signup.submit')}
+          busyLabel={t('auth.signup.submitting')}
+        >
           <TextField
             id="signup-username"
             testId="signup-username"
@@ -101,46 +101,9 @@ export function SignUpPage() {
             onBlur={form.blur('username')}
             error={form.errorFor('username')}
           />
-          <TextField
-            id="signup-email"
-            testId="signup-email"
-            label={t('auth.signup.email')}
-            type="email"
-            icon="pi pi-envelope"
-            autoComplete="email"
-            value={form.values.email}
-            onChange={form.set('email')}
-            onBlur={form.blur('email')}
-            error={form.errorFor('email')}
-          />
-          <TextField
-            id="signup-password"
-            testId="signup-password"
-            label={t('auth.signup.password')}
-            type="password"
-            icon="pi pi-lock"
-            autoComplete="new-password"
-            hint={t('auth.signup.passwordRule', { count: LIMITS.minPasswordLength, long: PASSWORD_POLICY.passphraseLength })}
-            value={form.values.password}
-            onChange={form.set('password')}
-            onBlur={form.blur('password')}
-            error={form.errorFor('password')}
-          />
-          {phase.name === 'failed' && (
-            <div className="form-error" role="alert" data-testid="signup-error">
-              <i className="pi pi-times-circle" aria-hidden="true" />
-              <span>{describeError(phase.error, t)}</span>
-            </div>
-          )}
-          <Button
-            type="submit"
-            className="session__submit"
-            data-testid="signup-submit"
-            label={sending ? t('auth.signup.submitting') : t('auth.signup.submit')}
-            loading={sending}
-            disabled={sending}
-          />
-        </form>
+          <EmailField id="signup-email" label={t('auth.signup.email')} form={form} field="email" />
+          <NewPasswordField id="signup-password" label={t('auth.signup.password')} form={form} field="password" />
+        </SessionForm>
       )}
       {signInLink}
     </SessionLayout>
