@@ -181,7 +181,9 @@ describe('Tenancy, users and roles (e2e)', () => {
       const paths = (menu: MenuItem[]): string[] =>
         menu.flatMap((item) => (item.type === 'link' ? [item.path] : item.type === 'group' ? paths(item.children) : []));
       expect(agentMenu[0]).toEqual({ type: 'label', key: 'main' });
-      expect(paths(agentMenu)).toContain('/dashboard/DashboardAgente');
+      expect(paths(agentMenu)).toContain('/conversations/agentConversations');
+      // The desk has one entry (issue 24 item 9): its duplicate routes stay reachable by URL only.
+      expect(paths(agentMenu)).not.toContain('/dashboard/DashboardAgente');
       expect(paths(agentMenu)).not.toContain('/users/Users');
       expect(adminMenu.filter((item) => item.type === 'label').map((item) => item.key)).toEqual(['main', 'administration', 'outbound']);
       expect(paths(adminMenu)).toEqual(expect.arrayContaining(['/users/Users', '/role/roleMain', '/SoftPhoneNew/Phone']));
@@ -193,15 +195,16 @@ describe('Tenancy, users and roles (e2e)', () => {
       const token = (await login(t, admin.email, admin.password)).accessToken;
       const agentRole = tenant.roles.get('AGENT')!;
       await t.dataSource.getRepository(RoleMenu).insert([
+        // Not built yet: out of every menu, curated or not (issue 24 item 9).
         { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/crm/crmlist', position: 1 },
-        { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/dashboard/DashboardAgente', position: 2 },
+        { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/conversations/agentConversations', position: 2 },
+        // Not granted by the role: curation never grants a route.
         { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/users/Users', position: 3 },
       ]);
       const menu = (await t.http().get(`/api/roles/${agentRole.id}/menu`).set(bearer(token)).expect(200)).body.data;
       expect(menu).toEqual([
         { type: 'label', key: 'main' },
-        { type: 'link', key: 'agentDashboard', path: '/dashboard/DashboardAgente', icon: 'pi pi-user' },
-        { type: 'link', key: 'cases', path: '/crm/crmlist', icon: 'pi pi-briefcase' },
+        { type: 'link', key: 'myConversations', path: '/conversations/agentConversations', icon: 'pi pi-inbox' },
       ]);
     });
   });

@@ -128,7 +128,8 @@ describe('agent presence across API processes', () => {
 
     // No longer in the pool: a customer on the agent's only line keeps waiting after a routing sweep.
     const customer = await queueCustomer(a, line, 'Waiting');
-    await a.app.get(RoutingService).sweep();
+    // Its own line only: a whole sweep would also route other suites' rows of this run's shared database.
+    await a.app.get(RoutingService).routeLine(line);
     const [row] = (await a.dataSource.query(`SELECT status, agent_id FROM conversations WHERE id = $1`, [customer])) as {
       status: string;
       agent_id: string | null;
