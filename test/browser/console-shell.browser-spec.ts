@@ -93,11 +93,41 @@ describe('Console shell', () => {
     await page.waitForURL('**/dashboard/default');
     await page.goto('/users/Users');
     await page.getByTestId('breadcrumb-title').waitFor();
-    await page.goto('/no/such/page');
+    // Reached from a console page (a full load carries it as the referrer): back one step.
+    await page.goto('/no/such/page', { referer: new URL('/users/Users', page.url()).href });
     const back = page.getByTestId('not-found-back');
     await expect(back.textContent()).resolves.toContain('Regresar al Dashboard');
     await back.click();
     await page.waitForURL('**/users/Users');
+    await context.close();
+  });
+
+  it('sends the not-found button to the dashboard when the page was opened directly, never out of the console', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, DEMO.admin);
+    await page.waitForURL('**/dashboard/default');
+    // A link followed from another site (no console page before it in this tab's history).
+    const fresh = await context.newPage();
+    await fresh.goto('data:text/html,<p>another site</p>');
+    await fresh.goto('/no/such/page');
+    await fresh.getByTestId('not-found-back').click();
+    await fresh.waitForURL('**/dashboard/default');
+    expect(await fresh.getByTestId('not-found').count()).toBe(0);
+    await context.close();
+  });
+
+  it('never shows the desk connection and the shift state as contradictory', async () => {
+    const { context, page } = await newPage(browser);
+    await signIn(page, DEMO.agent);
+    await page.waitForURL('**/dashboard/DashboardAgente');
+    await page.getByTestId('agent-desk').waitFor();
+    const connection = page.locator('[data-testid=connection-status][data-status=online]');
+    await connection.waitFor();
+    // The indicator names the live link, so "Desconectado" (the shift state) never sits beside a bare "En línea".
+    expect(await connection.textContent()).toBe('Tiempo real: conectado');
+    const shift = page.getByTestId('presence-state');
+    expect(await shift.getAttribute('data-stale')).toBe('false');
+    expect(await shift.getAttribute('title')).toBeNull();
     await context.close();
   });
 

@@ -136,6 +136,10 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     await supervisor.getByTestId(`campaign-status-${campaignId}`).click();
     await supervisor.getByTestId('outbound-board').waitFor();
     await supervisor.locator('[data-testid=board-remaining]', { hasText: '12' }).waitFor();
+    // Running, but its only agent is not waiting: the board says why nothing is dialled (pushed by the dialer's round).
+    const idle = supervisor.locator('[data-testid=board-idle][data-reason=noAgentWaiting]');
+    await idle.waitFor();
+    expect((await idle.textContent())?.trim()).toBe('Not dialling: no agent of the campaign is waiting for a call');
   });
 
   it('lets the agent wait for an outbound call and pops the answered contact', async () => {
@@ -156,6 +160,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     expect((await agent.getByTestId('pop-contact').textContent())?.length).toBeGreaterThan(2);
     await supervisor.locator(`[data-testid=board-agent-${agentId}][data-status=outboundCall]`).waitFor();
     await supervisor.locator('[data-testid=board-in-progress]', { hasText: '1' }).waitFor();
+    // Dialling again: the reason is gone.
+    await supervisor.getByTestId('board-idle').waitFor({ state: 'detached' });
   });
 
   it('hangs up, takes the disposition, and the board shows the finished call', async () => {

@@ -101,6 +101,19 @@ describe('Web chat: welcome, off hours and deleted lines', () => {
     }
   });
 
+  it('says, in the customer’s language, that no agent is attending when nobody serves the open line', async () => {
+    // The line was made by this suite: no agent belongs to it, so nobody is available or busy on it.
+    const spanish = await page(`line=${openLine}&lang=es`, 'es');
+    const wait = spanish.getByTestId('webchat-expected-wait');
+    await wait.waitFor();
+    expect(await wait.getAttribute('data-nobody-serving')).toBe('true');
+    expect((await wait.textContent())?.trim()).toBe(
+      'Ahora no hay agentes atendiendo: su conversación quedará en cola y la atenderemos en cuanto uno esté disponible',
+    );
+    const russian = await page(`line=${openLine}&lang=ru`, 'ru');
+    await russian.getByTestId('webchat-expected-wait').getByText('Сейчас ни один оператор не работает', { exact: false }).waitFor();
+  });
+
   it('shows the off-hours message and no form on a closed line', async () => {
     const customer = await page(`line=${closedLine}&lang=en`, 'en');
     await customer.getByTestId('webchat-off-hours').getByText(OFF_HOURS).waitFor();

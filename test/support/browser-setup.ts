@@ -55,6 +55,9 @@ export default async function browserSetup(): Promise<void> {
     // Every suite signs in from 127.0.0.1, dozens of times a minute with two workers: the per-IP
     // sign-in limit (20 a minute) is for people, and has its own e2e suite (rate-limit.e2e-spec.ts).
     RATE_LIMIT_LOGIN_IP: '100000',
+    // Likewise the per-IP limit on reset and invitation links (10 per 15 minutes): every suite that
+    // makes a user accepts an invitation from 127.0.0.1. The limit itself is covered by the e2e tier.
+    RATE_LIMIT_RESET_IP: '100000',
     // The softphone suite's SIP server (kamailio) listens on loopback: allowed for this deployment
     // the way an operator allows an on-premises range (outgoing-addresses.e2e-spec.ts covers the refusals).
     OUTGOING_ALLOWED_CIDRS: '127.0.0.0/8',

@@ -44,7 +44,9 @@ describe('concurrent messages on one conversation across two API processes', () 
         open,
       ),
     );
-    const [customerViews, agentViews] = await Promise.all([Promise.all(customerSends), Promise.all(agentSends)]);
+    const [customerSent, agentSent] = await Promise.all([Promise.all(customerSends), Promise.all(agentSends)]);
+    const customerViews = customerSent.map((sent) => sent.message);
+    const agentViews = agentSent.map((sent) => sent.message);
 
     // Both copies of a customer message answer the same stored message.
     for (let i = 0; i < customerIds.length; i++) expect(customerViews[2 * i].id).toBe(customerViews[2 * i + 1].id);
@@ -91,7 +93,7 @@ describe('concurrent messages on one conversation across two API processes', () 
     // A fresh process has kept no conversation row: every first message reads its conversation.
     const service = b.app.get(MessagesService);
     const statements = jest.spyOn(b.dataSource, 'query');
-    const views = await Promise.all(
+    const sent = await Promise.all(
       ids.flatMap((id, i) =>
         [0, 1].map((n) =>
           service.send(
@@ -107,6 +109,7 @@ describe('concurrent messages on one conversation across two API processes', () 
         ),
       ),
     );
+    const views = sent.map((answer) => answer.message);
     const reads = statements.mock.calls.filter(([sql]) => String(sql).includes('WITH ORDINALITY AS q(conversation_id'));
     // The writes too: several conversations' steps and messages in one statement.
     const batchedWrites = statements.mock.calls.filter(([sql]) => String(sql).trimStart().startsWith('WITH v AS'));

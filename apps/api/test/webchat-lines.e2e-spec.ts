@@ -1,7 +1,7 @@
 import { CATALOGUE_MESSAGES, QUEUES, type LineQueueView, type StartChatResult, type WebchatLineView } from '@centralita/contracts';
 import { Queue } from 'bullmq';
 import { eventually } from '../../../test/support/eventually';
-import { LINE_CLOSED_MESSAGE } from '../src/modules/conversations/webchat.service';
+import { LINE_CLOSED_MESSAGE, type VisitorConversation } from '../src/modules/conversations/webchat.service';
 import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { twoTenants, type TestTenant } from './support/factories';
 import { createLine, createStaff, data, type StaffMember } from './support/realtime';
@@ -58,8 +58,9 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
       offHoursMessage: '',
       widgetTitle: '',
       timeZone: 'UTC',
-      // Nobody serves the line yet and it has no handle times: nothing to estimate from.
+      // Nobody serves the line yet and it has no handle times: nothing to estimate from, and the widget says so.
       estimatedWaitSeconds: null,
+      nobodyServing: true,
     });
     await t.http().put('/api/platform-settings').set(bearer(adminA)).send(settings()).expect(200);
     await t
@@ -234,5 +235,37 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     await conversation('LiningUp', 30_000, null);
     await conversation('LiningUp', 20_000, null);
     expect((await lineView(lineId)).estimatedWaitSeconds).toBe(270);
+  });
+
+  it('says nobody is serving when every agent of the line is paused: before the chat and in the queue, instead of no estimate', async () => {
+    const lineId = await createLine(t.dataSource, tenantA, 'All paused');
+    const member = await createStaff(t, tenantA, 'AGENT', [lineId]);
+    const host = t.app.get(MachineHostService);
+    const actor = { kind: 'agent' as const, id: member.userId };
+    await host.transaction((manager) => host.ensureAgent(manager, member.userId, tenantA.client.id, 2, ['break']));
+    await host.dispatch('agent', member.userId, { type: 'agent.loggedIn', capacity: 2, pauseReasons: ['break'] }, actor);
+    // Serving, no handle times yet: no estimate, but somebody is there.
+    expect(await lineView(lineId)).toMatchObject({ open: true, estimatedWaitSeconds: null, nobodyServing: false });
+
+    await host.dispatch('agent', member.userId, { type: 'agent.paused', reasonId: 'break' }, actor);
+    expect(await lineView(lineId)).toMatchObject({ open: true, estimatedWaitSeconds: null, nobodyServing: true });
+
+    // A customer who starts anyway waits in the queue and is told the same, with their place.
+    const started = data<StartChatResult>(await start(lineId, 'Patient'));
+    await t
+      .http()
+      .post('/api/webchat/conversation/menu')
+      .set(bearer(started.visitorToken))
+      .send({ queryTypeId: 'q', submenuId: 's' })
+      .expect(200);
+    const waiting = data<VisitorConversation>(
+      await t.http().get('/api/webchat/conversation').set(bearer(started.visitorToken)).expect(200),
+    );
+    expect(waiting.conversation.status).toBe('LiningUp');
+    expect(waiting.queue).toMatchObject({ position: 1, estimatedWaitSeconds: null, nobodyServing: true });
+
+    // A closed line says nothing about agents: the off-hours message is what counts.
+    await setHours(lineId, [{ day: notToday('UTC'), from: '00:00', to: '23:59' }]);
+    expect(await lineView(lineId)).toMatchObject({ open: false, estimatedWaitSeconds: null, nobodyServing: false });
   });
 });

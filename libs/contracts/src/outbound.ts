@@ -103,8 +103,31 @@ export interface OutboundBoardView {
   agentsByState: Record<string, number>;
   agents: { agentId: string; name: string; status: string }[];
   recentCalls: OutboundCallView[];
+  /**
+   * Why the running campaign placed no call on the dialer's last round, since when, and until when
+   * it expects that to last where it can tell (ISO); null while it dials or when not running.
+   */
+  idle: { reason: CampaignIdleReason; since: string; until: string | null } | null;
   at: string;
 }
+
+/**
+ * Why a running campaign dials nobody (written by the dialer): every contact due is outside its
+ * calling window, no agent of the campaign waits for a call, every line of the trunk is in use, no
+ * contact is due yet (retries later), the abandon cap holds the pacer back, or the campaign cannot
+ * dial at all (no trunk, the trunk unusable, no caller id).
+ */
+export const CAMPAIGN_IDLE_REASONS = [
+  'outsideCallingWindow',
+  'noAgentWaiting',
+  'trunkBusy',
+  'noContactDue',
+  'abandonCap',
+  'noTrunk',
+  'trunkUnusable',
+  'noCallerId',
+] as const;
+export type CampaignIdleReason = (typeof CAMPAIGN_IDLE_REASONS)[number];
 
 export interface OutboundCallView {
   id: string;
@@ -232,6 +255,8 @@ export type OutboundCallEventJob =
   | { kind: 'campaignEndTimer'; campaignId: string; armedAt: number }
   /** The dialer found nothing left to dial: the API completes the campaign if that is still true. */
   | { kind: 'campaignExhausted'; campaignId: string }
+  /** The dialer recorded a new reason (or none) for the campaign not dialling: the API pushes its board. */
+  | { kind: 'campaignIdle'; campaignId: string }
   /** A preview call the agent dialled waits for a free line on its trunk: the API tells the agent. */
   | { kind: 'previewAwaitingLine'; callId: string; at: number };
 

@@ -77,6 +77,8 @@ export interface QueuePositionView {
   position: number;
   /** Seconds, or null when there is nothing to base an estimate on. */
   estimatedWaitSeconds: number | null;
+  /** True while no agent of the line is available or busy (all paused, away or signed out). */
+  nobodyServing: boolean;
   /** See VIEW_VERSIONS: keep the highest; a push whose version is not higher than the held one is dropped. */
   version: number;
 }

@@ -1,4 +1,15 @@
 import type { BusinessHoursWindow } from './admin';
+import type { MessageView } from './realtime';
+
+/**
+ * The answer to a customer's message (POST /api/webchat/conversation/messages): the message as
+ * stored (a resent `clientMessageId` answers the one stored before) and `conversationVersion`, the
+ * conversation's version once it was stored (for a resend: when it was found). Held against the
+ * `conversation.updated` pushes by the rule of VIEW_VERSIONS: keep the highest.
+ */
+export interface SentMessageView extends MessageView {
+  conversationVersion: number;
+}
 
 /**
  * What the public web-chat page needs before the customer starts (GET /api/webchat/lines/:id):
@@ -20,6 +31,11 @@ export interface WebchatLineView {
    * from the line's staffing when nobody waits); null with nothing to base it on or when closed.
    */
   estimatedWaitSeconds: number | null;
+  /**
+   * True while the line is open but no agent of the line is available or busy (all paused, away or
+   * signed out): the widget says so instead of an estimate it cannot make.
+   */
+  nobodyServing: boolean;
 }
 
 /** The zone business hours are read in when the tenant configured none (or an unknown one). */

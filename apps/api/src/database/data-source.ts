@@ -41,6 +41,7 @@ import { ConversationIntake1763703300000 } from './migrations/1763703300000-conv
 import { FileStore1763703400000 } from './migrations/1763703400000-file-store';
 import { RealtimeViewVersions1763703500000 } from './migrations/1763703500000-realtime-view-versions';
 import { CampaignTimerDeadlines1763703600000 } from './migrations/1763703600000-campaign-timer-deadlines';
+import { CampaignIdleReason1763704100000 } from './migrations/1763704100000-campaign-idle-reason';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -110,6 +111,7 @@ export const MIGRATIONS = [
   FileStore1763703400000,
   RealtimeViewVersions1763703500000,
   CampaignTimerDeadlines1763703600000,
+  CampaignIdleReason1763704100000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -100,12 +100,14 @@ describe(OutboxRetention.name, () => {
     expect(await countRows(a, 'pending')).toBe(50);
 
     // While another process holds the sweep, a sweep skips its turn (null) and deletes nothing.
-    await insertRows(a, 'held', 100, '1 hour', '1 hour');
+    // The lock is taken before the rows exist: every API process of this run (other suites' too)
+    // sweeps on its own timer, and one could delete them between the insert and the lock.
     const holder = a.dataSource.createQueryRunner();
     await holder.connect();
     try {
       await holder.startTransaction();
       await holder.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-retention'))`);
+      await insertRows(a, 'held', 100, '1 hour', '1 hour');
       expect(await sweepers[1].sweep()).toBeNull();
       expect(await countRows(a, 'held')).toBe(100);
       await holder.commitTransaction();

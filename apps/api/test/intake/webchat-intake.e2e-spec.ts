@@ -1,4 +1,4 @@
-import type { ConversationView, MessageView, StartChatResult } from '@centralita/contracts';
+import type { ConversationView, MessageView, SentMessageView, StartChatResult } from '@centralita/contracts';
 import { eventually as eventuallyWithin } from '../../../../test/support/eventually';
 import { createCampaign, createLine, createStaff, createTenant, data } from '../support/realtime';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
@@ -52,6 +52,39 @@ describe('web chat through the conversation intake', () => {
       started.conversation.id,
     ])) as { text: string; client_message_id: string }[];
     expect(stored).toEqual([{ text: 'Hello', client_message_id: 'm-once' }]);
+  });
+
+  it('answers a customer’s message with the conversation’s version it made, and a resend with the version it was found at', async () => {
+    const tenant = await createTenant(t.dataSource);
+    const lineId = await createLine(t.dataSource, tenant, 'Versions');
+    const started = data<StartChatResult>(await t.http().post('/api/webchat/conversations').send({ attentionLineId: lineId, name: 'Cy' }));
+    const id = started.conversation.id;
+    const send = (text: string, clientMessageId: string) =>
+      t.http().post('/api/webchat/conversation/messages').set(bearer(started.visitorToken)).send({ text, clientMessageId }).expect(200);
+    const lastLogged = async () =>
+      Number(
+        (
+          (await t.dataSource.query(
+            `SELECT max(version) AS version FROM transition_log WHERE entity_type = 'conversation' AND entity_id = $1`,
+            [id],
+          )) as { version: string }[]
+        )[0].version,
+      );
+
+    const first = data<SentMessageView>(await send('One', 'v-1'));
+    // The message stepped the machine (conversation.messageReceived): the answer names that step's version.
+    expect(first.conversationVersion).toBeGreaterThan(started.conversation.version);
+    expect(first.conversationVersion).toBe(await lastLogged());
+    const second = data<SentMessageView>(await send('Two', 'v-2'));
+    expect(second.conversationVersion).toBe(first.conversationVersion + 1);
+    expect(second.conversationVersion).toBe(await lastLogged());
+    // A resend of the first steps nothing and answers the version the conversation is at now.
+    const resent = data<SentMessageView>(await send('One', 'v-1'));
+    expect(resent).toMatchObject({ id: first.id, sequence: first.sequence, conversationVersion: second.conversationVersion });
+    const current = data<{ conversation: ConversationView }>(
+      await t.http().get('/api/webchat/conversation').set(bearer(started.visitorToken)),
+    );
+    expect(current.conversation.version).toBe(second.conversationVersion);
   });
 
   it('stores an agent’s resent reply once', async () => {

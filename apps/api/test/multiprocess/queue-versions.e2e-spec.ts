@@ -125,5 +125,60 @@ describe('versioned views across two API processes', () => {
     const board = data<{ queues: LineQueueView[] }>(await a.http().get('/api/supervisor/board').set(bearer(supervisor.token)));
     expect(board.queues.find((queue) => queue.attentionLineId === line)).toMatchObject({ waiting: 0 });
     expect(seen.length).toBe(2);
+
+    // 6(d): the supervisors' pushes of one entity come from both processes, each with its own
+    // version. Both boards get every one of them; a board keeping the highest (newerView, whatever
+    // order they arrived in) ends on what the database holds last.
+    const held = (index: number, event: string, idOf: (data: Record<string, unknown>) => unknown, id: string) => {
+      let view: { version: number } | null = null;
+      const versions: number[] = [];
+      for (const push of seen[index]) {
+        if (push.event !== event || idOf(push.data as Record<string, unknown>) !== id) continue;
+        const incoming = push.data as { version: number };
+        versions.push(incoming.version);
+        if (newerView(view, incoming)) view = incoming;
+      }
+      return { view: view as (Record<string, unknown> & { version: number }) | null, versions };
+    };
+    const lineId = (view: Record<string, unknown>) => view.attentionLineId;
+    await eventually(
+      async () => {
+        const [{ version }] = (await a.dataSource.query(`SELECT version::int AS version FROM realtime_view_versions WHERE view_key = $1`, [
+          `line:${line}`,
+        ])) as { version: number }[];
+        const boardsHeld = [0, 1].map((index) => held(index, 'queue.updated', lineId, line));
+        for (const { view, versions } of boardsHeld) {
+          // Each read of the line's queue took its own version: none pushed twice.
+          expect(new Set(versions).size).toBe(versions.length);
+          expect(view).toMatchObject({ waiting: 0, version });
+        }
+        // Every push reached both boards, from whichever process read it.
+        expect([...boardsHeld[1].versions].sort((x, y) => x - y)).toEqual([...boardsHeld[0].versions].sort((x, y) => x - y));
+
+        const conversations = (await a.dataSource.query(`SELECT id, version, status FROM conversations WHERE id = ANY($1)`, [
+          customers.map((customer) => customer.id),
+        ])) as { id: string; version: number; status: string }[];
+        expect(conversations).toHaveLength(CUSTOMERS);
+        for (const row of conversations)
+          for (const index of [0, 1]) {
+            const { view, versions } = held(index, 'conversation.updated', (data) => data.id, row.id);
+            // Every step of the conversation was pushed to the board (at least once), and it keeps the last.
+            expect([...new Set(versions)].sort((x, y) => x - y)).toEqual(Array.from({ length: row.version }, (_, i) => i + 1));
+            expect(view).toMatchObject({ version: row.version, status: row.status });
+          }
+
+        const presences = (await a.dataSource.query(`SELECT user_id, version, status FROM agent_presence WHERE user_id = ANY($1)`, [
+          agents.map((agent) => agent.userId),
+        ])) as { user_id: string; version: number; status: string }[];
+        expect(presences).toHaveLength(agents.length);
+        for (const row of presences)
+          for (const index of [0, 1])
+            expect(held(index, 'agent.updated', (data) => data.agentId, row.user_id).view).toMatchObject({
+              version: row.version,
+              status: row.status,
+            });
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
   });
 });

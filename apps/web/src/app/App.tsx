@@ -3,6 +3,8 @@ import { RouterProvider } from 'react-router-dom';
 import { I18nextProvider } from 'react-i18next';
 import { PrimeReactProvider } from 'primereact/api';
 import { BrandingProvider } from '../branding/BrandingProvider';
+import { currentLanguage } from '../i18n/i18n';
+import { PrimeLocaleSync } from '../i18n/primereact-locale';
 import { createRouter } from '../routing/router';
 import { PreferencesProvider } from '../theme/PreferencesProvider';
 import { ToastProvider } from '../toast/ToastProvider';
@@ -17,8 +19,9 @@ export function App({ services }: { services: AppServices }) {
   }, [services]);
 
   return (
-    <PrimeReactProvider value={{ ripple: false, inputStyle: 'outlined' }}>
+    <PrimeReactProvider value={{ ripple: false, inputStyle: 'outlined', locale: currentLanguage(services.i18n) }}>
       <I18nextProvider i18n={services.i18n}>
+        <PrimeLocaleSync />
         <ServicesProvider services={services}>
           <PreferencesProvider storage={services.storage}>
             <ToastProvider>

@@ -114,7 +114,15 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
       <div className="desk-card desk-presence" data-testid="presence-panel">
         <div className="desk-presence__state">
           {presence ? (
-            <AgentStatusBadge status={presence.status} reason={presence.pauseReasonId} />
+            // Offline, the shift state is only the last one heard: marked so, never shown as current next to "offline".
+            <span
+              className={state.connection === 'offline' ? 'desk-presence__stale' : undefined}
+              data-testid="presence-state"
+              data-stale={state.connection === 'offline' ? 'true' : 'false'}
+              title={state.connection === 'offline' ? t('desk.presence.lastKnown') : undefined}
+            >
+              <AgentStatusBadge status={presence.status} reason={presence.pauseReasonId} />
+            </span>
           ) : (
             <span className="muted">{t('common.loading')}</span>
           )}
@@ -131,6 +139,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
             className={`desk-connection desk-connection--${state.connection}`}
             data-testid="connection-status"
             data-status={state.connection}
+            title={t('desk.connection.hint')}
           >
             {t(`desk.connection.${state.connection}`)}
           </span>

@@ -3,6 +3,7 @@ import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@centralita/contracts';
 import type { StorageLike } from '../auth/session-store';
 import { LANGUAGE_STORAGE_KEY, normaliseLanguage } from './languages';
+import { bindPrimeLocale } from './primereact-locale';
 import { DICTIONARIES } from './resources';
 
 export function initI18n(storage: StorageLike): I18n {
@@ -22,6 +23,8 @@ export function initI18n(storage: StorageLike): I18n {
     document.documentElement.lang = lng;
     storage.setItem(LANGUAGE_STORAGE_KEY, lng);
   });
+  // PrimeReact's own texts (date picker, filters, dialogs' accept/reject) follow the console language.
+  bindPrimeLocale(instance);
   return instance;
 }
 

@@ -1,18 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
-import { APP_ROUTES, CATALOGUE_MESSAGES, ERROR_CODES, LANGUAGES, MENU_SECTIONS } from '@centralita/contracts';
+import i18next from 'i18next';
+import { ALL_PERMISSIONS, APP_ROUTES, CATALOGUE_MESSAGES, ERROR_CODES, LANGUAGES, MENU_SECTIONS, ROLE_CODES } from '@centralita/contracts';
 import { THEMES } from '../theme/themes';
+import { foldPlurals, pluralForms, pluralGroups } from './plural-keys';
 import { DICTIONARIES } from './resources';
 
 type Tree = { [key: string]: string | Tree };
 
-function flatten(tree: Tree, prefix = ''): Record<string, string> {
+function flattenForms(tree: Tree, prefix = ''): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(tree)) {
     if (typeof value === 'string') out[prefix + key] = value;
-    else Object.assign(out, flatten(value, `${prefix}${key}.`));
+    else Object.assign(out, flattenForms(value, `${prefix}${key}.`));
   }
   return out;
 }
+
+/** Keys as the console asks for them: plural forms (`_one`, `_few`…) folded into their key. */
+const flatten = (tree: Tree): Record<string, string> => foldPlurals(flattenForms(tree));
 
 const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]).sort();
 
@@ -20,6 +25,60 @@ const es = flatten(DICTIONARIES.es as unknown as Tree);
 const others = LANGUAGES.filter((lng) => lng !== 'es');
 
 describe('locales', () => {
+  const esForms = flattenForms(DICTIONARIES.es as unknown as Tree);
+  const esGroups = pluralGroups(esForms);
+
+  it.each(LANGUAGES)('%s gives every plural key exactly the forms its plural rules need', (lng) => {
+    const groups = pluralGroups(flattenForms(DICTIONARIES[lng] as unknown as Tree));
+    const wrong = [...esGroups.keys()].filter((key) => groups.get(key)?.join() !== pluralForms(lng).join());
+    expect(wrong).toEqual([]);
+    expect([...groups.keys()].filter((key) => !esGroups.has(key))).toEqual([]);
+  });
+
+  it.each(LANGUAGES)('%s keeps the placeholders of es in every plural form', (lng) => {
+    const dict = flattenForms(DICTIONARIES[lng] as unknown as Tree);
+    const wrong = [...esGroups.keys()].flatMap((key) =>
+      pluralForms(lng)
+        .map((form) => `${key}_${form}`)
+        .filter((formKey) => placeholders(dict[formKey] ?? '').join() !== placeholders(esForms[`${key}_other`]!).join()),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('puts a counted noun only in plural keys (the number agrees with the word)', () => {
+    // Exceptions: an abbreviation; a noun that agrees with {{total}}; fixed password-policy lengths (8, 16).
+    const exempt = ['common.minutes', 'reports.exporting', 'validation.weakPassword', 'auth.signup.passwordRule'];
+    const counted = Object.entries(esForms)
+      .filter(([key, value]) => !/_(one|few|many|other)$/.test(key) && /\{\{count\}\} \p{L}/u.test(value))
+      .map(([key]) => key);
+    expect(counted.filter((key) => !exempt.includes(key))).toEqual([]);
+  });
+
+  it('shows counts with the word in agreement ("1 agente disponible", "2 agentes disponibles")', async () => {
+    const instance = i18next.createInstance();
+    await instance.init({
+      resources: Object.fromEntries(LANGUAGES.map((lng) => [lng, { translation: DICTIONARIES[lng] }])),
+      lng: 'es',
+      interpolation: { escapeValue: false },
+      initAsync: false,
+    });
+    const agents = (count: number) => instance.t('desk.transfer.agentsAvailable', { count });
+    expect([agents(0), agents(1), agents(2)]).toEqual(['0 agentes disponibles', '1 agente disponible', '2 agentes disponibles']);
+    expect(instance.t('admin.roles.permissionCount', { count: 1 })).toBe('1 permiso');
+    await instance.changeLanguage('ru');
+    expect([agents(1), agents(3), agents(5), agents(21)]).toEqual([
+      '1 свободный оператор',
+      '3 свободных оператора',
+      '5 свободных операторов',
+      '21 свободный оператор',
+    ]);
+    await instance.changeLanguage('sr');
+    expect([agents(1), agents(2), agents(5)]).toEqual(['1 slobodan agent', '2 slobodna agenta', '5 slobodnih agenata']);
+    await instance.changeLanguage('en');
+    expect(instance.t('validation.maxLength', { count: 1 })).toBe('Maximum 1 character.');
+    expect(instance.t('validation.maxLength', { count: 32 })).toBe('Maximum 32 characters.');
+  });
+
   it.each(others)('%s has every key of es.json, none of them empty', (lng) => {
     const dict = flatten(DICTIONARIES[lng] as unknown as Tree);
     const missing = Object.keys(es).filter((key) => typeof dict[key] !== 'string' || dict[key].trim() === '');
@@ -56,6 +115,12 @@ describe('locales', () => {
     const dict = flatten(DICTIONARIES[lng] as unknown as Tree);
     const keys = [...ERROR_CODES.map((code) => `errors.${code}`), ...Object.keys(CATALOGUE_MESSAGES).map((key) => `catalogue.${key}`)];
     expect(keys.filter((key) => !dict[key]?.trim())).toEqual([]);
+  });
+
+  it.each(LANGUAGES)('%s names every permission and built-in role', (lng) => {
+    const dict = flatten(DICTIONARIES[lng] as unknown as Tree);
+    const keys = [...ALL_PERMISSIONS.map((code) => `permissionNames.${code}`), ...ROLE_CODES.map((code) => `roles.${code}`)];
+    expect(keys.filter((key) => !dict[key]?.trim() || dict[key] === key.split('.').slice(1).join('.'))).toEqual([]);
   });
 
   it.each(LANGUAGES)('%s names every colour theme', (lng) => {

@@ -13,6 +13,7 @@ import { OUTBOUND_TEMPLATES_DICTIONARIES } from '../locales/outboundTemplates';
 import { REPORTS_DICTIONARIES } from '../locales/reports';
 import { SOFTPHONE_DICTIONARIES } from '../locales/softphone';
 import { TELEPHONY_DICTIONARIES } from '../locales/telephony';
+import { folded, type Folded } from './plural-keys';
 
 /**
  * Area namespaces: each area of the console keeps its strings in locales/<area>/ and they are
@@ -33,16 +34,17 @@ export type Dictionary = typeof es & Areas;
 
 /** All seven dictionaries (es is the reference; locales.spec.ts keeps the others complete). */
 export const DICTIONARIES: Record<Language, Dictionary> = {
-  es: withAreas(es, 'es'),
-  en: withAreas(en, 'en'),
-  el: withAreas(el, 'el'),
-  it: withAreas(it, 'it'),
-  sr: withAreas(sr, 'sr'),
-  de: withAreas(de, 'de'),
-  ru: withAreas(ru, 'ru'),
+  es: withAreas(folded(es), 'es'),
+  en: withAreas(folded(en), 'en'),
+  el: withAreas(folded(el), 'el'),
+  it: withAreas(folded(it), 'it'),
+  sr: withAreas(folded(sr), 'sr'),
+  de: withAreas(folded(de), 'de'),
+  ru: withAreas(folded(ru), 'ru'),
 };
 
-function withAreas(base: typeof es, lng: Language): Dictionary {
+/** Each language is checked against es by its folded shape: plural forms differ by language (ru has four). */
+function withAreas(base: Folded<typeof es>, lng: Language): Dictionary {
   const areas = Object.fromEntries(Object.entries(AREA_DICTIONARIES).map(([area, dictionaries]) => [area, dictionaries[lng]]));
-  return { ...base, ...(areas as Areas) };
+  return { ...(base as unknown as typeof es), ...(areas as Areas) };
 }

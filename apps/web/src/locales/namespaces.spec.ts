@@ -1,17 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
 import { LANGUAGES } from '@centralita/contracts';
+import { foldPlurals } from '../i18n/plural-keys';
 import { AREA_DICTIONARIES, DICTIONARIES } from '../i18n/resources';
 
 type Tree = { [key: string]: string | Tree };
 
-function flatten(tree: Tree, prefix = ''): Record<string, string> {
+function flattenForms(tree: Tree, prefix = ''): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(tree)) {
     if (typeof value === 'string') out[prefix + key] = value;
-    else Object.assign(out, flatten(value, `${prefix}${key}.`));
+    else Object.assign(out, flattenForms(value, `${prefix}${key}.`));
   }
   return out;
 }
+
+/** Plural forms (`_one`, `_few`…) folded into their key: languages need different forms (locales.spec checks them). */
+const flatten = (tree: Tree): Record<string, string> => foldPlurals(flattenForms(tree));
 
 const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]).sort();
 const others = LANGUAGES.filter((lng) => lng !== 'es');

@@ -88,6 +88,14 @@ export function CampaignListScreen({ route }: { route: AppRoute }) {
     setBoard(null);
     if (selected) void loadBoard(selected);
   }, [selected, loadBoard]);
+  // An idle campaign gets no pushes: read the board again when the dialer expected the reason to end.
+  const idleUntil = board?.idle?.until ?? null;
+  useEffect(() => {
+    if (!selected || !idleUntil) return;
+    const delay = Math.min(Math.max(Date.parse(idleUntil) - Date.now(), 0) + IDLE_RECHECK_AFTER_MS, MAX_TIMER_MS);
+    const timer = setTimeout(() => void loadBoard(selected), delay);
+    return () => clearTimeout(timer);
+  }, [selected, idleUntil, loadBoard]);
 
   // Live: the API pushes the board on every call change; agent changes refresh it too.
   useEffect(() => {
@@ -308,6 +316,11 @@ function Metric({ label, value, testId, tone }: { label: string; value: string |
   );
 }
 
+/** After the expected end of an idle reason, the dialer's next rounds have had time to dial (or record a new reason). */
+const IDLE_RECHECK_AFTER_MS = 5_000;
+/** setTimeout's ceiling (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** The live board of one campaign. */
 export function CampaignBoard({ board, onExport }: { board: OutboundBoardView | null; onExport: () => void }) {
   const { t } = useTranslation();
@@ -335,6 +348,12 @@ export function CampaignBoard({ board, onExport }: { board: OutboundBoardView | 
           onClick={onExport}
         />
       </header>
+      {board.idle ? (
+        <p className="outbound-board__idle" role="status" data-testid="board-idle" data-reason={board.idle.reason}>
+          <i className="pi pi-info-circle" aria-hidden="true" /> {t(`outbound.board.idleReasons.${board.idle.reason}`)}
+          {board.idle.until ? ` ${t('outbound.board.idleUntil', { when: formatDateTime(board.idle.until, t) })}` : ''}
+        </p>
+      ) : null}
       <div className="outbound-metrics">
         <Metric label={t('outbound.board.dialLevel')} value={board.dialLevel.toFixed(2)} testId="board-dial-level" />
         <Metric label={t('outbound.board.inProgress')} value={board.callsInProgress} testId="board-in-progress" />

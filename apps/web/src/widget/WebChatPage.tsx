@@ -115,6 +115,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
             widgetTitle: '',
             timeZone: 'UTC',
             estimatedWaitSeconds: null,
+            nobodyServing: false,
           });
       });
   }, [api, line, t]);
@@ -258,6 +259,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
           api={api}
           welcome={screen.welcome}
           expectedWaitSeconds={lineInfo?.estimatedWaitSeconds ?? null}
+          nobodyServing={lineInfo?.nobodyServing ?? false}
           onStarted={started}
           onError={setError}
           onClosed={() => {
@@ -293,8 +295,12 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
               <span>
                 {t('desk.widget.position', { position: queue.position })}
                 {' · '}
-                <span data-testid="webchat-estimate">
-                  {wait ? t(`desk.widget.estimate_${wait.unit}`, { value: wait.value }) : t('desk.widget.estimateUnknown')}
+                <span data-testid="webchat-estimate" data-nobody-serving={queue.nobodyServing ? 'true' : 'false'}>
+                  {queue.nobodyServing
+                    ? t('desk.widget.estimateNobodyServing')
+                    : wait
+                      ? t(`desk.widget.estimate_${wait.unit}`, { value: wait.value })
+                      : t('desk.widget.estimateUnknown')}
                 </span>
               </span>
             ) : null}
@@ -386,9 +392,18 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
 
 type VisitorApi = ReturnType<typeof createVisitorApi>;
 
-/** Before starting: how long the line expects a new chat to wait (nothing when it cannot tell). */
-function ExpectedWait({ seconds }: { seconds: number | null }) {
+/**
+ * Before starting: how long the line expects a new chat to wait, or that no agent is attending right
+ * now (all paused or away); nothing when it cannot tell.
+ */
+function ExpectedWait({ seconds, nobodyServing }: { seconds: number | null; nobodyServing: boolean }) {
   const { t } = useTranslation();
+  if (nobodyServing)
+    return (
+      <p className="webchat-expected-wait" data-testid="webchat-expected-wait" data-nobody-serving="true">
+        <i className="pi pi-clock" aria-hidden="true" /> {t('desk.widget.expectedNobodyServing')}
+      </p>
+    );
   if (seconds === null) return null;
   const wait = roundedWait(seconds);
   return (
@@ -409,6 +424,7 @@ function PrechatForm({
   api,
   welcome,
   expectedWaitSeconds,
+  nobodyServing,
   onStarted,
   onError,
   onClosed,
@@ -419,6 +435,8 @@ function PrechatForm({
   welcome: string | null;
   /** What the line expects a chat started now to wait (GET /api/webchat/lines/:id); null: nothing shown. */
   expectedWaitSeconds: number | null;
+  /** The line is open but no agent is available or busy: said instead of an estimate. */
+  nobodyServing: boolean;
   onStarted: (token: string, view: ConversationView) => void;
   onError: (message: string | null) => void;
   /** The server refused because the line closed meanwhile. */
@@ -454,7 +472,7 @@ function PrechatForm({
         </p>
       ) : null}
       <p className="muted">{t('desk.widget.intro')}</p>
-      <ExpectedWait seconds={expectedWaitSeconds} />
+      <ExpectedWait seconds={expectedWaitSeconds} nobodyServing={nobodyServing} />
       <label className="desk-field">
         <span>{t('desk.widget.name')}</span>
         <input

@@ -73,6 +73,13 @@ export class DialerReports {
       .catch((error: Error) => this.log(`campaign ${campaignId} exhausted: ${error.message}`));
   }
 
+  /** Tells the API the campaign's idle reason changed, so that its board is pushed to supervisors. */
+  async campaignIdle(campaignId: string): Promise<void> {
+    await this.events
+      .add('campaignIdle', { kind: 'campaignIdle', campaignId }, { removeOnComplete: true, removeOnFail: true })
+      .catch((error: Error) => this.log(`campaign ${campaignId} idle: ${error.message}`));
+  }
+
   /** Waits for every report under way, then closes the queue. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.chains.values()]);

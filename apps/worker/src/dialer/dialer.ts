@@ -1,6 +1,6 @@
-import { OUTBOUND_QUEUES } from '@centralita/contracts';
+import { OUTBOUND_QUEUES, type CampaignIdleReason } from '@centralita/contracts';
 import { ConfigCrypto, OutgoingAddressPolicy } from '@centralita/contracts/server';
-import { isWithinCallingWindow, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
+import { isWithinCallingWindow, nextCallingWindowStart, pace, type CallingWindows, type DialingMode } from '@centralita/domain';
 import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -65,6 +65,12 @@ interface ContactRow {
   campaign_id: string;
   phone: string;
 }
+
+/** The board's reason for a campaign that cannot dial at all. */
+const IDLE_FOR_REFUSAL: Partial<Record<string, CampaignIdleReason>> = {
+  'dialer.noTrunk': 'noTrunk',
+  'dialer.noCallerId': 'noCallerId',
+};
 
 /** A campaign that cannot dial is logged again after this long (not every tick). */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
@@ -243,14 +249,22 @@ export class Dialer {
     );
     let count = Math.min(wanted, this.options.maxCallsPerTick);
     if (stats.in_flight === 0) await this.reportIfExhausted(campaign.id);
-    if (count <= 0) return;
+    // Calls on the way or a customer waiting for an agent: the campaign is working, not idle.
+    const busy = stats.in_flight > 0 || stats.awaiting_agent > 0;
+    if (count <= 0) {
+      const agentsFree = stats.waiting - stats.awaiting_agent > 0;
+      return this.recordIdle(campaign.id, busy ? null : agentsFree ? 'abandonCap' : 'noAgentWaiting', null);
+    }
     // Resolved only when about to dial: an idle campaign costs no trunk look-up.
     const route = await this.route(campaign);
-    if (!route.ok) return this.refuseCampaign(campaign.id, route);
+    if (!route.ok) {
+      await this.recordIdle(campaign.id, IDLE_FOR_REFUSAL[route.code] ?? 'trunkUnusable', null);
+      return this.refuseCampaign(campaign.id, route);
+    }
     this.refusedCampaigns.delete(campaign.id);
     if (route.trunkId && route.maxConcurrentCalls) {
       count = Math.min(count, route.maxConcurrentCalls - (await this.callsOnTrunk(campaign.tenant_id, route.trunkId)));
-      if (count <= 0) return;
+      if (count <= 0) return this.recordIdle(campaign.id, 'trunkBusy', null);
     }
     // Candidates: due, under the attempt limit, not on a do-not-call list, number not live anywhere.
     const candidates = (await db.query(
@@ -263,12 +277,50 @@ export class Dialer {
     )) as ContactRow[];
     const now = (this.options.now ?? Date.now)();
     let placed = 0;
+    let outsideWindow = 0;
     for (const contact of candidates) {
       if (placed >= count || this.stopped) break;
       // Calling windows are in the contact's local time (zone from the number); unknown zone = never.
-      if (!isWithinCallingWindow(contact.phone, now, campaign.calling_windows ?? {})) continue;
+      if (!isWithinCallingWindow(contact.phone, now, campaign.calling_windows ?? {})) {
+        outsideWindow += 1;
+        continue;
+      }
       if (await this.dial(campaign, contact, route)) placed += 1;
     }
+    if (placed > 0 || busy) return this.recordIdle(campaign.id, null, null);
+    if (outsideWindow > 0) {
+      // Until the earliest window of the contacts it would call (null: none of their zones is known).
+      const opens = candidates
+        .map((contact) => nextCallingWindowStart(contact.phone, now, campaign.calling_windows ?? {}))
+        .filter((at): at is number => at !== null);
+      return this.recordIdle(campaign.id, 'outsideCallingWindow', opens.length > 0 ? Math.min(...opens) : null);
+    }
+    if (candidates.length === 0) return this.recordIdle(campaign.id, 'noContactDue', await this.nextDue(campaign));
+  }
+
+  /**
+   * Records on the campaign why this round placed no call (null: it is dialling), so the board says
+   * why and until when; written only when it changes, `idle_since` kept while the reason lasts.
+   */
+  private async recordIdle(campaignId: string, reason: CampaignIdleReason | null, until: number | null): Promise<void> {
+    const [, changed] = (await this.options.dataSource.query(
+      `UPDATE dialer_campaigns SET idle_reason = $2::varchar, idle_until = $3::timestamptz,
+              idle_since = CASE WHEN $2::varchar IS NULL THEN NULL WHEN idle_reason IS NOT DISTINCT FROM $2::varchar THEN idle_since ELSE now() END
+        WHERE id = $1 AND (idle_reason IS DISTINCT FROM $2::varchar OR idle_until IS DISTINCT FROM $3::timestamptz)`,
+      [campaignId, reason, until === null ? null : new Date(until)],
+    )) as [unknown[], number];
+    if (changed > 0) await this.reports.campaignIdle(campaignId);
+  }
+
+  /** When the campaign's next contact comes due (a retry or a callback), epoch ms; null when none is scheduled. */
+  private async nextDue(campaign: CampaignRow): Promise<number | null> {
+    const [{ due }] = (await this.options.dataSource.query(
+      `SELECT LEAST(
+         (SELECT min(next_attempt_at) FROM outbound_contacts WHERE campaign_id = $1 AND finished = false AND active_call_id IS NULL AND attempts < $2),
+         (SELECT min(due_at) FROM outbound_callbacks WHERE campaign_id = $1 AND status = 'pending')) AS due`,
+      [campaign.id, campaign.max_attempts],
+    )) as { due: Date | null }[];
+    return due === null ? null : new Date(due).getTime();
   }
 
   /** The campaign's trunk and caller id (see chooseRoute). */

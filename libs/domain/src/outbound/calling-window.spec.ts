@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { DomainError } from '../domain-error';
-import { contactLocalTime, isWithinCallingWindow, validateCallingWindows, type CallingWindows } from './calling-window';
+import {
+  contactLocalTime,
+  isWithinCallingWindow,
+  nextCallingWindowStart,
+  validateCallingWindows,
+  type CallingWindows,
+} from './calling-window';
 
 const weekdays9to21: CallingWindows = {
   mon: [{ from: '09:00', to: '21:00' }],
@@ -92,5 +98,32 @@ describe(contactLocalTime.name, () => {
       weekday: 'wed',
       minuteOfDay: 9 * 60 + 5,
     });
+  });
+});
+
+describe(nextCallingWindowStart.name, () => {
+  it('is now while within a window', () => {
+    const at = Date.UTC(2025, 0, 15, 8, 30, 15);
+    expect(nextCallingWindowStart(madrid, at, weekdays9to21)).toBe(at);
+  });
+
+  it('is the start of today’s window before it opens, in the contact’s zone', () => {
+    // Wednesday 08:30 Madrid (UTC+1): opens at 09:00 Madrid = 08:00 UTC.
+    expect(nextCallingWindowStart(madrid, Date.UTC(2025, 0, 15, 7, 30, 40), weekdays9to21)).toBe(Date.UTC(2025, 0, 15, 8, 0));
+  });
+
+  it('skips a closed weekend to Monday’s window', () => {
+    // Friday 22:00 Madrid: next is Monday 09:00 Madrid.
+    expect(nextCallingWindowStart(madrid, Date.UTC(2025, 0, 17, 21, 0), weekdays9to21)).toBe(Date.UTC(2025, 0, 20, 8, 0));
+  });
+
+  it('lands on the local start across a daylight-saving change', () => {
+    // Saturday 29 March 2025 12:00 Madrid (UTC+1); clocks go to UTC+2 on Sunday: Monday 09:00 Madrid = 07:00 UTC.
+    expect(nextCallingWindowStart(madrid, Date.UTC(2025, 2, 29, 11, 0), weekdays9to21)).toBe(Date.UTC(2025, 2, 31, 7, 0));
+  });
+
+  it('is null for an unknown zone or no window on any day', () => {
+    expect(nextCallingWindowStart('+81312345678', Date.UTC(2025, 0, 15, 3, 0), weekdays9to21)).toBeNull();
+    expect(nextCallingWindowStart(madrid, Date.UTC(2025, 0, 15, 3, 0), {})).toBeNull();
   });
 });

@@ -89,3 +89,31 @@ export function isWithinCallingWindow(phoneE164: string, at: number, windowsByWe
     (range) => local.minuteOfDay >= minutesOf(range.from) && local.minuteOfDay < minutesOf(range.to),
   );
 }
+
+/**
+ * When the contact may next be called (epoch ms, to the minute): `at` itself while within a window,
+ * else the start of the next window in their local time within a week; null when the number's zone
+ * is unknown or no weekday has a window. Read in the contact's zone, daylight-saving shifts included.
+ */
+export function nextCallingWindowStart(phoneE164: string, at: number, windowsByWeekday: CallingWindows): number | null {
+  validateCallingWindows(windowsByWeekday);
+  const local = contactLocalTime(phoneE164, at);
+  if (local === null) return null;
+  if (isWithinCallingWindow(phoneE164, at, windowsByWeekday)) return at;
+  const today = CALLING_WEEKDAYS.indexOf(local.weekday);
+  const minuteStart = at - (at % 60_000);
+  for (let offset = 0; offset <= 7; offset++) {
+    const weekday = CALLING_WEEKDAYS[(today + offset) % 7];
+    const starts = (windowsByWeekday[weekday] ?? []).map((range) => minutesOf(range.from)).sort((a, b) => a - b);
+    for (const start of starts) {
+      const minutesAhead = offset * 24 * 60 + start - local.minuteOfDay;
+      if (minutesAhead <= 0) continue;
+      let candidate = minuteStart + minutesAhead * 60_000;
+      // A daylight-saving change between now and then moves the wall clock: land on the window's start.
+      const there = localTimeIn(local.timeZone, candidate);
+      if (there.weekday === weekday && there.minuteOfDay !== start) candidate += (start - there.minuteOfDay) * 60_000;
+      return candidate;
+    }
+  }
+  return null;
+}

@@ -295,7 +295,7 @@ export class DeskService {
   }
 
   async send(principal: Principal, id: string, input: SendMessageDto): Promise<MessageView> {
-    return this.messages.send(
+    const { message } = await this.messages.send(
       {
         conversationId: id,
         tenantId: principal.clientId,
@@ -312,6 +312,7 @@ export class DeskService {
         }
       },
     );
+    return message;
   }
 
   async read(principal: Principal, id: string, upToSequence: number): Promise<{ read: number }> {

@@ -26,6 +26,12 @@ export interface NewMessage {
 }
 
 /** A provider's message id, unique per tenant, channel and channel account (uq_messages_external_id). */
+/** A stored message and its conversation's version once it was stored (or, for one stored before, when it was found). */
+export interface SentMessage {
+  message: MessageView;
+  conversationVersion: number;
+}
+
 export interface ExternalMessageId {
   channel: ChannelKind;
   channelAccountId: string;
@@ -87,7 +93,7 @@ export class MessagesService {
     private readonly realtime: RealtimeService,
   ) {}
 
-  async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
+  async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<SentMessage> {
     // A customer's message also asks the worker to score it, in the same outbox write (messageEffects).
     return (input.sender.kind === 'customer' ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
   }
@@ -101,12 +107,14 @@ export class MessagesService {
    * moved, or the number or client id was taken (unique), nothing was written and it is read and
    * tried again. Answers null to leave it to the locked path (a step with intents, or attempts used up).
    */
-  private async sendAlone(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView | null> {
+  private async sendAlone(input: NewMessage, guard: (row: ConversationRow) => void): Promise<SentMessage | null> {
     for (let attempt = 1; attempt <= CUSTOMER_MESSAGE_ATTEMPTS; attempt++) {
       const kept = attempt === 1 ? this.keptConversation(input.conversationId) : undefined;
       const current = kept ?? (await this.readForMessage(input));
       if (!current || current.row.tenant_id !== input.tenantId) throw AppException.notFound();
-      if (current.storedMessageId) return this.storedMessage(current.storedMessageId);
+      if (current.storedMessageId) {
+        return { message: await this.storedMessage(current.storedMessageId), conversationVersion: current.row.version };
+      }
       const conversation = current.row;
       try {
         guard(conversation);
@@ -153,7 +161,7 @@ export class MessagesService {
         if (written === 'needs-transaction') return null;
         if (written) {
           this.keepConversation(written.row, message.sequence);
-          return view;
+          return { message: view, conversationVersion: written.row.version };
         }
       } catch (error) {
         // Another message took the number, or the same client or provider id was stored meanwhile (by
@@ -217,7 +225,7 @@ export class MessagesService {
   }
 
   /** The general path: under the conversation's row lock, in one transaction. */
-  private async sendLocked(input: NewMessage, guard: (row: ConversationRow) => void): Promise<MessageView> {
+  private async sendLocked(input: NewMessage, guard: (row: ConversationRow) => void): Promise<SentMessage> {
     const stored = await this.host.transaction(async (manager, outbox) => {
       const conversation = await this.host.lockConversation(manager, input.conversationId, input.tenantId);
       if (input.clientMessageId) {
@@ -225,13 +233,15 @@ export class MessagesService {
           input.conversationId,
           input.clientMessageId,
         ])) as MessageRow[];
-        if (existing) return messageView(existing);
+        if (existing) return { message: messageView(existing), conversationVersion: conversation.version };
       }
       if (input.external) {
         const existing = await this.storedExternal(input.tenantId, input.external, manager);
-        if (existing) return existing;
+        if (existing) return { message: existing, conversationVersion: conversation.version };
       }
       guard(conversation);
+      // An agent's message leaves the version alone; a customer's steps the machine to a new one.
+      let conversationVersion = conversation.version;
       if (input.sender.kind === 'customer') {
         const stepped = await this.host.dispatchConversation(
           manager,
@@ -242,6 +252,7 @@ export class MessagesService {
           conversation,
         );
         outbox.push(...stepped.outboxIds);
+        conversationVersion = stepped.row.version;
       }
       const [row] = (await manager.query(
         `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id,
@@ -263,12 +274,12 @@ export class MessagesService {
       )) as MessageRow[];
       const view = messageView(row);
       outbox.push(...(await writeOutbox(manager, this.messageEffects(conversation, view))));
-      return view;
+      return { message: view, conversationVersion };
     });
     // Committed. An agent's message leaves the version alone: a kept row only needs the new number.
     // A customer's moved the version, so the kept row would only cost a refused write.
     const kept = this.lastWritten.get(input.conversationId);
-    if (kept && input.sender.kind !== 'customer') kept.lastSequence = Math.max(kept.lastSequence, stored.sequence);
+    if (kept && input.sender.kind !== 'customer') kept.lastSequence = Math.max(kept.lastSequence, stored.message.sequence);
     else this.lastWritten.delete(input.conversationId);
     return stored;
   }

@@ -1,4 +1,4 @@
-import type { ConversationView, MessageView, StartChatResult, SurveyView, WebchatLineView } from '@centralita/contracts';
+import type { ConversationView, MessageView, SentMessageView, StartChatResult, SurveyView, WebchatLineView } from '@centralita/contracts';
 import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -76,9 +76,12 @@ export class WebchatController {
   @Post('conversation/messages')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Send a message (1–500 characters after trimming); rate-limited per conversation' })
+  @ApiOperation({
+    summary:
+      "Send a message (1–500 characters after trimming); rate-limited per conversation. Answers the message and `conversationVersion`, the conversation's version with it",
+  })
   @ApiErrors(400, 401, 409, 429)
-  send(@Headers('authorization') authorization: string | undefined, @Body() body: SendMessageDto): Promise<MessageView> {
+  send(@Headers('authorization') authorization: string | undefined, @Body() body: SendMessageDto): Promise<SentMessageView> {
     return this.webchat.send(this.webchat.identify(bearerToken(authorization)), body);
   }
 

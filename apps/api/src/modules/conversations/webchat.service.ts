@@ -10,6 +10,7 @@ import {
   type ConversationView,
   type MessageView,
   type QueuePositionView,
+  type SentMessageView,
   type StartChatResult,
   type SurveyView,
 } from '@centralita/contracts';
@@ -81,10 +82,12 @@ export class WebchatService {
     const line = await this.liveLine(lineId);
     const settings = await this.lineSettings(line.client_id);
     const open = isLineOpenAt(line.business_hours, Date.now(), settings.timeZone);
+    const wait = open ? await this.routing.newcomerWait(line.id) : { seconds: null, nobodyServing: false };
     return {
       attentionLineId: line.id,
       open,
-      estimatedWaitSeconds: open ? await this.routing.newcomerWait(line.id) : null,
+      estimatedWaitSeconds: wait.seconds,
+      nobodyServing: wait.nobodyServing,
       welcomeMessage: settings.welcomeMessage,
       offHoursMessage: settings.offHoursMessage,
       widgetTitle: settings.widgetTitle,
@@ -108,7 +111,9 @@ export class WebchatService {
    * configured zone (dashboard settings), else UTC. Messages never saved answer '' so the widget
    * shows its own text in the customer's language.
    */
-  private async lineSettings(tenantId: string): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open' | 'estimatedWaitSeconds'>> {
+  private async lineSettings(
+    tenantId: string,
+  ): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open' | 'estimatedWaitSeconds' | 'nobodyServing'>> {
     const [row] = (await this.dataSource.query(
       `SELECT (SELECT settings FROM platform_settings WHERE client_id = $1) AS settings,
          (SELECT settings->>'timeZone' FROM dashboard_settings WHERE client_id = $1) AS time_zone,
@@ -193,12 +198,13 @@ export class WebchatService {
     return conversationView(updated);
   }
 
-  async send(visitor: VisitorIdentity, input: SendMessageDto): Promise<MessageView> {
+  /** The message stored (a resent client id: the one stored before) and the conversation's version with it. */
+  async send(visitor: VisitorIdentity, input: SendMessageDto): Promise<SentMessageView> {
     await this.limiter.consume('webchat-message', visitor.conversationId, {
       limit: this.config.webchatMessagesPerConversationPerMinute,
       windowSeconds: 60,
     });
-    const { message } = await this.intake.appendCustomerMessage({
+    const { message, conversationVersion } = await this.intake.appendCustomerMessage({
       tenantId: visitor.tenantId,
       channel: 'webchat',
       conversationId: visitor.conversationId,
@@ -210,7 +216,8 @@ export class WebchatService {
         MessagesService.requireOpen(row);
       },
     });
-    return message;
+    // The visitor's conversation is named, so the intake always answers its version.
+    return { ...message, conversationVersion: conversationVersion ?? (await this.row(visitor)).version };
   }
 
   async list(visitor: VisitorIdentity, after: number | undefined): Promise<MessageView[]> {

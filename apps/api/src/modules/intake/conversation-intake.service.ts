@@ -70,6 +70,8 @@ export type CustomerMessageInput = Omit<IntakeChannel, 'channelAccountId'> & {
 export interface IntakeMessage {
   conversationId: string;
   message: MessageView;
+  /** The conversation's version once the message was stored (a retried one: when it was found); null when it is in another conversation. */
+  conversationVersion: number | null;
 }
 
 /**
@@ -166,7 +168,7 @@ export class ConversationIntakeService {
       if (external) {
         // A provider's retry of a message already stored: answered with it, nothing opened.
         const stored = await this.messages.storedExternal(input.tenantId, external);
-        if (stored) return { conversationId: stored.conversationId, message: stored };
+        if (stored) return { conversationId: stored.conversationId, message: stored, conversationVersion: null };
       }
       const target =
         input.conversationId !== undefined
@@ -177,7 +179,7 @@ export class ConversationIntakeService {
               guard: MessagesService.requireOpen,
             }));
       try {
-        const message = await this.messages.send(
+        const { message, conversationVersion } = await this.messages.send(
           {
             conversationId: target.conversationId,
             tenantId: input.tenantId,
@@ -189,7 +191,7 @@ export class ConversationIntakeService {
           },
           target.guard,
         );
-        return { conversationId: target.conversationId, message };
+        return { conversationId: target.conversationId, message, conversationVersion };
       } catch (error) {
         // The same provider id stored meanwhile by a concurrent delivery: the loop answers with it.
         if (external && isUniqueViolation(error, 'uq_messages_external_id') && attempt < APPEND_ATTEMPTS) continue;

@@ -1,6 +1,7 @@
 import {
   OUTBOUND_SOCKET_EVENTS,
   roomName,
+  type CampaignIdleReason,
   type DialerCampaignStatus,
   type DialerMode,
   type OutboundBoardView,
@@ -66,7 +67,8 @@ export class OutboundBoardService implements OnModuleDestroy {
 
   async board(tenantId: string, campaignId: string): Promise<OutboundBoardView> {
     const [campaign] = (await this.dataSource.query(
-      `SELECT id, tenant_id, status, mode, abandon_cap_percent, agent_ids FROM dialer_campaigns WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+      `SELECT id, tenant_id, status, mode, abandon_cap_percent, agent_ids, idle_reason, idle_since, idle_until
+         FROM dialer_campaigns WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
       [campaignId, tenantId],
     )) as {
       id: string;
@@ -75,6 +77,9 @@ export class OutboundBoardService implements OnModuleDestroy {
       mode: DialerMode;
       abandon_cap_percent: string;
       agent_ids: string[];
+      idle_reason: CampaignIdleReason | null;
+      idle_since: Date | null;
+      idle_until: Date | null;
     }[];
     if (!campaign) throw AppException.notFound();
     const [[counts], [remaining], agents, recent] = (await Promise.all([
@@ -121,6 +126,15 @@ export class OutboundBoardService implements OnModuleDestroy {
       agentsByState,
       agents,
       recentCalls: recent.map((call) => callView(call, call.contact_name)),
+      // The dialer's reason for its last empty round; only a running campaign is idle (paused says so itself).
+      idle:
+        campaign.status === 'running' && campaign.idle_reason && campaign.idle_since
+          ? {
+              reason: campaign.idle_reason,
+              since: new Date(campaign.idle_since).toISOString(),
+              until: campaign.idle_until ? new Date(campaign.idle_until).toISOString() : null,
+            }
+          : null,
       at: new Date().toISOString(),
     };
   }

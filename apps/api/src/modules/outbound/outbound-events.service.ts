@@ -87,6 +87,12 @@ export class OutboundEventsService {
             if (campaign) await this.campaigns.completeIfExhausted(manager, w, campaign);
           });
           return;
+        case 'campaignIdle':
+          // The dialer changed the campaign's idle reason: push the board after commit (nothing else to write).
+          await this.tx.run(async (_manager, w) => {
+            w.boards.add(job.campaignId);
+          });
+          return;
         case 'campaignEndTimer':
           await this.campaigns.dispatchCampaign(job.campaignId, { type: 'campaign.endTimeReached', armedAt: job.armedAt }, SYSTEM);
           return;

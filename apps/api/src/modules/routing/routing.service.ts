@@ -459,6 +459,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
         attentionLineId,
         position: index + 1,
         estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
+        nobodyServing: slots === 0,
         version: Number(row.version),
       };
     });
@@ -467,9 +468,10 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   /**
    * Expected wait for a customer about to start a chat on the line (the widget shows it before the
    * chat starts): their position when others wait, else Erlang C from the line's staffing and its
-   * arrivals over the last hour. Null with no recent handle times or nobody serving.
+   * arrivals over the last hour. Null with no recent handle times or nobody serving; `nobodyServing`
+   * says which, so the widget can tell the customer that no agent is attending right now.
    */
-  async newcomerWait(attentionLineId: string): Promise<number | null> {
+  async newcomerWait(attentionLineId: string): Promise<{ seconds: number | null; nobodyServing: boolean }> {
     const [[queue], serving] = await Promise.all([
       this.dataSource.query(
         `SELECT count(*) FILTER (WHERE status = 'LiningUp')::int AS waiting,
@@ -485,7 +487,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       slots: serving.slots,
       arrivalRatePerSec: (queue?.arrivals ?? 0) / 3600,
     });
-    return estimate === null ? null : Math.round(estimate);
+    return { seconds: estimate === null ? null : Math.round(estimate), nobodyServing: serving.slots === 0 };
   }
 
   /** The line's last 50 handle times (assignment to close, seconds) and the slots of the agents serving it now. */
@@ -591,7 +593,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       const told: Record<string, string> = {};
       const changed: QueuePositionView[] = [];
       for (const position of await this.positions(attentionLineId, db)) {
-        const key = `${position.position}/${position.estimatedWaitSeconds}`;
+        const key = `${position.position}/${position.estimatedWaitSeconds}/${position.nobodyServing}`;
         told[position.conversationId] = key;
         if (previous[position.conversationId] !== key) changed.push(position);
       }

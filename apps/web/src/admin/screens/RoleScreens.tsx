@@ -24,7 +24,13 @@ export function RoleListPage({ route }: { route: AppRoute }) {
       describe={(row) => row.name}
       columns={[
         { field: 'code', header: t('admin.roles.code'), sortable: true, body: (row) => <code>{row.code}</code> },
-        { field: 'name', header: t('admin.roles.name'), sortable: true, body: (row) => t(`roles.${row.code}`, { defaultValue: row.name }) },
+        {
+          field: 'name',
+          header: t('admin.roles.name'),
+          sortable: true,
+          // Built-in roles are named in the user's language; a tenant's own role keeps the name it was given.
+          body: (row) => (row.builtIn ? t(`roles.${row.code}`, { defaultValue: row.name }) : row.name),
+        },
         {
           field: 'permissions',
           header: t('admin.roles.permissions'),
@@ -62,11 +68,12 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
     label: `${t(`routes.${r.titleKey}`)} (${r.path})`,
     disabled: !holds(r.permission) && !values.menuPaths.includes(r.path),
   }));
+  const permissionName = (permission: string) => t(`permissionNames.${permission}`, { defaultValue: permission });
   const shown = ALL_PERMISSIONS.filter((permission) => offered.has(permission) || values.permissions.includes(permission));
   const lacking = values.permissions.filter((permission) => !holds(permission));
   const someLocked = shown.some((permission) => !holds(permission));
   const permissionsHint = lacking.length
-    ? t('admin.roles.beyondYou', { permissions: lacking.join(', ') })
+    ? t('admin.roles.beyondYou', { permissions: lacking.map(permissionName).join(', ') })
     : someLocked
       ? `${t('admin.roles.permissionsHint')} ${t('admin.roles.notHeldHint')}`
       : t('admin.roles.permissionsHint');
@@ -112,7 +119,7 @@ export function RoleFormPage({ route }: { route: AppRoute }) {
             <CheckInput
               key={permission}
               id={`role-permission-${permission.replace(/\W/g, '-')}`}
-              label={permission}
+              label={permissionName(permission)}
               checked={values.permissions.includes(permission)}
               disabled={!holds(permission)}
               title={holds(permission) ? undefined : t('admin.roles.notHeld')}

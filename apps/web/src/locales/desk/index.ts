@@ -1,4 +1,5 @@
 import type { Language } from '@centralita/contracts';
+import { folded, type Folded } from '../../i18n/plural-keys';
 import de from './de.json';
 import el from './el.json';
 import en from './en.json';
@@ -7,5 +8,15 @@ import it from './it.json';
 import ru from './ru.json';
 import sr from './sr.json';
 
+// Checked against es by folded shape: the plural forms (`_one`, `_few`…) differ by language.
+const checked: Record<Language, Folded<typeof es>> = {
+  es: folded(es),
+  en: folded(en),
+  el: folded(el),
+  it: folded(it),
+  sr: folded(sr),
+  de: folded(de),
+  ru: folded(ru),
+};
 /** Agent desk, live supervision and web-chat strings (merged under `desk` in i18n/resources.ts). */
-export const DESK_DICTIONARIES: Record<Language, typeof es> = { es, en, el, it, sr, de, ru };
+export const DESK_DICTIONARIES = checked as unknown as Record<Language, typeof es>;

@@ -10,8 +10,9 @@ export function NotFoundPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   useDocumentTitle(t('notFound.title'));
-  // A page opened directly has nowhere to go back to; the dashboard is the next best place.
-  const goBack = () => (window.history.length > 1 ? navigate(-1) : navigate('/', { replace: true }));
+  // Back one step only when that step is a console page; a page opened directly (new tab, typed or
+  // pasted link, another site before it) goes to the dashboard instead of leaving the console.
+  const goBack = () => (canGoBackInConsole() ? navigate(-1) : navigate('/', { replace: true }));
   return (
     <div className="not-found" data-testid="not-found">
       <div className="not-found__lang">
@@ -28,4 +29,20 @@ export function NotFoundPage() {
       </div>
     </div>
   );
+}
+
+/**
+ * True when the previous history entry belongs to the console: the router numbers its own entries
+ * (history.state.idx, 0 for the entry the console was opened on), and a full page load from another
+ * console page carries that page as a same-origin referrer.
+ */
+export function canGoBackInConsole(): boolean {
+  if (window.history.length <= 1) return false;
+  const idx = (window.history.state as { idx?: unknown } | null)?.idx;
+  if (typeof idx === 'number' && idx > 0) return true;
+  try {
+    return document.referrer !== '' && new URL(document.referrer).origin === window.location.origin;
+  } catch {
+    return false;
+  }
 }
