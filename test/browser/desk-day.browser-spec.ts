@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
@@ -10,7 +11,10 @@ import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, sign
  * Two agents of the demo tenant made for this suite serve a line made for it, so no other suite's
  * chats reach them. The steps share the day, so they run in order.
  */
-const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'screenshots');
+// DESK_SCREENSHOTS=1 refreshes the user guide's pictures; otherwise they go to the temp folder, so a
+// test run never rewrites the repository's docs.
+const SCREENSHOTS =
+  process.env.DESK_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'centralita-desk-day');
 const LONG_EMAIL = `a.very.long.customer.address.that.never.ends.${randomBytes(3).toString('hex')}@subdomain.example-company.com`;
 
 jest.setTimeout(90_000);
