@@ -1,4 +1,5 @@
 import { QUEUES, roomName } from '@centralita/contracts';
+import { appendTransitionLog } from './transition-log';
 import {
   agentPresenceMachine,
   conversationMachine,
@@ -434,7 +435,15 @@ export class MachineHostService {
         new Date(at),
       ],
     )) as ConversationRow[];
-    await this.log(manager, 'conversation', row.id, row.tenant_id, created.record, 1, conversationLogData(created.snapshot.context));
+    await appendTransitionLog(
+      manager,
+      'conversation',
+      row.id,
+      row.tenant_id,
+      created.record,
+      1,
+      conversationLogData(created.snapshot.context),
+    );
     const outboxIds = await writeOutbox(manager, [this.conversationPush(row, null)]);
     return { row, outboxIds };
   }
@@ -463,7 +472,7 @@ export class MachineHostService {
         new Date(at),
       ],
     );
-    if (inserted.length > 0) await this.log(manager, 'agent', userId, tenantId, created.record, 1);
+    if (inserted.length > 0) await appendTransitionLog(manager, 'agent', userId, tenantId, created.record, 1);
   }
 
   async dispatchConversation(
@@ -806,35 +815,6 @@ export class MachineHostService {
       logData: plan.logData,
       effects: plan.effects,
     };
-  }
-
-  private async log(
-    manager: EntityManager,
-    entity: EntityType,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: ConversationLogData | AgentLogData | null = null,
-  ) {
-    await manager.query(
-      `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version, data)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        tenantId,
-        entity,
-        id,
-        record.from,
-        record.to,
-        record.event,
-        record.actor.kind,
-        record.actor.id ?? null,
-        new Date(record.at),
-        record.at,
-        version,
-        data === null ? null : JSON.stringify(data),
-      ],
-    );
   }
 
   private conversationPush(row: ConversationRow, previousAgentId: string | null): OutboxEffect {

@@ -1,4 +1,5 @@
 import { OUTBOUND_SOCKET_EVENTS, roomName, type OutboundCallEventJob, type OutboundPreviewLineView } from '@centralita/contracts';
+import { appendTransitionLog } from '../machine-host/transition-log';
 import {
   describeOutboundCallState,
   initial,
@@ -21,7 +22,6 @@ import { CampaignHostService } from './campaign-host.service';
 import {
   callView,
   illegalStep,
-  logTransition,
   retryPolicyOf,
   SYSTEM,
   WRAP_UP_SECONDS,
@@ -92,7 +92,7 @@ export class CallHostService {
         await manager.query(`DELETE FROM outbound_live_numbers WHERE call_id = $1`, [job.callId]);
         return null;
       }
-      await logTransition(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1);
+      await appendTransitionLog(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1);
       // A preview call that waited for a trunk line has one now: its agent's desk stops saying so.
       await this.pushPreviewLine(manager, w, job.callId);
       return this.stepCall(manager, w, job.callId, { type: 'call.dialed' }, actor, undefined, job.at);
@@ -147,7 +147,7 @@ export class CallHostService {
       ],
     )) as [CallRow[], number];
     if (!row) throw new AppException('conflict', { message: 'The call changed meanwhile; try again' });
-    await logTransition(manager, 'outbound_call', id, row.tenant_id, result.record, row.version);
+    await appendTransitionLog(manager, 'outbound_call', id, row.tenant_id, result.record, row.version);
     let latest = row;
     for (const intent of result.intents as IntentOf<typeof outboundCallMachine>[]) {
       switch (intent.type) {

@@ -13,10 +13,11 @@ import {
   type DialingMode,
   type TransitionRecord,
 } from '@centralita/domain';
+import { appendTransitionLog } from '../machine-host/transition-log';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
-import { illegalStep, logTransition, SYSTEM, type CampaignEventInput, type CampaignRow } from './outbound-rows';
+import { illegalStep, SYSTEM, type CampaignEventInput, type CampaignRow } from './outbound-rows';
 import { OutboundTransactions, type Work } from './outbound-transaction.service';
 
 /**
@@ -47,7 +48,7 @@ export class CampaignHostService {
   }
 
   async logCampaignCreated(manager: EntityManager, id: string, tenantId: string, record: TransitionRecord): Promise<void> {
-    await logTransition(manager, 'dialer_campaign', id, tenantId, record, 1);
+    await appendTransitionLog(manager, 'dialer_campaign', id, tenantId, record, 1);
   }
 
   async lockCampaign(manager: EntityManager, id: string, tenantId?: string): Promise<CampaignRow> {
@@ -90,7 +91,7 @@ export class CampaignHostService {
       ],
     )) as [CampaignRow[], number];
     if (!row) throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again' });
-    await logTransition(manager, 'dialer_campaign', id, row.tenant_id, result.record, row.version);
+    await appendTransitionLog(manager, 'dialer_campaign', id, row.tenant_id, result.record, row.version);
     if (timer && Number(current.timer_at) !== timer.at) w.deadlines.push(timer.at);
     w.boards.add(id);
     return row;

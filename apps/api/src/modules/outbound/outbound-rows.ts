@@ -1,6 +1,5 @@
 import type { OutboundCallView } from '@centralita/contracts';
-import type { Actor, DialerCampaignEvent, DialingMode, OutboundCallEvent, RetryPolicy, TransitionRecord } from '@centralita/domain';
-import type { EntityManager } from 'typeorm';
+import type { Actor, DialerCampaignEvent, DialingMode, OutboundCallEvent, RetryPolicy } from '@centralita/domain';
 import { AppException } from '../../common/app.exception';
 
 /** The rows of the outbound machines, their views, and what every outbound step shares. */
@@ -101,34 +100,6 @@ export function callView(row: CallRow, contactName: string | null = null): Outbo
     connectedAt: row.connected_at ? new Date(row.connected_at).toISOString() : null,
     finishedAt: row.finished_at ? new Date(row.finished_at).toISOString() : null,
   };
-}
-
-/** The transition log row of one outbound machine step. */
-export async function logTransition(
-  manager: EntityManager,
-  entity: 'outbound_call' | 'dialer_campaign',
-  id: string,
-  tenantId: string,
-  record: TransitionRecord,
-  version: number,
-): Promise<void> {
-  await manager.query(
-    `INSERT INTO transition_log (tenant_id, entity_type, entity_id, from_state, to_state, event, actor_kind, actor_id, at, at_ms, version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      tenantId,
-      entity,
-      id,
-      record.from,
-      record.to,
-      record.event,
-      record.actor.kind,
-      record.actor.id ?? null,
-      new Date(record.at),
-      record.at,
-      version,
-    ],
-  );
 }
 
 /** A list of machine statuses as an SQL literal, `('a', 'b')`: the lists are the domain's constants, never input. */
