@@ -72,18 +72,29 @@ describe(OutboxRetention.name, () => {
 
   it('never deletes an undelivered row, nor a delivered one younger than the retention', async () => {
     await insertRows(a, 'undelivered-old', 300, '10 minutes', null);
-    await insertRows(a, 'delivered-old', 300, '10 minutes', '9 minutes');
-    await insertRows(a, 'delivered-late', 300, '10 minutes', '0 seconds');
-    await insertRows(a, 'delivered-young', 300, '0 seconds', '0 seconds');
+    // Held FOR UPDATE so that no relay poller of this run (other suites' processes share the database)
+    // delivers them meanwhile: pollers claim with SKIP LOCKED, and the sweep never locks an undelivered row.
+    const holder = a.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT id FROM outbox WHERE payload->>'marker' = 'undelivered-old' FOR UPDATE`);
+    try {
+      await insertRows(a, 'delivered-old', 300, '10 minutes', '9 minutes');
+      await insertRows(a, 'delivered-late', 300, '10 minutes', '0 seconds');
+      await insertRows(a, 'delivered-young', 300, '0 seconds', '0 seconds');
 
-    await eventually(async () => expect(await countRows(a, 'delivered-old')).toBe(0), { timeoutMs: 10_000, intervalMs: 50 });
-    // Delivered just now (the poller's late delivery of an old row, a fresh one): kept for the retention.
-    expect(await countRows(a, 'delivered-late')).toBe(300);
-    expect(await countRows(a, 'delivered-young')).toBe(300);
-    expect(await countRows(a, 'undelivered-old')).toBe(300);
-    await eventually(async () => expect(await countRows(a, 'delivered-young')).toBe(0), { timeoutMs: 15_000, intervalMs: 100 });
-    expect(await countRows(a, 'delivered-late')).toBe(0);
-    expect(await countRows(a, 'undelivered-old')).toBe(300);
+      await eventually(async () => expect(await countRows(a, 'delivered-old')).toBe(0), { timeoutMs: 10_000, intervalMs: 50 });
+      // Delivered just now (the poller's late delivery of an old row, a fresh one): kept for the retention.
+      expect(await countRows(a, 'delivered-late')).toBe(300);
+      expect(await countRows(a, 'delivered-young')).toBe(300);
+      expect(await countRows(a, 'undelivered-old')).toBe(300);
+      await eventually(async () => expect(await countRows(a, 'delivered-young')).toBe(0), { timeoutMs: 15_000, intervalMs: 100 });
+      expect(await countRows(a, 'delivered-late')).toBe(0);
+      expect(await countRows(a, 'undelivered-old')).toBe(300);
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
     await a.dataSource.query(`DELETE FROM outbox WHERE payload->>'marker' = 'undelivered-old'`);
   });
 
