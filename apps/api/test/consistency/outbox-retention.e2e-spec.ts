@@ -54,15 +54,20 @@ describe(OutboxRetention.name, () => {
     const tenant = await createTenant(a.dataSource);
     const line = await createLine(a.dataSource, tenant, 'Retention');
     const [{ before }] = await a.dataSource.query(`SELECT coalesce(max(id), 0)::text AS before FROM outbox`);
-    for (let i = 0; i < 5; i++) await queueCustomer(i % 2 ? a : b, line, `C${i}`);
+    const conversations: string[] = [];
+    for (let i = 0; i < 5; i++) conversations.push(await queueCustomer(i % 2 ? a : b, line, `C${i}`));
+    // This test's rows only: every API process of the run (other suites' too) writes outbox rows
+    // all the time, so rows are told apart by the tenant, line or conversations they name.
+    const ours = [tenant.client.id, line, ...conversations].map((id) => `%${id}%`);
+    const mine = `id > $1::bigint AND payload::text LIKE ANY($2::text[])`;
     const written = async () =>
-      Number((await a.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE id > $1::bigint`, [before]))[0].n);
+      Number((await a.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE ${mine}`, [before, ours]))[0].n);
     // Each customer wrote rows (pushes, routing and timer jobs); the relay delivers them at once…
     expect(await written()).toBeGreaterThanOrEqual(10);
     await eventually(async () => {
       const [{ undelivered }] = await a.dataSource.query(
-        `SELECT count(*)::int AS undelivered FROM outbox WHERE id > $1::bigint AND delivered_at IS NULL`,
-        [before],
+        `SELECT count(*)::int AS undelivered FROM outbox WHERE ${mine} AND delivered_at IS NULL`,
+        [before, ours],
       );
       expect(undelivered).toBe(0);
     });
@@ -103,6 +108,21 @@ describe(OutboxRetention.name, () => {
     // More than one statement's worth (5,000 a batch), so the sweeps overlap.
     await insertRows(a, 'backlog', 12_000, '1 hour', '1 hour');
     await insertRows(a, 'pending', 50, '30 minutes', null);
+    // Held FOR UPDATE as above: other suites' relay pollers would deliver these stale rows.
+    const pendingHolder = a.dataSource.createQueryRunner();
+    await pendingHolder.connect();
+    await pendingHolder.startTransaction();
+    await pendingHolder.query(`SELECT id FROM outbox WHERE payload->>'marker' = 'pending' FOR UPDATE`);
+    try {
+      await sweepAndHold(sweepers);
+    } finally {
+      await pendingHolder.rollbackTransaction();
+      await pendingHolder.release();
+    }
+    await a.dataSource.query(`DELETE FROM outbox WHERE payload->>'marker' = 'pending'`);
+  });
+
+  async function sweepAndHold(sweepers: OutboxRetention[]): Promise<void> {
     const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => sweepers[i % 2].sweep()));
     const deleted = outcomes.filter((outcome): outcome is number => outcome !== null);
     // The timers' sweeps run too: together every backlog row went exactly once, by someone.
@@ -128,6 +148,5 @@ describe(OutboxRetention.name, () => {
     }
     await eventually(async () => expect(await countRows(a, 'held')).toBe(0));
     expect(await countRows(a, 'pending')).toBe(50);
-    await a.dataSource.query(`DELETE FROM outbox WHERE payload->>'marker' = 'pending'`);
-  });
+  }
 });
