@@ -16,7 +16,7 @@ const common = {
   transform: { '^.+\\.(t|j|mj)sx?$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|load-esm|file-type|strtok3|token-types|@tokenizer)/)'],
   moduleNameMapper: {
-    '^@centralita/(contracts|domain)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@centralita/(contracts|domain|channels)$': '<rootDir>/libs/$1/src/index.ts',
     // Node-only code shared by the API and the worker (never bundled by the console).
     '^@centralita/contracts/server$': '<rootDir>/libs/contracts/src/server/index.ts',
   },

@@ -9,6 +9,7 @@ import { log, fail } from './log.mjs';
 const NODE_PROJECTS = [
   'libs/contracts/tsconfig.build.json',
   'libs/domain/tsconfig.build.json',
+  'libs/channels/tsconfig.build.json',
   'apps/api/tsconfig.build.json',
   'apps/worker/tsconfig.build.json',
 ];

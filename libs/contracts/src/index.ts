@@ -21,3 +21,4 @@ export * from './softphone';
 export * from './survey';
 export * from './webchat';
 export * from './outbound-templates';
+export * from './channels';

@@ -12,6 +12,8 @@ describe('queue registry', () => {
       routing: 'routing-requests',
       outboundCallEvents: 'outbound-call-events',
       dialerTicks: 'dialer-ticks',
+      channelInbound: 'channel-inbound',
+      channelSend: 'channel-send',
     });
   });
 

@@ -26,6 +26,10 @@ export const QUEUES = {
   outboundCallEvents: 'outbound-call-events',
   /** Worker → worker: one repeatable tick that paces every running campaign. */
   dialerTicks: 'dialer-ticks',
+  /** API (through the outbox) → API: process one stored raw channel webhook event; job id `channel-event.<eventId>`. */
+  channelInbound: 'channel-inbound',
+  /** API (through the outbox) → worker: send one agent message through its channel adapter; job id `channel-send.<messageId>`. */
+  channelSend: 'channel-send',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -59,6 +63,20 @@ export interface QueueJobs {
   /** Named after the job's kind. */
   [QUEUES.outboundCallEvents]: { name: OutboundCallEventJob['kind']; data: OutboundCallEventJob };
   [QUEUES.dialerTicks]: { name: 'tick'; data: Record<string, never> };
+  [QUEUES.channelInbound]: { name: 'process'; data: ChannelInboundJob };
+  [QUEUES.channelSend]: { name: 'send'; data: ChannelSendJob };
+}
+
+/** One raw webhook body stored in channel_events, to parse and take in. */
+export interface ChannelInboundJob {
+  tenantId: string;
+  eventId: string;
+}
+
+/** One agent message (messages.id, delivery status `pending`) to send through its conversation's channel account. */
+export interface ChannelSendJob {
+  tenantId: string;
+  messageId: string;
 }
 export type QueueJob<Q extends QueueName> = QueueJobs[Q];
 export type QueuePayloads = { [Q in QueueName]: QueueJobs[Q]['data'] };

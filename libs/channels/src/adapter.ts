@@ -1,0 +1,206 @@
+/**
+ * The channel seam: one adapter per messaging provider behind this interface, registered by
+ * channel kind in registry.ts. The API verifies and parses webhooks with it; the worker sends,
+ * marks read and fetches media with it. An adapter holds no state of its own: everything it needs
+ * comes in the account (credentials decrypted by the caller) and the endpoints (configuration, so
+ * tests point every provider at a local fake).
+ */
+import type { AttachmentKind, MessagingKind } from '@centralita/contracts';
+
+export type { AttachmentKind } from '@centralita/contracts';
+/** The channels an adapter serves: every digital channel but web chat, which the platform serves itself. */
+export type MessagingChannelKind = MessagingKind;
+
+/** What a channel can do, as data: the core and the console read these, never the kind. */
+export interface ChannelCapabilities {
+  /** Longest text one message carries (characters). */
+  textLimit: number;
+  /** Attachment kinds and their largest size in bytes, as the provider accepts them for sending. */
+  attachments: Partial<Record<AttachmentKind, { maxBytes: number; mimeTypes: readonly string[] }>>;
+  /** Which receipts the provider reports for sent messages. */
+  receipts: { delivered: boolean; read: boolean };
+  typing: boolean;
+  /** Whether markRead tells the customer their message was read. */
+  markRead: boolean;
+  /**
+   * Hours after the customer's last message during which free text may be sent; null when the
+   * channel has no window. Outside it only approved templates go out (WhatsApp) or, where the
+   * account has it, messages tagged HUMAN_AGENT (humanAgentTagHours: Messenger, Instagram).
+   */
+  replyWindowHours: number | null;
+  humanAgentTagHours: number | null;
+  /** Whether the account has provider-approved templates (listTemplates, send with `template`). */
+  templates: boolean;
+}
+
+/** Where each provider's API is: configuration (channelEndpointsFromEnv), so tests use local fakes. */
+export interface ChannelEndpoints {
+  /** Meta's Graph API root, e.g. https://graph.facebook.com (WhatsApp Cloud API, Messenger, Instagram). */
+  metaGraphUrl: string;
+  /** e.g. v23.0 */
+  metaGraphVersion: string;
+  /** Telegram Bot API root, e.g. https://api.telegram.org */
+  telegramApiUrl: string;
+  /** X API root, e.g. https://api.x.com */
+  xApiUrl: string;
+}
+
+/**
+ * One connected account as an adapter sees it. `externalAccountId` is the provider's id for the
+ * account (WhatsApp phone-number id, Facebook page id, Instagram account id, Telegram bot id, X user
+ * id); `settings` are its plain settings (e.g. WhatsApp business account id), `secrets` its
+ * decrypted credentials (access token, app secret, bot token, …) and `verifyToken` the token the
+ * platform generated for the provider's handshake or secret header.
+ */
+export interface ChannelAccount {
+  id: string;
+  kind: MessagingChannelKind;
+  externalAccountId: string;
+  settings: Record<string, string>;
+  secrets: Record<string, string>;
+  verifyToken: string;
+}
+
+/** A webhook request as received: header names lower-case, the body exactly as sent. */
+export interface WebhookRequest {
+  method: 'GET' | 'POST';
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+}
+
+/**
+ * What verification decided, before anything is parsed:
+ * - `challenge`: a provider handshake (Meta's hub.challenge, X's CRC); answer `body` with 200;
+ * - `verified`: a signed event, to parse;
+ * - `refused`: answer 401 (403 for a failed handshake) and store nothing.
+ */
+export type WebhookVerdict =
+  | { kind: 'challenge'; body: string; contentType: 'text/plain' | 'application/json' }
+  | { kind: 'verified' }
+  | { kind: 'refused'; reason: string };
+
+/** A medium the customer sent, to fetch at once with fetchMedia (provider URLs expire). */
+export interface InboundMediaRef {
+  kind: AttachmentKind;
+  /** The provider's media id (WhatsApp media id, Telegram file_id) or its URL (Messenger, Instagram, X). */
+  ref: string;
+  mimeType?: string;
+  fileName?: string;
+  caption?: string;
+  /** As announced by the provider, when it does. */
+  size?: number;
+}
+
+export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** Every event a webhook payload carries, in payload order (a batch yields several). */
+export type InboundEvent =
+  | {
+      type: 'message';
+      /** The provider's id for the message: the key that makes a re-delivery a no-op. */
+      providerMessageId: string;
+      contact: { externalId: string; name?: string; username?: string };
+      at: Date;
+      text?: string;
+      media?: InboundMediaRef[];
+    }
+  | {
+      type: 'receipt';
+      /** The provider's id of a message the platform sent. */
+      providerMessageId: string;
+      status: ReceiptStatus;
+      at: Date;
+      contactExternalId?: string;
+      /** With `failed`: the provider's reason, shown to the agent. */
+      error?: { code: string; message: string };
+    }
+  | { type: 'typing'; contactExternalId: string; at: Date }
+  /** The customer blocked the bot (Telegram `kicked`), stopped marketing (WhatsApp), or came back (`opt-in`). */
+  | { type: 'opt-out' | 'opt-in'; contactExternalId: string; at: Date; reason: 'blocked' | 'marketing' | 'unblocked' };
+
+/** A template's parameters, in the provider's component order (header, body, buttons). */
+export interface TemplateSend {
+  name: string;
+  language: string;
+  /** Body parameters in order ({{1}}, {{2}}, …). */
+  bodyParameters: string[];
+  headerParameters?: string[];
+}
+
+export interface TemplateInfo {
+  name: string;
+  language: string;
+  status: string;
+  category: string;
+  /** The body text with its {{n}} placeholders. */
+  body: string;
+  parameterCount: number;
+}
+
+/** One message to send: exactly one of text, media or template. */
+export interface OutboundMessage {
+  to: string;
+  text?: string;
+  media?: { kind: AttachmentKind; mimeType: string; fileName: string; bytes: Buffer; caption?: string };
+  template?: TemplateSend;
+  /** Messenger/Instagram outside the 24 h window, where the account has the human-agent tag. */
+  humanAgentTag?: boolean;
+}
+
+export interface SendContext {
+  /** Stable per platform message: a provider that supports idempotency gets it, and a retry never sends twice. */
+  idempotencyKey: string;
+}
+
+export interface SendResult {
+  providerMessageId: string;
+}
+
+export interface FetchedMedia {
+  bytes: Buffer;
+  mimeType: string;
+  fileName?: string;
+}
+
+export interface ChannelAdapter {
+  readonly kind: MessagingChannelKind;
+  readonly capabilities: ChannelCapabilities;
+  /** Names of the secrets and settings an administrator enters (the console's form and the API's check). */
+  readonly credentials: { secrets: readonly string[]; settings: readonly string[] };
+  /** Checks the signature, secret header or handshake over the raw bytes, in constant time. Never throws. */
+  verifyWebhook(request: WebhookRequest, account: ChannelAccount): WebhookVerdict;
+  /** Every event of a verified body; throws WebhookPayloadError when the body is not what the provider sends. */
+  parseWebhook(rawBody: Buffer, account: ChannelAccount): InboundEvent[];
+  /** The provider's stable id for one delivery of a verified body (dedupe of raw events); null when it has none. */
+  deliveryId(rawBody: Buffer, account: ChannelAccount): string | null;
+  /** Throws ChannelError (retryable or not) on failure. */
+  send(account: ChannelAccount, message: OutboundMessage, context: SendContext): Promise<SendResult>;
+  markRead(account: ChannelAccount, input: { contactExternalId: string; providerMessageId: string }): Promise<void>;
+  /** Downloads a medium at once, refusing more than `maxBytes`. */
+  fetchMedia(account: ChannelAccount, media: InboundMediaRef, maxBytes: number): Promise<FetchedMedia>;
+  /** Calls the provider with the account's credentials; answers the account's display name there. */
+  testConnection(account: ChannelAccount): Promise<{ name: string }>;
+  /** Approved templates (capabilities.templates only). */
+  listTemplates?(account: ChannelAccount): Promise<TemplateInfo[]>;
+}
+
+/** A webhook body that verified but is not what the provider sends: answered 400, nothing stored. */
+export class WebhookPayloadError extends Error {
+  override name = 'WebhookPayloadError';
+}
+
+/**
+ * A provider call that failed. `retryable` (network errors, 5xx, rate limits) means the worker
+ * tries again with backoff (not before `retryAfterMs` when the provider said so); otherwise the
+ * message is failed for good and `message` (the provider's reason) is shown to the agent.
+ */
+export class ChannelError extends Error {
+  override name = 'ChannelError';
+  constructor(
+    message: string,
+    readonly details: { code: string; retryable: boolean; retryAfterMs?: number; status?: number },
+  ) {
+    super(message);
+  }
+}

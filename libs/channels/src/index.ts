@@ -1,0 +1,5 @@
+export * from './adapter';
+export * from './endpoints';
+export * from './http';
+export * from './registry';
+export { metaJson, metaSignature, verifyMetaSignature, constantTimeEqual } from './meta/signature';

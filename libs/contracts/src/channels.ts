@@ -1,0 +1,107 @@
+/**
+ * Messaging channel accounts and the messages they carry, as the API answers them and the console
+ * shows them (issue 19). The adapters themselves live in libs/channels (Node only).
+ */
+import type { ChannelKind } from './constants';
+
+/** Every digital channel but web chat: those an account connects to a provider. */
+export type MessagingKind = Exclude<ChannelKind, 'webchat'>;
+export const MESSAGING_KINDS: readonly MessagingKind[] = ['whatsapp', 'facebook', 'instagram', 'telegram', 'twitter'];
+
+/** A sent message's way to the customer; only forward (sent < delivered < read), `failed` is terminal. */
+export type MessageDeliveryStatus = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
+export const DELIVERY_STATUS_RANK: Record<MessageDeliveryStatus, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+
+export type AttachmentKind = 'image' | 'document' | 'audio' | 'video';
+
+export interface AttachmentView {
+  id: string;
+  kind: AttachmentKind;
+  fileName: string;
+  mimeType: string;
+  size: number;
+  /** Staff download path (GET, bearer): served as an attachment with nosniff. */
+  url: string;
+}
+
+/** What the console's account form needs per kind: GET /api/channel-kinds. */
+export interface ChannelKindView {
+  kind: MessagingKind;
+  /** Secret credential names (write-only: never answered back). */
+  secrets: string[];
+  /** Plain setting names. */
+  settings: string[];
+  textLimit: number;
+  replyWindowHours: number | null;
+  humanAgentTagHours: number | null;
+  templates: boolean;
+  attachments: Partial<Record<AttachmentKind, { maxBytes: number; mimeTypes: string[] }>>;
+  /** X is paid-only and being replaced: offered only when CHANNEL_X_ENABLED=on. */
+  enabled: boolean;
+}
+
+/** A connected account: GET/POST /api/channel-accounts, PUT/DELETE /api/channel-accounts/:id. */
+export interface ChannelAccountView {
+  id: string;
+  kind: MessagingKind;
+  name: string;
+  /** The provider's id of the account (phone-number id, page id, Instagram id, bot id, X user id). */
+  externalAccountId: string;
+  attentionLineId: string;
+  settings: Record<string, string>;
+  /** Which secrets are set (values never leave the server). */
+  secretsSet: string[];
+  /** To paste at the provider: the webhook URL and the verify token (Meta) / secret token (Telegram). */
+  webhookUrl: string;
+  verifyToken: string;
+  enabled: boolean;
+  /** The last provider check: POST /api/channel-accounts/:id/test. */
+  lastCheck: { ok: boolean; at: string; message: string | null } | null;
+  /** When the last webhook arrived (the console's online indicator, spec §4). */
+  lastEventAt: string | null;
+  createdAt: string;
+}
+
+export interface ChannelAccountInput {
+  kind: MessagingKind;
+  name: string;
+  externalAccountId: string;
+  attentionLineId: string;
+  settings?: Record<string, string>;
+  secrets?: Record<string, string>;
+  enabled?: boolean;
+}
+/** PUT: any field; `secrets` replaces only the names it carries. */
+export type ChannelAccountUpdate = Partial<Omit<ChannelAccountInput, 'kind'>>;
+
+/** GET /api/conversations/:id/reply-window: whether free text can still go out, and until when. */
+export interface ReplyWindowView {
+  conversationId: string;
+  channel: ChannelKind;
+  /** true for channels without a window (web chat, Telegram, X). */
+  open: boolean;
+  /** ISO time the window closes (null: no window, or no customer message yet). */
+  until: string | null;
+  /** Outside the window with this tag, free text may still go until `humanAgentUntil`. */
+  humanAgentUntil: string | null;
+  /** The account offers approved templates (WhatsApp). */
+  templates: boolean;
+  /** The customer opted out (blocked the bot, STOP): nothing can be sent. */
+  optedOut: boolean;
+}
+
+export interface TemplateView {
+  name: string;
+  language: string;
+  category: string;
+  body: string;
+  parameterCount: number;
+}
+
+/** POST /api/conversations/:id/template-messages */
+export interface TemplateMessageInput {
+  name: string;
+  language: string;
+  bodyParameters: string[];
+  clientMessageId?: string;
+}
