@@ -1,16 +1,19 @@
 import type { ChannelAdapter, ChannelEndpoints, MessagingChannelKind } from './adapter';
+import { createTwitterAdapter } from './twitter';
+import { createTelegramAdapter } from './telegram';
+import { createWhatsAppAdapter } from './whatsapp';
+import { createInstagramAdapter, createMessengerAdapter } from './messenger';
 
 /**
  * The typed registry: one adapter factory per messaging channel kind. Adding a channel adds its
  * folder and one line here; nothing in the core names a provider.
  */
-const FACTORIES: Record<MessagingChannelKind, ((endpoints: ChannelEndpoints) => ChannelAdapter) | null> = {
-  // Filled by each adapter's folder: whatsapp, facebook, instagram, telegram, twitter.
-  whatsapp: null,
-  facebook: null,
-  instagram: null,
-  telegram: null,
-  twitter: null,
+const FACTORIES: Record<MessagingChannelKind, (endpoints: ChannelEndpoints) => ChannelAdapter> = {
+  whatsapp: createWhatsAppAdapter,
+  facebook: createMessengerAdapter,
+  instagram: createInstagramAdapter,
+  telegram: createTelegramAdapter,
+  twitter: createTwitterAdapter,
 };
 
 export type ChannelRegistry = ReadonlyMap<MessagingChannelKind, ChannelAdapter>;
@@ -18,7 +21,7 @@ export type ChannelRegistry = ReadonlyMap<MessagingChannelKind, ChannelAdapter>;
 export function createChannelRegistry(endpoints: ChannelEndpoints): ChannelRegistry {
   const registry = new Map<MessagingChannelKind, ChannelAdapter>();
   for (const [kind, factory] of Object.entries(FACTORIES) as [MessagingChannelKind, (typeof FACTORIES)[MessagingChannelKind]][]) {
-    if (factory) registry.set(kind, factory(endpoints));
+    registry.set(kind, factory(endpoints));
   }
   return registry;
 }

@@ -1,0 +1,267 @@
+/**
+ * The WhatsApp Cloud API adapter (Meta Graph API): `{metaGraphUrl}/{metaGraphVersion}/…` with
+ * `Authorization: Bearer <accessToken>`.
+ *
+ * Account: `externalAccountId` is the WhatsApp phone-number id; `settings.wabaId` the WhatsApp
+ * Business Account id (templates live there); `secrets.accessToken` a system-user token with
+ * whatsapp_business_messaging and whatsapp_business_management; `secrets.appSecret` the Meta app's
+ * secret, which signs webhooks; `verifyToken` the platform's token for Meta's GET handshake.
+ */
+import {
+  ChannelError,
+  type ChannelAccount,
+  type ChannelAdapter,
+  type ChannelEndpoints,
+  type FetchedMedia,
+  type InboundMediaRef,
+  type OutboundMessage,
+  type SendResult,
+  type TemplateInfo,
+  type WebhookRequest,
+  type WebhookVerdict,
+} from '../adapter';
+import { downloadLimited } from '../http';
+import { constantTimeEqual, verifyMetaSignature } from '../meta/signature';
+import { WHATSAPP_CAPABILITIES } from './capabilities';
+import { graphRequest } from './graph';
+import { parseWhatsAppWebhook } from './webhook';
+
+/** Meta's handshake challenge is a number; anything else is not echoed (no reflected content). */
+const CHALLENGE_PATTERN = /^[A-Za-z0-9._-]{1,200}$/;
+/** A phone number as the Cloud API's `to` takes it; anything else is a business-scoped user id (`recipient`). */
+const PHONE_NUMBER_PATTERN = /^\+?\d{5,20}$/;
+/** Pages of templates read at most (Meta pages by 25 by default; 100 asked per page). */
+const TEMPLATE_PAGES = 10;
+
+interface SendResponse {
+  messages?: { id?: string }[];
+}
+interface MediaUrlResponse {
+  url?: string;
+  mime_type?: string;
+  file_size?: number | string;
+}
+interface TemplatesResponse {
+  data?: {
+    name?: string;
+    language?: string;
+    status?: string;
+    category?: string;
+    components?: { type?: string; text?: string; format?: string }[];
+  }[];
+  paging?: { next?: string };
+}
+
+export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapter {
+  const graph = `${endpoints.metaGraphUrl.replace(/\/+$/, '')}/${endpoints.metaGraphVersion}`;
+
+  const authorization = (account: ChannelAccount): Record<string, string> => {
+    const token = account.secrets.accessToken;
+    if (!token) throw new ChannelError('The WhatsApp account has no access token', { code: 'missing_credentials', retryable: false });
+    return { Authorization: `Bearer ${token}` };
+  };
+
+  const postJson = <T>(account: ChannelAccount, path: string, body: unknown): Promise<T> =>
+    graphRequest<T>(`${graph}/${path}`, {
+      method: 'POST',
+      headers: { ...authorization(account), 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  const getJson = <T>(account: ChannelAccount, url: string): Promise<T> => graphRequest<T>(url, { headers: authorization(account) });
+
+  /** Media goes up first (`/{phone-number-id}/media`, multipart) and is then sent by its id. */
+  const uploadMedia = async (account: ChannelAccount, media: NonNullable<OutboundMessage['media']>): Promise<string> => {
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('type', media.mimeType);
+    form.append('file', new Blob([media.bytes], { type: media.mimeType }), media.fileName);
+    const uploaded = await graphRequest<{ id?: string }>(`${graph}/${encodeURIComponent(account.externalAccountId)}/media`, {
+      method: 'POST',
+      headers: authorization(account),
+      body: form,
+    });
+    if (!uploaded?.id) throw new ChannelError('WhatsApp answered the upload without a media id', { code: 'bad_response', retryable: true });
+    return uploaded.id;
+  };
+
+  const messageBody = async (account: ChannelAccount, message: OutboundMessage): Promise<Record<string, unknown>> => {
+    const parts = [message.text !== undefined, message.media !== undefined, message.template !== undefined].filter(Boolean).length;
+    if (parts !== 1)
+      throw new ChannelError('A message carries exactly one of text, media or template', { code: 'invalid_message', retryable: false });
+    const to = message.to.trim();
+    // Phone numbers go as `to`; a user Meta knows only by business-scoped user id goes as `recipient`.
+    const addressee = PHONE_NUMBER_PATTERN.test(to) ? { to } : { recipient: to };
+    const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee };
+    if (message.text !== undefined) {
+      if (!message.text.trim()) throw new ChannelError('The message text is empty', { code: 'invalid_message', retryable: false });
+      if ([...message.text].length > WHATSAPP_CAPABILITIES.textLimit) {
+        throw new ChannelError(`WhatsApp texts carry at most ${WHATSAPP_CAPABILITIES.textLimit} characters`, {
+          code: 'text_too_long',
+          retryable: false,
+        });
+      }
+      return { ...envelope, type: 'text', text: { preview_url: false, body: message.text } };
+    }
+    if (message.template) {
+      const { name, language, bodyParameters, headerParameters } = message.template;
+      const text = (value: string) => ({ type: 'text', text: value });
+      const components = [
+        ...(headerParameters?.length ? [{ type: 'header', parameters: headerParameters.map(text) }] : []),
+        ...(bodyParameters.length ? [{ type: 'body', parameters: bodyParameters.map(text) }] : []),
+      ];
+      return {
+        ...envelope,
+        type: 'template',
+        template: { name, language: { code: language }, ...(components.length ? { components } : {}) },
+      };
+    }
+    const media = message.media!;
+    const limits = WHATSAPP_CAPABILITIES.attachments[media.kind];
+    if (!limits || !limits.mimeTypes.includes(media.mimeType)) {
+      throw new ChannelError(`WhatsApp does not accept ${media.mimeType} as ${media.kind}`, { code: 'media_type', retryable: false });
+    }
+    if (media.bytes.length > limits.maxBytes) {
+      throw new ChannelError(`WhatsApp accepts ${media.kind} files up to ${limits.maxBytes} bytes`, {
+        code: 'media_too_large',
+        retryable: false,
+      });
+    }
+    const id = await uploadMedia(account, media);
+    // Audio carries no caption at WhatsApp; documents carry their file name.
+    const object: Record<string, string> = { id };
+    if (media.caption && media.kind !== 'audio') object.caption = media.caption;
+    if (media.kind === 'document') object.filename = media.fileName;
+    return { ...envelope, type: media.kind, [media.kind]: object };
+  };
+
+  const resolveMediaUrl = async (account: ChannelAccount, mediaId: string): Promise<MediaUrlResponse & { url: string }> => {
+    const url = `${graph}/${encodeURIComponent(mediaId)}?phone_number_id=${encodeURIComponent(account.externalAccountId)}`;
+    const answer = await getJson<MediaUrlResponse>(account, url);
+    if (!answer?.url)
+      throw new ChannelError('WhatsApp answered the media without a download URL', { code: 'bad_response', retryable: true });
+    return answer as MediaUrlResponse & { url: string };
+  };
+
+  return {
+    kind: 'whatsapp',
+    capabilities: WHATSAPP_CAPABILITIES,
+    credentials: { secrets: ['accessToken', 'appSecret'], settings: ['wabaId'] },
+
+    verifyWebhook(request: WebhookRequest, account: ChannelAccount): WebhookVerdict {
+      try {
+        if (request.method === 'GET') {
+          const mode = request.query['hub.mode'];
+          const token = request.query['hub.verify_token'] ?? '';
+          const challenge = request.query['hub.challenge'] ?? '';
+          if (mode !== 'subscribe') return { kind: 'refused', reason: 'hub.mode is not subscribe' };
+          if (!account.verifyToken || !constantTimeEqual(token, account.verifyToken)) {
+            return { kind: 'refused', reason: 'hub.verify_token does not match' };
+          }
+          if (!CHALLENGE_PATTERN.test(challenge)) return { kind: 'refused', reason: 'hub.challenge is missing or malformed' };
+          return { kind: 'challenge', body: challenge, contentType: 'text/plain' };
+        }
+        const signature = request.headers['x-hub-signature-256'];
+        if (!signature) return { kind: 'refused', reason: 'X-Hub-Signature-256 is missing' };
+        if (!account.secrets.appSecret) return { kind: 'refused', reason: 'the account has no app secret' };
+        return verifyMetaSignature(account.secrets.appSecret, request.rawBody, signature)
+          ? { kind: 'verified' }
+          : { kind: 'refused', reason: 'X-Hub-Signature-256 does not match the body' };
+      } catch {
+        return { kind: 'refused', reason: 'the request could not be verified' };
+      }
+    },
+
+    parseWebhook: (rawBody, account) => parseWhatsAppWebhook(rawBody, account.externalAccountId),
+
+    // Meta's webhooks carry no delivery id (a retry resends the same body): the core hashes the body.
+    deliveryId: () => null,
+
+    /**
+     * The Cloud API has no idempotency key or header. A retry does not send twice because the core
+     * enqueues each platform message once, under the job id `channel-send.<messageId>`, and stores the
+     * provider id on success; the remaining gap (Meta accepted, the answer was lost) cannot be closed
+     * on Meta's side.
+     */
+    async send(account, message): Promise<SendResult> {
+      const body = await messageBody(account, message);
+      const answer = await postJson<SendResponse>(account, `${encodeURIComponent(account.externalAccountId)}/messages`, body);
+      const id = answer?.messages?.[0]?.id;
+      if (!id) throw new ChannelError('WhatsApp answered the send without a message id', { code: 'bad_response', retryable: false });
+      return { providerMessageId: id };
+    },
+
+    async markRead(account, input): Promise<void> {
+      await postJson(account, `${encodeURIComponent(account.externalAccountId)}/messages`, {
+        messaging_product: 'whatsapp',
+        status: 'read',
+        message_id: input.providerMessageId,
+      });
+    },
+
+    /**
+     * GET /{media-id} answers a download URL that expires after minutes; it is fetched with the same
+     * bearer token. When the URL has expired between the two calls (404/401/403), a fresh one is asked once.
+     */
+    async fetchMedia(account, media: InboundMediaRef, maxBytes): Promise<FetchedMedia> {
+      let resolved = await resolveMediaUrl(account, media.ref);
+      const announced = Number(resolved.file_size);
+      if (Number.isFinite(announced) && announced > maxBytes) {
+        throw new ChannelError(`media too large: ${announced} bytes (limit ${maxBytes})`, { code: 'media_too_large', retryable: false });
+      }
+      let downloaded: { bytes: Buffer; mimeType: string };
+      try {
+        downloaded = await downloadLimited(resolved.url, { headers: authorization(account) }, maxBytes);
+      } catch (error) {
+        const status = error instanceof ChannelError ? error.details.status : undefined;
+        if (status !== 404 && status !== 401 && status !== 403 && status !== 410) throw error;
+        resolved = await resolveMediaUrl(account, media.ref);
+        downloaded = await downloadLimited(resolved.url, { headers: authorization(account) }, maxBytes);
+      }
+      const mimeType = (resolved.mime_type ?? media.mimeType ?? downloaded.mimeType).split(';')[0].trim();
+      return { bytes: downloaded.bytes, mimeType, fileName: media.fileName };
+    },
+
+    async testConnection(account): Promise<{ name: string }> {
+      const phone = await getJson<{ verified_name?: string; display_phone_number?: string }>(
+        account,
+        `${graph}/${encodeURIComponent(account.externalAccountId)}?fields=verified_name,display_phone_number`,
+      );
+      const name = [phone?.verified_name, phone?.display_phone_number].filter(Boolean).join(' · ');
+      return { name: name || account.externalAccountId };
+    },
+
+    async listTemplates(account): Promise<TemplateInfo[]> {
+      const wabaId = account.settings.wabaId;
+      if (!wabaId)
+        throw new ChannelError('The WhatsApp account has no business account id (wabaId)', { code: 'missing_settings', retryable: false });
+      const templates: TemplateInfo[] = [];
+      let url: string | undefined =
+        `${graph}/${encodeURIComponent(wabaId)}/message_templates?fields=name,language,status,category,components&limit=100`;
+      for (let page = 0; url && page < TEMPLATE_PAGES; page++) {
+        const answer: TemplatesResponse = await getJson<TemplatesResponse>(account, url);
+        for (const template of answer?.data ?? []) {
+          // Only approved templates can be sent; pending, rejected and paused ones are not offered.
+          if (!template.name || !template.language || template.status !== 'APPROVED') continue;
+          const body = template.components?.find((component) => component.type?.toUpperCase() === 'BODY')?.text ?? '';
+          templates.push({
+            name: template.name,
+            language: template.language,
+            status: template.status ?? 'UNKNOWN',
+            category: template.category ?? 'UNKNOWN',
+            body,
+            parameterCount: placeholderCount(body),
+          });
+        }
+        // Paging links are followed only on the configured Graph host (never a URL from elsewhere).
+        url = answer?.paging?.next?.startsWith(graph) ? answer.paging.next : undefined;
+      }
+      return templates;
+    },
+  };
+}
+
+/** The number of distinct {{n}} placeholders of a template body. */
+export function placeholderCount(body: string): number {
+  return new Set([...body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((match) => match[1])).size;
+}
