@@ -37,6 +37,8 @@ import { IvrsModule } from './modules/ivrs/ivrs.module';
 import { TrunksModule } from './modules/trunks/trunks.module';
 import { DashboardsModule } from './modules/dashboards/dashboards.module';
 import { ReportsModule } from './modules/reports/reports.module';
+import { ChannelsModule } from './modules/channels/channels.module';
+import { AttachmentsModule } from './modules/attachments/attachments.module';
 
 @Module({})
 export class AppModule {
@@ -81,6 +83,8 @@ export class AppModule {
         SoftphoneModule,
         OutboundModule,
         OutboundTemplatesModule,
+        ChannelsModule,
+        AttachmentsModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -9,6 +9,9 @@ import { IMPORT_DB, PhoneListImportProcessor } from './phone-lists/phone-list-im
 import { REPORT_DB, ReportExportProcessor } from './reports/report-export.processor';
 import { DialerService } from './dialer/dialer.service';
 import { SENTIMENT_DB, SentimentProcessor } from './sentiment/sentiment.processor';
+import { channelEndpointsFromEnv, createChannelRegistry } from '@centralita/channels';
+import { ConfigCrypto } from '@centralita/contracts/server';
+import { CHANNEL_SEND_DB, ChannelSendProcessor, WORKER_CHANNEL_REGISTRY } from './channels/channel-send.processor';
 
 @Module({})
 export class WorkerModule {
@@ -25,6 +28,7 @@ export class WorkerModule {
         BullModule.registerQueue({ name: QUEUES.phoneListImport }),
         BullModule.registerQueue({ name: QUEUES.reportExport }),
         BullModule.registerQueue({ name: QUEUES.sentiment }),
+        BullModule.registerQueue({ name: QUEUES.channelSend }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -67,6 +71,21 @@ export class WorkerModule {
             }),
         },
         SentimentProcessor,
+        {
+          provide: CHANNEL_SEND_DB,
+          // Its own pool, connected on the first send: provider calls never wait behind an export.
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 4, application_name: 'centralita-channel-send' },
+            }),
+        },
+        { provide: WORKER_CHANNEL_REGISTRY, useFactory: () => createChannelRegistry(channelEndpointsFromEnv()) },
+        // The API's key (CONFIG_ENCRYPTION_KEY): channel secrets are decrypted in memory for each send.
+        { provide: ConfigCrypto, useFactory: () => new ConfigCrypto(process.env) },
+        ChannelSendProcessor,
       ],
     };
   }

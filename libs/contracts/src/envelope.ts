@@ -44,6 +44,10 @@ export const ERROR_CODES = [
   'weak_password',
   'registration_link_invalid',
   'illegal_transition',
+  /** Free text to a messaging customer after the channel's reply window (WhatsApp 24 h): only a template may go. */
+  'reply_window_closed',
+  /** The customer blocked the bot or opted out of messages: nothing may be sent to them. */
+  'contact_opted_out',
   'service_unavailable',
   'internal',
 ] as const;

@@ -3,6 +3,7 @@
  * pushed over them. Every pushed entity carries its `version`: a client keeps the highest it has
  * seen, drops anything older, and resyncs over REST after a long outage.
  */
+import type { AttachmentView, MessageDeliveryStatus } from './channels';
 import type { SentimentAlertView } from './dashboards';
 import type { OutboundBoardView, OutboundCallView, OutboundPreviewLineView } from './outbound';
 
@@ -61,6 +62,15 @@ export interface MessageView {
   createdAt: string;
   deliveredAt: string | null;
   readAt: string | null;
+  /**
+   * An agent's message on a messaging channel: its way to the customer (only forward, see
+   * DELIVERY_STATUS_RANK); null for web chat and for customers' messages.
+   */
+  deliveryStatus: MessageDeliveryStatus | null;
+  /** With `failed`: the provider's reason, shown to the agent. */
+  deliveryError: string | null;
+  /** Files the message carries (a message may have text, attachments or both). */
+  attachments: AttachmentView[];
 }
 
 export interface NoteView {
@@ -144,6 +154,8 @@ export interface StaffServerEvents {
   'conversation.updated': (view: ConversationView) => void;
   'agent.updated': (view: AgentView) => void;
   'message.created': (view: MessageView) => void;
+  /** A stored message changed: its delivery status moved (sent, delivered, read, failed). */
+  'message.updated': (view: MessageView) => void;
   'note.created': (view: NoteView) => void;
   'queue.updated': (view: LineQueueView) => void;
   'campaignQueue.updated': (view: CampaignQueueView) => void;
@@ -201,6 +213,8 @@ export function deliverStaffBatch(socket: PushListeners, pushes: StaffPush[]): v
 export interface VisitorServerEvents {
   'conversation.updated': (view: ConversationView) => void;
   'message.created': (view: MessageView) => void;
+  /** A stored message changed (the same view as staff get). */
+  'message.updated': (view: MessageView) => void;
   'queue.position': (view: QueuePositionView) => void;
   typing: (view: TypingView) => void;
   'message.read': (view: ReadView) => void;

@@ -21,6 +21,11 @@ const DEFAULTS: Record<ErrorCode, { status: HttpStatus; message: string }> = {
   reset_token_invalid: { status: HttpStatus.BAD_REQUEST, message: 'This password reset link is invalid or has expired.' },
   invitation_invalid: { status: HttpStatus.BAD_REQUEST, message: 'This invitation is invalid, has expired or was already used.' },
   illegal_transition: { status: HttpStatus.CONFLICT, message: 'That action is not allowed in the current state.' },
+  reply_window_closed: {
+    status: HttpStatus.CONFLICT,
+    message: "The customer's reply window has closed: only an approved template can be sent now.",
+  },
+  contact_opted_out: { status: HttpStatus.CONFLICT, message: 'This customer has blocked or opted out of messages: nothing can be sent.' },
   service_unavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: CATALOGUE_MESSAGES.generic },
   internal: { status: HttpStatus.INTERNAL_SERVER_ERROR, message: CATALOGUE_MESSAGES[500] },
 };

@@ -40,6 +40,11 @@ const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; fo
 const DOCS_PATH = '/api/docs';
 
 const WEB_CHAT_PAGE = '/WindowChat/windowChat';
+/**
+ * Provider webhooks (/api/channels/:kind/:accountId/webhook) read their body raw: the signature is
+ * checked over the exact bytes and nothing is parsed before it (ChannelWebhooksController).
+ */
+export const RAW_BODY_PATH = /^\/api\/channels\/[^/]+\/[^/]+\/webhook\/?$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ORIGINS_TTL_MS = 60_000;
 
@@ -121,7 +126,7 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig): v
       } else if (serveConsole) serveConsole(req, res, next);
       else next();
     };
-    if (!mayHaveBody(req)) {
+    if (!mayHaveBody(req) || (api && RAW_BODY_PATH.test(req.path))) {
       // What the JSON parser does for a request without a body, without its per-request work.
       if (!Reflect.has(req, 'body')) req.body = undefined;
       afterBody();

@@ -42,6 +42,8 @@ import { FileStore1763703400000 } from './migrations/1763703400000-file-store';
 import { RealtimeViewVersions1763703500000 } from './migrations/1763703500000-realtime-view-versions';
 import { CampaignTimerDeadlines1763703600000 } from './migrations/1763703600000-campaign-timer-deadlines';
 import { CampaignIdleReason1763704100000 } from './migrations/1763704100000-campaign-idle-reason';
+import { ChannelAccounts1763704200000 } from './migrations/1763704200000-channel-accounts';
+import { MessageDeliveryAndAttachments1763704300000 } from './migrations/1763704300000-message-delivery-and-attachments';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -112,6 +114,8 @@ export const MIGRATIONS = [
   RealtimeViewVersions1763703500000,
   CampaignTimerDeadlines1763703600000,
   CampaignIdleReason1763704100000,
+  ChannelAccounts1763704200000,
+  MessageDeliveryAndAttachments1763704300000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -17,6 +17,7 @@ const settings = () => import('./screens/SettingsScreens');
 const clients = () => import('./screens/ClientScreens');
 const ivrs = () => import('./screens/IvrScreens');
 const trunks = () => import('./screens/TrunkScreens');
+const channelAccounts = () => import('./channels/ChannelsAdminPage');
 
 /** Administration screens by route path (spec §2); the rest keep their PlaceholderPage. Loaded on demand. */
 export const ADMIN_SCREENS: Record<string, Screen> = {
@@ -41,7 +42,7 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/list/SubmitList': named(phoneLists, 'SubmitListPage'),
   '/list/ListsExcel': named(phoneLists, 'ListEntriesPage'),
   '/platformSettings/platformSettings': named(settings, 'PlatformSettingsPage'),
-  '/ChannelsAdmin/ChannelsAdmin': named(settings, 'ChannelsAdminPage'),
+  '/ChannelsAdmin/ChannelsAdmin': named(channelAccounts, 'ChannelsAdminPage'),
   '/clients/ClientList': named(clients, 'ClientListPage'),
   '/clients/Add': named(clients, 'ClientFormPage'),
   '/clients/Update': named(clients, 'ClientFormPage'),

@@ -33,6 +33,8 @@ const CODE_FIRST = new Set<ErrorCode>([
   'payload_too_large',
   'service_unavailable',
   'illegal_transition',
+  'reply_window_closed',
+  'contact_opted_out',
 ]);
 
 function toFailure(error: unknown): AuthFailure {

@@ -2,7 +2,14 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
-import type { AppRoute, ConversationContext, ConversationView, TransferTargets } from '@centralita/contracts';
+import type {
+  AppRoute,
+  AttachmentView,
+  ChannelKindView,
+  ConversationContext,
+  ConversationView,
+  TransferTargets,
+} from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { describeError } from '../api/error-text';
 import { isApiError } from '../api/api-error';
@@ -10,7 +17,13 @@ import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { formatDateTime } from '../format/format';
 import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './components/Badges';
-import { ChatInput, type PredefinedOption } from './components/ChatInput';
+import { ChatInput, type AttachOptions, type PredefinedOption } from './components/ChatInput';
+import { ReplyWindowBanner, TemplatePicker } from './components/ReplyWindow';
+import { attachmentRulesFor } from './logic/attachments';
+import { allowsFreeText } from './logic/reply-window';
+import { useReplyWindow } from './useReplyWindow';
+import { uploadFile } from './upload';
+import { useServices } from '../app/ServicesContext';
 import { MessageList } from './components/MessageList';
 import { askNotificationPermission, beep, desktopNotify } from './components/notify';
 import { canAgent, canBecomeAvailable, canConversation } from './logic/machines';
@@ -106,6 +119,35 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
   const presence = state.presence;
   const selected = state.conversations.find((view) => view.id === state.selectedId) ?? null;
   const context = useConversationContext(api, selected);
+  const selectedMessages = useMemo(() => (selected ? (state.messages[selected.id] ?? []) : []), [selected, state.messages]);
+  const replyWindow = useReplyWindow(api, selected, selectedMessages, now + offset);
+
+  // What each messaging channel accepts (GET /api/channel-kinds); web chat uses the platform's own rules.
+  const [channelKinds, setChannelKinds] = useState<ChannelKindView[] | null>(null);
+  useEffect(() => {
+    api
+      .channelKinds()
+      .then(setChannelKinds)
+      .catch(() => setChannelKinds(null));
+  }, [api]);
+  const { client, session } = useServices();
+  const loadAttachment = useCallback((attachment: AttachmentView) => api.attachment(attachment.url), [api]);
+  const attachFor = (conversation: ConversationView): AttachOptions => ({
+    rules: attachmentRulesFor(conversation.channel, channelKinds),
+    upload: async (file, mimeType, clientMessageId, onProgress, signal) => {
+      const attempt = (token: string | null) =>
+        uploadFile({ path: api.attachmentUploadPath(conversation.id), file, mimeType, clientMessageId, token, onProgress, signal });
+      try {
+        desk.acceptMessage(await attempt(session.getAccessToken()));
+      } catch (error) {
+        // An access token that expired during a long upload: refreshed once, as every other call does.
+        if (!isApiError(error) || error.status !== 401) throw error;
+        const refreshed = await client.refreshSession();
+        if (!refreshed) throw error;
+        desk.acceptMessage(await attempt(refreshed.accessToken));
+      }
+    },
+  });
   const grid = useFitToWindow();
 
   return (
@@ -287,25 +329,66 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                 </div>
               </header>
               <MessageList
-                messages={state.messages[selected.id] ?? []}
+                messages={selectedMessages}
                 notes={state.notes[selected.id] ?? []}
                 perspective="staff"
                 typing={state.typing[selected.id]}
+                loadAttachment={loadAttachment}
               />
-              <ChatInput
-                disabled={selected.status !== 'Active' || selected.agentId !== state.me.id}
-                predefined={predefined}
-                emoticons={emoticons}
-                onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
-                onSend={async (text, clientMessageId) => {
-                  try {
-                    desk.acceptMessage(await api.send(selected.id, text, clientMessageId));
-                  } catch (error) {
-                    toast.error(t('desk.errors.sendFailed'), describeError(error, t));
-                    throw error;
+              <ReplyWindowBanner state={replyWindow.state} now={now + offset} error={replyWindow.error} onRetry={replyWindow.reload} />
+              {replyWindow.state?.kind === 'closed' && replyWindow.state.templates ? (
+                <TemplatePicker
+                  templates={replyWindow.templates}
+                  error={replyWindow.templatesError}
+                  onRetry={replyWindow.reload}
+                  onSend={async (template, bodyParameters, clientMessageId) => {
+                    try {
+                      desk.acceptMessage(
+                        await api.sendTemplate(selected.id, {
+                          name: template.name,
+                          language: template.language,
+                          bodyParameters,
+                          clientMessageId,
+                        }),
+                      );
+                    } catch (error) {
+                      toast.error(t('desk.errors.sendFailed'), describeError(error, t));
+                      replyWindow.reload();
+                      throw error;
+                    }
+                  }}
+                />
+              ) : (
+                <ChatInput
+                  disabled={
+                    selected.status !== 'Active' ||
+                    selected.agentId !== state.me.id ||
+                    (replyWindow.state !== null && replyWindow.state.kind !== 'loading' && !allowsFreeText(replyWindow.state))
                   }
-                }}
-              />
+                  disabledReason={
+                    replyWindow.state?.kind === 'optedOut'
+                      ? t('desk.window.optedOut')
+                      : replyWindow.state?.kind === 'closed'
+                        ? t('desk.window.closedNoTemplates')
+                        : undefined
+                  }
+                  predefined={predefined}
+                  emoticons={emoticons}
+                  attach={attachFor(selected)}
+                  onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
+                  onSend={async (text, clientMessageId) => {
+                    try {
+                      desk.acceptMessage(await api.send(selected.id, text, clientMessageId));
+                    } catch (error) {
+                      toast.error(t('desk.errors.sendFailed'), describeError(error, t));
+                      // Refused because the window closed or the customer opted out meanwhile: show why.
+                      if (isApiError(error) && (error.code === 'reply_window_closed' || error.code === 'contact_opted_out'))
+                        replyWindow.reload();
+                      throw error;
+                    }
+                  }}
+                />
+              )}
             </>
           ) : (
             <p className="muted desk-empty" data-testid="chat-empty">

@@ -422,7 +422,13 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                   />
                 </div>
               </header>
-              <MessageList messages={live.messages} notes={live.notes} perspective="staff" typing={live.typing} />
+              <MessageList
+                messages={live.messages}
+                notes={live.notes}
+                perspective="staff"
+                typing={live.typing}
+                loadAttachment={(attachment) => api.attachment(attachment.url)}
+              />
               <div className="desk-whisper">
                 <span className="desk-whisper__label">{t('desk.supervision.whisper')}</span>
                 <ChatInput

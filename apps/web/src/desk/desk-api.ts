@@ -1,5 +1,9 @@
 import type {
   AgentView,
+  ChannelKindView,
+  ReplyWindowView,
+  TemplateMessageInput,
+  TemplateView,
   ClockReading,
   ConversationContext,
   ConversationView,
@@ -14,7 +18,7 @@ import type {
   TransferTargets,
   WebchatLineView,
 } from '@centralita/contracts';
-import { createApiClient, type ApiClient } from '../api/http-client';
+import { createApiClient, readEnvelope, type ApiClient } from '../api/http-client';
 import type { TokenSource } from '../api/http-client';
 
 export interface PauseReason {
@@ -80,6 +84,16 @@ export function createDeskApi(client: ApiClient) {
     predefinedMessages: () => client.get<PredefinedMessageSummary[]>('/api/predefined-messages/usable'),
     emoticons: () => client.get<string[]>('/api/agent/emoticons'),
     transferTargets: () => client.get<TransferTargets>('/api/agent/transfer-targets'),
+    // Messaging channels: what each kind accepts, the reply window, templates and attachments.
+    channelKinds: () => client.get<ChannelKindView[]>('/api/channel-kinds'),
+    replyWindow: (conversationId: string) => client.get<ReplyWindowView>(`/api/conversations/${id(conversationId)}/reply-window`),
+    /** The approved templates of the conversation's channel account (WhatsApp). */
+    templates: (conversationId: string) => client.get<TemplateView[]>(`/api/conversations/${id(conversationId)}/templates`),
+    sendTemplate: (conversationId: string, input: TemplateMessageInput) =>
+      client.post<MessageView>(`/api/conversations/${id(conversationId)}/template-messages`, input),
+    attachmentUploadPath: (conversationId: string) => `/api/conversations/${id(conversationId)}/attachments`,
+    /** An attachment's bytes (its view's staff `url`, bearer): shown through a blob URL, never by its address. */
+    attachment: async (url: string) => (await client.download(url)).blob(),
     // Supervision
     board: () => client.get<Board>('/api/supervisor/board'),
     conversations: (filter: SupervisorFilter) =>
@@ -122,6 +136,15 @@ export function createVisitorApi(getToken: () => string | null) {
     survey: (questionId: string, answer: string, last: boolean) =>
       client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),
     leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, opts),
+    attachmentUploadPath: '/api/webchat/conversation/attachments',
+    /** The visitor's own attachment (agent replies and their uploads), with the visitor token. */
+    attachment: async (attachmentId: string) => {
+      const response = await window.fetch(`/api/webchat/conversation/attachments/${encodeURIComponent(attachmentId)}`, {
+        headers: { Authorization: `Bearer ${getToken() ?? ''}`, Accept: '*/*' },
+      });
+      if (!response.ok) await readEnvelope(response);
+      return response.blob();
+    },
   };
 }
 export type VisitorApi = ReturnType<typeof createVisitorApi>;

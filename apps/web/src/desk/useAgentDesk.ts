@@ -3,7 +3,8 @@ import type { AgentView, ConversationView, MessageView, NoteView } from '@centra
 import { isApiError } from '../api/api-error';
 import { useAuth, useServices } from '../app/ServicesContext';
 import type { DeskApi, PauseReason } from './desk-api';
-import { applyReadMark, concernsAgentDesk, mergeMessages, VersionStore } from './logic/version-store';
+import { applyReadMark, concernsAgentDesk, VersionStore } from './logic/version-store';
+import { applyMessageUpdate, mergeDelivered } from './logic/delivery';
 import { loggedOutView } from './logic/machines';
 import { supervisorNotice } from './logic/supervisor-notice';
 import { useTranslation } from 'react-i18next';
@@ -62,7 +63,7 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     async (id: string) => {
       await connectionRef.current?.join({ kind: 'conversation', id });
       const [list, noteList] = await Promise.all([api.messages(id), api.notes(id).catch(() => [] as NoteView[])]);
-      setMessages((held) => ({ ...held, [id]: mergeMessages(held[id] ?? [], list) }));
+      setMessages((held) => ({ ...held, [id]: mergeDelivered(held[id] ?? [], list) }));
       setNotes((held) => ({ ...held, [id]: noteList }));
       // What the customer wrote before the agent had the chat (while queued, or to a colleague) and
       // nobody read is unread here too: the badge counts it when the chat arrives.
@@ -125,7 +126,7 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
       render();
     });
     socket.on('message.created', (message) => {
-      setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
+      setMessages((held) => ({ ...held, [message.conversationId]: mergeDelivered(held[message.conversationId] ?? [], [message]) }));
       if (message.senderKind === 'customer') {
         setTyping((held) => ({ ...held, [message.conversationId]: false }));
         // The chat on screen is marked read by the effect below; any other counts as unread.
@@ -133,6 +134,15 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
           setUnread((held) => ({ ...held, [message.conversationId]: (held[message.conversationId] ?? 0) + 1 }));
         }
       }
+    });
+    // A delivery status moved (the worker's send, a provider receipt): only forward, per message.
+    socket.on('message.updated', (message) => {
+      setMessages((held) => {
+        const list = held[message.conversationId];
+        if (!list) return held;
+        const next = applyMessageUpdate(list, message);
+        return next === list ? held : { ...held, [message.conversationId]: [...next] };
+      });
     });
     socket.on('note.created', (note) => {
       setNotes((held) => {
@@ -184,7 +194,7 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
     [presence],
   );
   const acceptMessage = useCallback((message: MessageView) => {
-    setMessages((held) => ({ ...held, [message.conversationId]: mergeMessages(held[message.conversationId] ?? [], [message]) }));
+    setMessages((held) => ({ ...held, [message.conversationId]: mergeDelivered(held[message.conversationId] ?? [], [message]) }));
   }, []);
 
   // Only what the agent holds now: a conversation transferred, closed or taken back (force logout)

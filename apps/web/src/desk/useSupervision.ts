@@ -14,6 +14,7 @@ import { useToast } from '../toast/ToastProvider';
 import { useServices } from '../app/ServicesContext';
 import type { BoardAgent, DeskApi, PauseReason } from './desk-api';
 import { applyReadMark, mergeMessages, VersionStore } from './logic/version-store';
+import { applyMessageUpdate } from './logic/delivery';
 import { connectStaff, type RealtimeConnection, type StaffSocket } from './realtime/socket-client';
 import type { ConnectionStatus } from './useAgentDesk';
 
@@ -122,6 +123,14 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
     );
     socket.on('message.created', (message) => {
       if (message.conversationId === watchedRef.current) setMessages((held) => mergeMessages(held, [message]));
+    });
+    // Delivery marks move live for the supervisor too (only forward: see acceptMessageUpdate).
+    socket.on('message.updated', (message) => {
+      if (message.conversationId === watchedRef.current)
+        setMessages((held) => {
+          const next = applyMessageUpdate(held, message);
+          return next === held ? held : [...next];
+        });
     });
     socket.on('note.created', (note) => {
       if (note.conversationId === watchedRef.current)

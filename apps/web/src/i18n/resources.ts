@@ -6,6 +6,7 @@ import es from '../locales/es.json';
 import it from '../locales/it.json';
 import ru from '../locales/ru.json';
 import sr from '../locales/sr.json';
+import { CHANNELS_DICTIONARIES } from '../locales/channels';
 import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
 import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
@@ -27,6 +28,7 @@ export const AREA_DICTIONARIES = {
   outbound: OUTBOUND_DICTIONARIES,
   outboundTemplates: OUTBOUND_TEMPLATES_DICTIONARIES,
   softphone: SOFTPHONE_DICTIONARIES,
+  channels: CHANNELS_DICTIONARIES,
 } as const;
 type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };
 

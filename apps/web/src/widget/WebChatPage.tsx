@@ -10,6 +10,7 @@ import {
   SURVEY_SCALE,
   SURVEY_YES_NO,
   WIDGET_WIDTH_PX,
+  type AttachmentView,
   type ConversationView,
   type MessageView,
   type QueuePositionView,
@@ -26,7 +27,10 @@ import { MessageList } from '../desk/components/MessageList';
 import { createVisitorApi } from '../desk/desk-api';
 import { canConversation } from '../desk/logic/machines';
 import { roundedWait } from '../desk/logic/time';
-import { applyReadMark, mergeMessages } from '../desk/logic/version-store';
+import { applyReadMark } from '../desk/logic/version-store';
+import { applyMessageUpdate, mergeDelivered as mergeMessages } from '../desk/logic/delivery';
+import { WEBCHAT_ATTACHMENT_RULES } from '../desk/logic/attachments';
+import { uploadFile } from '../desk/upload';
 import { connectVisitor } from '../desk/realtime/socket-client';
 import {
   pickLanguage,
@@ -186,6 +190,12 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
         if (document.visibilityState === 'visible') void api.read(message.sequence).catch(() => undefined);
       }
     });
+    socket.on('message.updated', (message) =>
+      setMessages((held) => {
+        const next = applyMessageUpdate(held, message);
+        return next === held ? held : [...next];
+      }),
+    );
     // Pushes from different API processes may cross: the highest version is the newest (VIEW_VERSIONS).
     socket.on('queue.position', (view) => setQueue((held) => (newerView(held, view) ? view : held)));
     socket.on('typing', (view) => {
@@ -213,6 +223,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
     setConversation(view);
   };
 
+  const loadAttachment = useCallback((attachment: AttachmentView) => api.attachment(attachment.id), [api]);
   const color = branding?.mainColor && /^#[0-9a-f]{3,8}$/i.test(branding.mainColor) ? branding.mainColor : undefined;
   const customer = { kind: 'customer' as const };
   const status = conversation?.status ?? null;
@@ -275,7 +286,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
       <div className="webchat-end" data-testid="webchat-closed">
         <i className="pi pi-check-circle" aria-hidden="true" />
         <p>{t('desk.widget.thanks')}</p>
-        <MessageList messages={messages} perspective="customer" />
+        <MessageList messages={messages} perspective="customer" loadAttachment={loadAttachment} />
         <Button label={t('desk.widget.newChat')} onClick={forget} data-testid="webchat-new" />
       </div>
     );
@@ -324,9 +335,24 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
             {agentName ? t('desk.widget.transferredTo', { name: agentName }) : t('desk.widget.transferring')}
           </p>
         ) : null}
-        <MessageList messages={messages} perspective="customer" typing={typing} />
+        <MessageList messages={messages} perspective="customer" typing={typing} loadAttachment={loadAttachment} />
         <ChatInput
           testIdPrefix="webchat"
+          attach={{
+            rules: WEBCHAT_ATTACHMENT_RULES,
+            upload: async (file, mimeType, clientMessageId, onProgress, signal) => {
+              const message = await uploadFile({
+                path: api.attachmentUploadPath,
+                file,
+                mimeType,
+                clientMessageId,
+                token: tokenRef.current,
+                onProgress,
+                signal,
+              });
+              setMessages((held) => mergeMessages(held, [message]));
+            },
+          }}
           onTyping={(on) => void api.typing(on).catch(() => undefined)}
           onSend={async (text, clientMessageId) => {
             try {

@@ -3,5 +3,7 @@
 export * from './config-crypto';
 export * from './file-store';
 export * from './log-level';
+export * from './message-view';
 export * from './outgoing-address';
 export * from './outbox';
+export * from './reply-window';

@@ -196,3 +196,30 @@ export class SupervisorConversationsQueryDto {
   @IsBoolean()
   showAll?: boolean;
 }
+
+/** POST /api/conversations/:id/template-messages (TemplateMessageInput). */
+export class TemplateMessageDto {
+  @ApiProperty({ maxLength: 512, description: "The approved template's name, as GET /api/channel-accounts/:id/templates lists it" })
+  @Trim()
+  @Length(1, 512, { message: 'name must have 1 to 512 characters' })
+  @IsString()
+  name!: string;
+
+  @ApiProperty({ example: 'es', description: "The template's language code" })
+  @Trim()
+  @Matches(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})?$/, { message: 'language must be a language code such as es or en_US' })
+  @IsString()
+  language!: string;
+
+  @ApiProperty({ type: [String], description: 'Body parameters in order ({{1}}, {{2}}, …); as many as the template has' })
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true, message: 'each body parameter must be at most 1024 characters' })
+  @IsNotEmpty({ each: true, message: 'body parameters must not be empty' })
+  bodyParameters!: string[];
+
+  @ApiPropertyOptional({ description: 'Client-chosen id: the same message sent twice is stored once' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'clientMessageId must be 1 to 64 letters, digits, "_", "." or "-"' })
+  @IsString()
+  clientMessageId?: string;
+}

@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
 import { IntakeModule } from '../intake/intake.module';
 import { MachineHostModule } from '../machine-host/machine-host.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { RoutingModule } from '../routing/routing.module';
 import { AgentController } from './agent.controller';
+import { ChannelMessagesController } from './channel-messages.controller';
 import { DeskService } from './desk.service';
+import { OutboundRulesService } from './outbound-rules.service';
 import { NotesController, SupervisorController } from './supervisor.controller';
 import { SupervisorService } from './supervisor.service';
 import { WebchatController } from './webchat.controller';
@@ -13,8 +16,9 @@ import { WebchatService } from './webchat.service';
 
 /** Web chat (visitors), the agent desk and the supervisor's view: the HTTP side of the real-time core. */
 @Module({
-  imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule],
-  controllers: [WebchatController, AgentController, SupervisorController, NotesController],
-  providers: [WebchatService, DeskService, SupervisorService],
+  imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule],
+  controllers: [WebchatController, AgentController, SupervisorController, NotesController, ChannelMessagesController],
+  providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService],
+  exports: [DeskService, OutboundRulesService, WebchatService],
 })
 export class ConversationsModule {}

@@ -14,7 +14,8 @@ import type { Principal } from '../auth/principal';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from '../machine-host/views';
 import type { SendMessageDto, TransferDto } from './conversations.dto';
-import { MessagesService } from './messages.service';
+import { MessagesService, type NewAttachment, type StoredTemplate } from './messages.service';
+import { OutboundRulesService } from './outbound-rules.service';
 
 /** The event that makes an agent in `status` available again (POST /api/agent/presence/available). */
 function availableEvent(status: string): 'agent.resumed' | 'agent.afterCallWorkEnded' | 'agent.madeAvailable' {
@@ -53,6 +54,7 @@ export class DeskService {
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
     private readonly messages: MessagesService,
+    private readonly rules: OutboundRulesService,
   ) {}
 
   actorOf(principal: Principal, asSupervisor = false): Actor {
@@ -294,7 +296,17 @@ export class DeskService {
     return this.messages.list(id, after ?? 0, 'staff');
   }
 
-  async send(principal: Principal, id: string, input: SendMessageDto): Promise<MessageView> {
+  /**
+   * An agent's message. On a messaging channel it is stored `pending` with the worker's send job
+   * (MessagesService), unless the customer opted out or the reply window closed: then nothing is
+   * stored (OutboundRulesService). Attachments and templates come through the same path
+   * (AttachmentsService, ChannelMessagesController).
+   */
+  async send(
+    principal: Principal,
+    id: string,
+    input: SendMessageDto & { attachments?: NewAttachment[]; template?: StoredTemplate },
+  ): Promise<MessageView> {
     const { message } = await this.messages.send(
       {
         conversationId: id,
@@ -302,17 +314,26 @@ export class DeskService {
         sender: { kind: 'agent', id: principal.userId },
         text: input.text,
         clientMessageId: input.clientMessageId,
+        attachments: input.attachments,
+        template: input.template,
+        beforeStore: (manager, row) =>
+          OutboundRulesService.isMessaging(row)
+            ? this.rules.assertCanSend(manager, row, input.template ? 'template' : 'text')
+            : Promise.resolve(),
       },
-      (row) => {
-        if (row.status !== 'Active' || row.agent_id !== principal.userId) {
-          throw new AppException('illegal_transition', {
-            message: `Only the agent handling an Active conversation may write to it (it is ${row.status})`,
-            data: { event: 'message.send', state: row.status },
-          });
-        }
-      },
+      (row) => DeskService.requireHandler(principal, row),
     );
     return message;
+  }
+
+  /** Only the agent handling an Active conversation writes to it. */
+  static requireHandler(principal: Principal, row: ConversationRow): void {
+    if (row.status !== 'Active' || row.agent_id !== principal.userId) {
+      throw new AppException('illegal_transition', {
+        message: `Only the agent handling an Active conversation may write to it (it is ${row.status})`,
+        data: { event: 'message.send', state: row.status },
+      });
+    }
   }
 
   async read(principal: Principal, id: string, upToSequence: number): Promise<{ read: number }> {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { roomName, type ChannelKind, type MessageView, type NoteView } from '@centralita/contracts';
+import { QUEUES, outboxJob, roomName, type AttachmentKind, type ChannelKind, type MessageView, type NoteView } from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { jobEffect } from '@centralita/contracts/server';
 import { AppException } from '../../common/app.exception';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { isUniqueViolation } from '../admin/rule-check';
@@ -11,7 +12,7 @@ import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
 import { sentimentRequest } from '../dashboards/sentiment-request';
 import { emitEphemeral } from '../machine-host/ephemeral';
-import { messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
+import { MESSAGE_ATTACHMENTS_SQL, messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
 
 export interface NewMessage {
   conversationId: string;
@@ -23,6 +24,35 @@ export interface NewMessage {
   external?: ExternalMessageId;
   /** When the customer sent it, as the channel reports it; never later than now (default now). */
   at?: Date;
+  /**
+   * Files already in the file store (AttachmentsService), recorded with the message in its
+   * transaction. With attachments the text may be empty (a photo without caption): B1's
+   * media-only inbound messages call `send({ ..., text: '', attachments: [...] })`.
+   */
+  attachments?: NewAttachment[];
+  /** A template message (outside a reply window): what the worker sends instead of the text, which is its rendered body. */
+  template?: StoredTemplate;
+  /**
+   * Checks run under the conversation's row lock, after `guard`, before anything is stored (an
+   * agent's message to a messaging channel: opt-out and reply window). Throwing stores nothing.
+   */
+  beforeStore?: (manager: EntityManager, conversation: ConversationRow) => Promise<void>;
+}
+
+/** A complete file of the file store, to record as one attachment of the message. */
+export interface NewAttachment {
+  fileId: string;
+  kind: AttachmentKind;
+  fileName: string;
+  mimeType: string;
+  size: number;
+}
+
+/** messages.template: the approved template and its parameters, as OutboundMessage.template takes them. */
+export interface StoredTemplate {
+  name: string;
+  language: string;
+  bodyParameters: string[];
 }
 
 /** A provider's message id, unique per tenant, channel and channel account (uq_messages_external_id). */
@@ -94,8 +124,14 @@ export class MessagesService {
   ) {}
 
   async send(input: NewMessage, guard: (row: ConversationRow) => void): Promise<SentMessage> {
+    const text = input.text.trim();
+    if (!text && !input.attachments?.length) {
+      throw new AppException('validation', { message: 'text must not be empty', data: { fields: { text: ['text must not be empty'] } } });
+    }
     // A customer's message also asks the worker to score it, in the same outbox write (messageEffects).
-    return (input.sender.kind === 'customer' ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
+    // Attachments are rows of their own: only the transaction of the locked path writes them with the message.
+    const alone = input.sender.kind === 'customer' && !input.attachments?.length && !input.beforeStore;
+    return (alone ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
   }
 
   /**
@@ -229,10 +265,10 @@ export class MessagesService {
     const stored = await this.host.transaction(async (manager, outbox) => {
       const conversation = await this.host.lockConversation(manager, input.conversationId, input.tenantId);
       if (input.clientMessageId) {
-        const [existing] = (await manager.query(`SELECT * FROM messages WHERE conversation_id = $1 AND client_message_id = $2`, [
-          input.conversationId,
-          input.clientMessageId,
-        ])) as MessageRow[];
+        const [existing] = (await manager.query(
+          `SELECT m.*, ${MESSAGE_ATTACHMENTS_SQL} FROM messages m WHERE m.conversation_id = $1 AND m.client_message_id = $2`,
+          [input.conversationId, input.clientMessageId],
+        )) as MessageRow[];
         if (existing) return { message: messageView(existing), conversationVersion: conversation.version };
       }
       if (input.external) {
@@ -240,6 +276,7 @@ export class MessagesService {
         if (existing) return { message: existing, conversationVersion: conversation.version };
       }
       guard(conversation);
+      await input.beforeStore?.(manager, conversation);
       // An agent's message leaves the version alone; a customer's steps the machine to a new one.
       let conversationVersion = conversation.version;
       if (input.sender.kind === 'customer') {
@@ -254,26 +291,64 @@ export class MessagesService {
         outbox.push(...stepped.outboxIds);
         conversationVersion = stepped.row.version;
       }
+      // Staff writing to a messaging channel: the worker sends it through the channel's adapter. It is
+      // stored under the conversation's account (receipts find it by the provider's id per account)
+      // and `pending` until the worker's answer; web chat's own messages need no delivery.
+      const outbound = input.sender.kind !== 'customer' && conversation.channel !== 'webchat' && Boolean(conversation.channel_account_id);
       const [row] = (await manager.query(
         `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id,
-           channel, channel_account_id, external_id, created_at)
-         VALUES ($1, $2, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), $3, $4, $5, $6, $7, $8, $9, $10)
+           channel, channel_account_id, external_id, created_at, delivery_status, delivery_updated_at, template)
+         VALUES ($1, $2, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), $3, $4, $5, $6, $7, $8, $9, $10,
+           $11::text, CASE WHEN $11::text IS NULL THEN NULL ELSE now() END, $12::jsonb)
          RETURNING *`,
         [
           input.conversationId,
           input.tenantId,
           input.sender.kind,
           input.sender.id ?? null,
-          input.text,
+          input.text.trim(),
           input.clientMessageId ?? null,
-          input.external?.channel ?? null,
-          input.external?.channelAccountId ?? null,
+          input.external?.channel ?? (outbound ? conversation.channel : null),
+          input.external?.channelAccountId ?? (outbound ? conversation.channel_account_id : null),
           input.external?.externalId ?? null,
           sentAt(input.at),
+          outbound ? 'pending' : null,
+          input.template ? JSON.stringify(input.template) : null,
         ],
       )) as MessageRow[];
+      row.attachments = input.attachments?.length
+        ? ((await manager.query(
+            `INSERT INTO message_attachments (tenant_id, message_id, file_id, kind, file_name, mime_type, size)
+             SELECT $1, $2, a.file_id, a.kind, a.file_name, a.mime_type, a.size
+             FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[]) WITH ORDINALITY AS a(file_id, kind, file_name, mime_type, size, n)
+             ORDER BY a.n
+             RETURNING id, kind, file_name, mime_type, size`,
+            [
+              input.tenantId,
+              row.id,
+              input.attachments.map((one) => one.fileId),
+              input.attachments.map((one) => one.kind),
+              input.attachments.map((one) => one.fileName),
+              input.attachments.map((one) => one.mimeType),
+              input.attachments.map((one) => one.size),
+            ],
+          )) as MessageRow['attachments'])
+        : [];
       const view = messageView(row);
-      outbox.push(...(await writeOutbox(manager, this.messageEffects(conversation, view))));
+      const effects = this.messageEffects(conversation, view);
+      // In the same transaction: committed, the message reaches the worker even if this process dies now.
+      if (outbound) {
+        effects.push(
+          jobEffect(
+            outboxJob(
+              QUEUES.channelSend,
+              { name: 'send', data: { tenantId: input.tenantId, messageId: row.id } },
+              { jobId: `channel-send.${row.id}` },
+            ),
+          ),
+        );
+      }
+      outbox.push(...(await writeOutbox(manager, effects)));
       return { message: view, conversationVersion };
     });
     // Committed. An agent's message leaves the version alone: a kept row only needs the new number.
@@ -287,14 +362,17 @@ export class MessagesService {
   /** The message already stored under a provider's id, in whichever of the contact's conversations took it. */
   async storedExternal(tenantId: string, external: ExternalMessageId, manager = this.dataSource.manager): Promise<MessageView | null> {
     const [row] = (await manager.query(
-      `SELECT * FROM messages WHERE tenant_id = $1 AND channel = $2 AND channel_account_id = $3 AND external_id = $4`,
+      `SELECT m.*, ${MESSAGE_ATTACHMENTS_SQL} FROM messages m
+       WHERE m.tenant_id = $1 AND m.channel = $2 AND m.channel_account_id = $3 AND m.external_id = $4`,
       [tenantId, external.channel, external.channelAccountId, external.externalId],
     )) as MessageRow[];
     return row ? messageView(row) : null;
   }
 
   private async storedMessage(id: string): Promise<MessageView> {
-    const [row] = (await this.dataSource.query(`SELECT * FROM messages WHERE id = $1`, [id])) as MessageRow[];
+    const [row] = (await this.dataSource.query(`SELECT m.*, ${MESSAGE_ATTACHMENTS_SQL} FROM messages m WHERE m.id = $1`, [
+      id,
+    ])) as MessageRow[];
     return messageView(row);
   }
 
@@ -327,7 +405,7 @@ export class MessagesService {
       [conversationId, after],
     );
     const rows: MessageRow[] = await this.dataSource.query(
-      `SELECT * FROM messages WHERE conversation_id = $1 AND sequence > $2 ORDER BY sequence`,
+      `SELECT m.*, ${MESSAGE_ATTACHMENTS_SQL} FROM messages m WHERE m.conversation_id = $1 AND m.sequence > $2 ORDER BY m.sequence`,
       [conversationId, after],
     );
     return rows.map(messageView);

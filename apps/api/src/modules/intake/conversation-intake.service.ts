@@ -6,7 +6,7 @@ import { AppException } from '../../common/app.exception';
 import { isUniqueViolation } from '../admin/rule-check';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import type { ConversationRow } from '../machine-host/views';
-import { MessagesService } from '../conversations/messages.service';
+import { MessagesService, type NewAttachment } from '../conversations/messages.service';
 
 /** The states in which a contact's conversation takes their next message (uq_conversations_open_contact). */
 const OPEN_STATUSES = ['Transitory', 'LiningUp', 'Active'];
@@ -56,6 +56,8 @@ export type CustomerMessageInput = Omit<IntakeChannel, 'channelAccountId'> & {
   clientMessageId?: string;
   /** When the customer sent it, as the channel reports it. */
   at?: Date;
+  /** Files the customer sent, already in the file store: stored with the message, which may then have no text. */
+  attachments?: NewAttachment[];
 } & (
     | {
         conversationId: string;
@@ -163,7 +165,10 @@ export class ConversationIntakeService {
       throw invalid('externalId', `externalId must have 1 to ${ID_LIMITS.externalId} characters`);
     }
     const text = input.text.trim();
-    if (!text || text.length > LIMITS.maxMessageLength) throw invalid('text', `text must have 1 to ${LIMITS.maxMessageLength} characters`);
+    const minLength = input.attachments?.length ? 0 : 1;
+    if (text.length < minLength || text.length > LIMITS.maxMessageLength) {
+      throw invalid('text', `text must have ${minLength} to ${LIMITS.maxMessageLength} characters`);
+    }
     for (let attempt = 1; ; attempt++) {
       if (external) {
         // A provider's retry of a message already stored: answered with it, nothing opened.
@@ -188,6 +193,7 @@ export class ConversationIntakeService {
             clientMessageId: input.clientMessageId,
             external: external ?? undefined,
             at: input.at,
+            attachments: input.attachments,
           },
           target.guard,
         );

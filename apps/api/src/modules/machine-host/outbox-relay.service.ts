@@ -18,11 +18,16 @@ const MARK_BATCH_MAX = 2000;
  * routing run or a timer is worth little late); the worker's sentiment scoring waits out a database
  * outage of the worker for ~30 minutes (2 s doubling, 11 tries), since nothing else asks again.
  */
-const RETRIES: Partial<Record<QueueName, { attempts: number; backoff: { type: 'exponential'; delay: number } }>> & {
-  default: { attempts: number; backoff: { type: 'exponential'; delay: number } };
-} = {
+type Retry = { attempts: number; backoff: { type: 'exponential' | 'custom'; delay: number } };
+const RETRIES: Partial<Record<QueueName, Retry>> & { default: Retry } = {
   default: { attempts: 5, backoff: { type: 'exponential', delay: 200 } },
   [QUEUES.sentiment]: { attempts: 11, backoff: { type: 'exponential', delay: 2000 } },
+  // A provider's rate limit names when to try again: the worker's channel-send backoff strategy
+  // (apps/worker/src/channels) honours it, else doubles from `delay`; then the message is failed.
+  [QUEUES.channelSend]: { attempts: 8, backoff: { type: 'custom', delay: 1000 } },
+  // A receipt may arrive before the send's answer stored the provider's id: its event is retried
+  // (0.5 s doubling, ~1 minute in all) before the unknown receipt is given up (channels/inbound).
+  [QUEUES.channelInbound]: { attempts: 8, backoff: { type: 'exponential', delay: 500 } },
 };
 
 class RedisUnavailable extends Error {}

@@ -4,8 +4,11 @@ import { Queue, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
-/** The queues of the registry (QUEUES) the API's machine host consumes: machines only run in the API. */
-export const MACHINE_QUEUES = [QUEUES.machineTimers, QUEUES.routing] as const;
+/**
+ * The queues of the registry (QUEUES) the API's machine host consumes: machines only run in the API.
+ * channel-inbound too: a provider's event becomes conversations and messages through the machines.
+ */
+export const MACHINE_QUEUES = [QUEUES.machineTimers, QUEUES.routing, QUEUES.channelInbound] as const;
 export type MachineQueueName = (typeof MACHINE_QUEUES)[number];
 /** A consumer of queue Q: it reads the job's name and data as the registry types them. */
 export type JobHandler<Q extends QueueName = MachineQueueName> = (

@@ -1,4 +1,7 @@
-import type { AgentView, ConversationView, MessageView, NoteView } from '@centralita/contracts';
+import type { AgentView, ConversationView, NoteView } from '@centralita/contracts';
+
+// Messages are built the same way by the API and the worker (which pushes delivery-status changes).
+export { MESSAGE_ATTACHMENTS_SQL, attachmentView, messageView, type AttachmentRow, type MessageRow } from '@centralita/contracts/server';
 
 /** Raw rows as PostgreSQL returns them (snake_case); the realtime tables are reached with SQL only. */
 export interface ConversationRow {
@@ -20,6 +23,9 @@ export interface ConversationRow {
   created_at: Date;
   updated_at: Date;
   closed_at: Date | null;
+  /** The intake's contact and channel account (channel_accounts.id for messaging channels; web chat: the line). */
+  contact_id?: string | null;
+  channel_account_id?: string | null;
 }
 
 export interface AgentRow {
@@ -33,19 +39,6 @@ export interface AgentRow {
   version: number;
   last_event: string;
   state_since: Date;
-}
-
-export interface MessageRow {
-  id: string;
-  conversation_id: string;
-  sequence: number;
-  sender_kind: MessageView['senderKind'];
-  sender_id: string | null;
-  text: string;
-  client_message_id: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-  read_at: Date | null;
 }
 
 const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
@@ -83,21 +76,6 @@ export function agentView(row: AgentRow): AgentView {
     activeCount: row.active_count,
     stateSince: iso(row.state_since)!,
     lastEvent: row.last_event,
-  };
-}
-
-export function messageView(row: MessageRow): MessageView {
-  return {
-    id: row.id,
-    conversationId: row.conversation_id,
-    sequence: row.sequence,
-    senderKind: row.sender_kind,
-    senderId: row.sender_id,
-    text: row.text,
-    clientMessageId: row.client_message_id,
-    createdAt: iso(row.created_at)!,
-    deliveredAt: iso(row.delivered_at),
-    readAt: iso(row.read_at),
   };
 }
 

@@ -1,8 +1,11 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { newClientMessageId } from '../desk-api';
 import { emoticonsToOffer } from '../logic/emoticons';
+import { acceptAttribute, checkFile, formatBytes, type AttachmentRules } from '../logic/attachments';
+import { describeError } from '../../api/error-text';
+import { isAbort } from '../upload';
 import {
   CHAT_INPUT,
   characterCount,
@@ -15,6 +18,27 @@ import {
   slashQuery,
   type OutgoingMessage,
 } from '../logic/chat-input';
+
+/** What the composer needs to attach files: the channel's rules and the upload itself. */
+export interface AttachOptions {
+  /** null while the channel's rules are unknown: the attach button is shown disabled. */
+  rules: AttachmentRules | null;
+  upload: (
+    file: File,
+    mimeType: string,
+    clientMessageId: string,
+    onProgress: (fraction: number) => void,
+    signal: AbortSignal,
+  ) => Promise<unknown>;
+}
+
+interface Upload {
+  key: string;
+  name: string;
+  size: number;
+  progress: number;
+  controller: AbortController;
+}
 
 export interface PredefinedOption {
   id: string;
@@ -35,6 +59,8 @@ export function ChatInput({
   predefined,
   emoticons,
   testIdPrefix = 'chat',
+  attach,
+  disabledReason,
 }: {
   /** Sends the text under `clientMessageId`: the same id on every attempt of one composed message. */
   onSend: (text: string, clientMessageId: string) => Promise<unknown> | void;
@@ -44,8 +70,17 @@ export function ChatInput({
   /** The tenant's emoticons; null/empty offers the built-in list. */
   emoticons?: readonly string[] | null;
   testIdPrefix?: string;
+  /** Files: an attach button, paste and drop, checked before upload, with progress. */
+  attach?: AttachOptions;
+  /** Why the composer is disabled (shown in the box instead of the generic text). */
+  disabledReason?: string;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const canAttach = Boolean(attach?.rules) && !disabled;
   const [text, setText] = useState('');
   const [caret, setCaret] = useState(0);
   const [emojiOpen, setEmojiOpen] = useState(false);
@@ -125,6 +160,61 @@ export function ChatInput({
     }
   };
 
+  // Each file is checked against the channel's rules first; only what passes is uploaded, one
+  // message per file, each under its own client id so a retried upload is stored once.
+  const addFiles = (files: readonly File[]) => {
+    if (!attach?.rules || disabled || files.length === 0) return;
+    setFileError(null);
+    for (const file of files) {
+      const check = checkFile(file, attach.rules);
+      if (!check.ok) {
+        setFileError(
+          check.problem === 'size'
+            ? t('desk.attachments.errors.size', { name: file.name, max: formatBytes(check.maxBytes, i18n.language) })
+            : t(`desk.attachments.errors.${check.problem}`, { name: file.name }),
+        );
+        continue;
+      }
+      const upload: Upload = {
+        key: newClientMessageId(),
+        name: file.name,
+        size: file.size,
+        progress: 0,
+        controller: new AbortController(),
+      };
+      setUploads((held) => [...held, upload]);
+      const progress = (fraction: number) =>
+        setUploads((held) => held.map((entry) => (entry.key === upload.key ? { ...entry, progress: fraction } : entry)));
+      Promise.resolve(attach.upload(file, check.mimeType, upload.key, progress, upload.controller.signal))
+        .catch((error: unknown) => {
+          if (!isAbort(error)) setFileError(t('desk.attachments.errors.failed', { name: file.name, reason: describeError(error, t) }));
+        })
+        .finally(() => setUploads((held) => held.filter((entry) => entry.key !== upload.key)));
+    }
+  };
+  // Leaving the conversation cancels what is still uploading to it.
+  const uploadsRef = useRef(uploads);
+  uploadsRef.current = uploads;
+  useEffect(() => () => uploadsRef.current.forEach((upload) => upload.controller.abort()), []);
+
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...event.clipboardData.files];
+    if (files.length === 0 || !canAttach) return;
+    event.preventDefault();
+    addFiles(files);
+  };
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    if (!attach) return;
+    event.preventDefault();
+    setDragging(false);
+    addFiles([...event.dataTransfer.files]);
+  };
+  const onDragOver = (event: DragEvent<HTMLDivElement>) => {
+    if (!canAttach || !event.dataTransfer.types.includes('Files')) return;
+    event.preventDefault();
+    setDragging(true);
+  };
+
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (showPredefined && query !== null && event.key === 'Enter' && !event.shiftKey && matches.length > 0) {
       event.preventDefault();
@@ -143,7 +233,18 @@ export function ChatInput({
   };
 
   return (
-    <div className="desk-input" data-testid={`${testIdPrefix}-composer`}>
+    <div
+      className={`desk-input${dragging ? ' desk-input--dragging' : ''}`}
+      data-testid={`${testIdPrefix}-composer`}
+      onDrop={onDrop}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDragging(false)}
+    >
+      {dragging ? (
+        <div className="desk-input__drop" aria-hidden="true">
+          <i className="pi pi-upload" /> {t('desk.attachments.drop')}
+        </div>
+      ) : null}
       {showPredefined ? (
         <div className="desk-popover desk-predefined" data-testid="predefined-panel" role="listbox" aria-label={t('desk.chat.predefined')}>
           {pickerOpen ? (
@@ -189,15 +290,44 @@ export function ChatInput({
           maxLength={CHAT_INPUT.maxLength}
           value={text}
           disabled={disabled}
-          placeholder={disabled ? t('desk.chat.inputDisabled') : t('desk.chat.placeholder')}
+          placeholder={disabled ? (disabledReason ?? t('desk.chat.inputDisabled')) : t('desk.chat.placeholder')}
           aria-label={t('desk.chat.placeholder')}
           onChange={(event) => change(event.target.value, event.target.selectionStart)}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
           onBlur={stopTyping}
           data-testid={`${testIdPrefix}-input`}
         />
         <div className="desk-input__tools">
+          {attach ? (
+            <>
+              <input
+                ref={fileInput}
+                type="file"
+                multiple
+                hidden
+                accept={attach.rules ? acceptAttribute(attach.rules) : undefined}
+                onChange={(event) => {
+                  addFiles([...(event.target.files ?? [])]);
+                  // The same file chosen again after an error must fire change again.
+                  event.target.value = '';
+                }}
+                data-testid={`${testIdPrefix}-file`}
+              />
+              <Button
+                type="button"
+                icon="pi pi-paperclip"
+                text
+                rounded
+                disabled={!canAttach}
+                aria-label={t('desk.attachments.attach')}
+                tooltip={attach.rules ? t('desk.attachments.attach') : undefined}
+                onClick={() => fileInput.current?.click()}
+                data-testid={`${testIdPrefix}-attach`}
+              />
+            </>
+          ) : null}
           <Button
             type="button"
             icon="pi pi-face-smile"
@@ -231,6 +361,41 @@ export function ChatInput({
           />
         </div>
       </div>
+      {uploads.length > 0 ? (
+        <ul className="desk-uploads" aria-label={t('desk.attachments.uploading')}>
+          {uploads.map((upload) => (
+            <li key={upload.key} className="desk-upload" data-testid="upload-progress">
+              <i className="pi pi-file" aria-hidden="true" />
+              <span className="desk-upload__name">{upload.name}</span>
+              <span className="desk-upload__size">{formatBytes(upload.size, i18n.language)}</span>
+              <progress
+                max={100}
+                value={Math.round(upload.progress * 100)}
+                aria-label={t('desk.attachments.progress', { name: upload.name, percent: Math.round(upload.progress * 100) })}
+              />
+              <span className="desk-upload__percent">{Math.round(upload.progress * 100)}%</span>
+              <Button
+                type="button"
+                icon="pi pi-times"
+                text
+                rounded
+                size="small"
+                aria-label={t('desk.attachments.cancel', { name: upload.name })}
+                onClick={() => upload.controller.abort()}
+              />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {fileError ? (
+        <div className="desk-input__error" role="alert" data-testid={`${testIdPrefix}-file-error`}>
+          <i className="pi pi-exclamation-circle" aria-hidden="true" />
+          <span>{fileError}</span>
+          <button type="button" aria-label={t('desk.common.closePanel')} onClick={() => setFileError(null)}>
+            ×
+          </button>
+        </div>
+      ) : null}
       <div className="desk-input__footer">
         <span className="desk-input__hint">{predefined ? t('desk.chat.hintPredefined') : t('desk.chat.hint')}</span>
         <span className={`desk-input__counter ${count.over ? 'desk-input__counter--over' : ''}`} data-testid={`${testIdPrefix}-counter`}>

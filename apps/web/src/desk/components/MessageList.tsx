@@ -3,6 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { MessageView, NoteView } from '@centralita/contracts';
 import { formatTime } from '../../format/format';
 import { ListState } from './ListState';
+import { MessageAttachments, type AttachmentLoader } from './Attachments';
+import { deliveryMark, failureReason, type DeliveryMark } from '../logic/delivery';
 
 export type Perspective = 'customer' | 'staff';
 
@@ -18,12 +20,15 @@ export function MessageList({
   perspective,
   typing,
   loading,
+  loadAttachment,
 }: {
   messages: MessageView[];
   notes?: NoteView[];
   perspective: Perspective;
   typing?: boolean;
   loading?: boolean;
+  /** Reads an attachment's bytes with this side's credentials; without it files show as names only. */
+  loadAttachment?: AttachmentLoader;
 }) {
   const { t } = useTranslation();
   const end = useRef<HTMLDivElement>(null);
@@ -53,7 +58,7 @@ export function MessageList({
               <span className="desk-bubble__meta">{formatTime(entry.note.createdAt)}</span>
             </div>
           ) : (
-            <Bubble key={entry.message.id} message={entry.message} perspective={perspective} />
+            <Bubble key={entry.message.id} message={entry.message} perspective={perspective} loadAttachment={loadAttachment} />
           ),
         )}
       </ListState>
@@ -72,26 +77,63 @@ export function MessageList({
   );
 }
 
-function Bubble({ message, perspective }: { message: MessageView; perspective: Perspective }) {
+const MARK_ICONS: Record<DeliveryMark, string> = {
+  pending: 'pi pi-clock',
+  sent: 'pi pi-check',
+  delivered: 'pi pi-check',
+  read: 'pi pi-check',
+  failed: 'pi pi-exclamation-triangle',
+};
+
+function Bubble({
+  message,
+  perspective,
+  loadAttachment,
+}: {
+  message: MessageView;
+  perspective: Perspective;
+  loadAttachment?: AttachmentLoader;
+}) {
   const { t } = useTranslation();
   const mine = perspective === 'customer' ? message.senderKind === 'customer' : message.senderKind !== 'customer';
   const system = message.senderKind === 'system';
-  const mark = message.readAt ? 'read' : message.deliveredAt ? 'delivered' : 'sent';
+  const mark = deliveryMark(message);
+  const reason = failureReason(message);
+  const markLabel = t(`desk.chat.mark.${mark}`);
+  // Two ticks for delivered and read (read coloured), one for sent, as messaging apps show them.
+  const ticks = mark === 'delivered' || mark === 'read' ? 2 : 1;
+  const attachments = message.attachments ?? [];
   return (
     <div
-      className={`desk-bubble ${system ? 'desk-bubble--system' : mine ? 'desk-bubble--mine' : 'desk-bubble--theirs'}`}
+      className={`desk-bubble ${system ? 'desk-bubble--system' : mine ? 'desk-bubble--mine' : 'desk-bubble--theirs'}${mark === 'failed' && mine ? ' desk-bubble--failed' : ''}`}
       data-testid="message"
       data-sender={message.senderKind}
+      data-message-id={message.id}
     >
-      <span className="desk-bubble__text" data-testid="message-text">
-        {message.text}
-      </span>
+      <MessageAttachments attachments={attachments} load={loadAttachment} />
+      {message.text || attachments.length === 0 ? (
+        <span className="desk-bubble__text" data-testid="message-text">
+          {message.text}
+        </span>
+      ) : null}
+      {mine && !system && mark === 'failed' ? (
+        <span className="desk-bubble__failure" role="alert" data-testid="message-failure">
+          {reason ? t('desk.chat.failedBecause', { reason }) : t('desk.chat.failedNoReason')}
+        </span>
+      ) : null}
       <span className="desk-bubble__meta">
         {formatTime(message.createdAt)}
         {mine && !system ? (
-          <span className={`desk-mark desk-mark--${mark}`} data-testid="message-mark" data-mark={mark} title={t(`desk.chat.mark.${mark}`)}>
-            <i className={mark === 'sent' ? 'pi pi-check' : 'pi pi-check-circle'} aria-hidden="true" />
-            <span className="sr-only">{t(`desk.chat.mark.${mark}`)}</span>
+          <span
+            className={`desk-mark desk-mark--${mark}`}
+            data-testid="message-mark"
+            data-mark={mark}
+            title={reason ? `${markLabel}: ${reason}` : markLabel}
+          >
+            {Array.from({ length: ticks }, (_, index) => (
+              <i key={index} className={MARK_ICONS[mark]} aria-hidden="true" />
+            ))}
+            <span className="sr-only">{markLabel}</span>
           </span>
         ) : null}
       </span>

@@ -1,0 +1,381 @@
+import {
+  ChannelError,
+  WebhookPayloadError,
+  type ChannelAccount,
+  type ChannelAdapter,
+  type InboundEvent,
+  type InboundMediaRef,
+} from '@centralita/channels';
+import { DELIVERY_STATUS_RANK, QUEUES, roomName, type ChannelInboundJob, type MessageDeliveryStatus } from '@centralita/contracts';
+import { MESSAGE_ATTACHMENTS_SQL, messageView, type MessageRow } from '@centralita/contracts/server';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ConversationIntakeService } from '../intake/conversation-intake.service';
+import { MessagesService, type NewAttachment } from '../conversations/messages.service';
+import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
+import { writeOutbox } from '../machine-host/outbox';
+import { QueueRegistry } from '../machine-host/queue-registry.service';
+import type { ConversationRow } from '../machine-host/views';
+import type { ChannelAccountRow } from './channel-account.row';
+import { ChannelAdaptersService } from './channel-adapters.service';
+import { isOptOutText } from './opt-out-words';
+
+/** Where a customer's file goes: the file store and its checks (AttachmentsService), answered as the message's attachment. */
+export interface InboundMediaStore {
+  storeInboundFile(input: {
+    tenantId: string;
+    kind: InboundMediaRef['kind'];
+    fileName: string;
+    mimeType: string;
+    bytes: Buffer;
+  }): Promise<NewAttachment>;
+}
+export const INBOUND_MEDIA_STORE = Symbol('INBOUND_MEDIA_STORE');
+
+/** Largest customer file fetched (the provider's own limit is usually lower): ATTACHMENT_MAX_BYTES, default 16 MB. */
+export function inboundMediaMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.ATTACHMENT_MAX_BYTES);
+  return Number.isInteger(value) && value > 0 ? value : 16 * 1024 * 1024;
+}
+
+/**
+ * A messaging conversation skips the widget's menu: the customer cannot pick a query type in a
+ * provider's app, so the first message queues it on the account's line at once, under this query
+ * type and the channel kind as submenu (the desk shows both). No post-conversation survey either:
+ * its questions are answered in the widget, which a messaging customer never sees.
+ */
+export const MESSAGING_QUERY_TYPE = 'messaging';
+
+/** Thrown to have BullMQ run the event again later: a receipt named a message whose provider id is not stored yet. */
+class ReceiptsNotYetKnown extends Error {
+  override name = 'ReceiptsNotYetKnown';
+}
+
+interface StoredEvent {
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  raw_body: Buffer;
+  processed_at: Date | null;
+}
+
+/**
+ * Takes in the raw events the webhook stored (QUEUES.channelInbound, consumed by the API like the
+ * machine queues): the adapter parses the body, and every event of it is handled in payload order.
+ * A body that cannot be read is marked failed for good (last_error); anything else that fails
+ * (the database, a provider's media server) throws, and BullMQ runs the event again with backoff.
+ * Processing is idempotent: a processed event is skipped, messages are stored once by provider
+ * id, statuses only move forward, opt-outs are facts set again.
+ */
+@Injectable()
+export class ChannelInboundProcessor implements OnModuleInit {
+  private readonly logger = new Logger(ChannelInboundProcessor.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: MachineHostService,
+    private readonly intake: ConversationIntakeService,
+    private readonly messages: MessagesService,
+    private readonly adapters: ChannelAdaptersService,
+    private readonly queues: QueueRegistry,
+    @Inject(INBOUND_MEDIA_STORE) private readonly media: InboundMediaStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.queues.handle(QUEUES.channelInbound, (job) => this.process(job.data, isLastAttempt(job)));
+  }
+
+  /** Runs one stored event; `lastAttempt` gives up on receipts still unknown instead of asking for another run. */
+  async process({ tenantId, eventId }: ChannelInboundJob, lastAttempt = true): Promise<void> {
+    const [event] = (await this.dataSource.query(
+      `SELECT id, tenant_id, account_id, raw_body, processed_at FROM channel_events WHERE id = $1 AND tenant_id = $2`,
+      [eventId, tenantId],
+    )) as StoredEvent[];
+    if (!event || event.processed_at) return;
+    const [row] = (await this.dataSource.query(`SELECT * FROM channel_accounts WHERE id = $1`, [event.account_id])) as ChannelAccountRow[];
+    const adapter = row && !row.deleted_at ? this.adapters.usable(row.kind) : null;
+    if (!row || !adapter) return this.finish(event.id, 'The channel account was disconnected before this event was processed');
+    const account = this.adapters.toAdapterAccount(row);
+    let events: InboundEvent[];
+    try {
+      events = adapter.parseWebhook(event.raw_body, account);
+    } catch (error) {
+      if (error instanceof WebhookPayloadError) return this.finish(event.id, `Unreadable webhook body: ${error.message}`);
+      throw await this.failedAttempt(event.id, error);
+    }
+    const unknownReceipts: string[] = [];
+    try {
+      for (const inbound of events) {
+        switch (inbound.type) {
+          case 'message':
+            await this.takeMessage(row, adapter, account, inbound);
+            break;
+          case 'receipt':
+            if (!(await this.applyReceipt(row, inbound))) unknownReceipts.push(inbound.providerMessageId);
+            break;
+          case 'typing':
+            await this.pushTyping(row, inbound.contactExternalId);
+            break;
+          case 'opt-out':
+          case 'opt-in':
+            await this.recordOptOut(row, inbound.contactExternalId, inbound.type === 'opt-out' ? inbound.reason : null, inbound.at);
+            break;
+        }
+      }
+    } catch (error) {
+      throw await this.failedAttempt(event.id, error);
+    }
+    if (unknownReceipts.length && !lastAttempt) {
+      throw await this.failedAttempt(
+        event.id,
+        new ReceiptsNotYetKnown(`receipts for messages not stored yet: ${unknownReceipts.join(', ')}`),
+      );
+    }
+    await this.finish(event.id, unknownReceipts.length ? `Receipts for unknown messages dropped: ${unknownReceipts.join(', ')}` : null);
+  }
+
+  private async finish(eventId: string, note: string | null): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE channel_events SET processed_at = now(), attempts = attempts + 1, last_error = $2 WHERE id = $1 AND processed_at IS NULL`,
+      [eventId, note],
+    );
+  }
+
+  /** Keeps why a run failed (the operator's view of stuck events) and answers the error to throw. */
+  private async failedAttempt(eventId: string, error: unknown): Promise<unknown> {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof ReceiptsNotYetKnown)) this.logger.warn(`channel event ${eventId}: ${message}`);
+    await this.dataSource
+      .query(`UPDATE channel_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [eventId, message.slice(0, 2000)])
+      .catch(() => undefined);
+    return error;
+  }
+
+  /**
+   * A customer's message: its files fetched at once (provider URLs expire) into the file store,
+   * then the message through the intake (one contact per provider user, one open conversation per
+   * contact), then the conversation queued on the account's line. A message already stored (a
+   * re-run) is only queued if it was left in the menu.
+   */
+  private async takeMessage(
+    row: ChannelAccountRow,
+    adapter: ChannelAdapter,
+    account: ChannelAccount,
+    inbound: Extract<InboundEvent, { type: 'message' }>,
+  ): Promise<void> {
+    const stored = await this.messages.storedExternal(row.tenant_id, {
+      channel: row.kind,
+      channelAccountId: row.id,
+      externalId: inbound.providerMessageId,
+    });
+    let conversationId = stored?.conversationId;
+    if (!stored) {
+      const { attachments, notes } = await this.fetchMedia(row, adapter, account, inbound.media ?? []);
+      const captions = (inbound.media ?? []).map((media) => media.caption?.trim()).filter(Boolean);
+      const text = [inbound.text?.trim() || captions.join('\n'), ...notes].filter(Boolean).join('\n');
+      const taken = await this.intake.appendCustomerMessage({
+        tenantId: row.tenant_id,
+        channel: row.kind,
+        channelAccountId: row.id,
+        contact: { externalId: inbound.contact.externalId, name: inbound.contact.name ?? inbound.contact.username ?? '' },
+        lineId: row.attention_line_id,
+        text,
+        externalId: inbound.providerMessageId,
+        at: inbound.at,
+        attachments,
+      });
+      conversationId = taken.conversationId;
+    }
+    await this.queueFromMenu(conversationId!, row);
+    if (isOptOutText(inbound.text)) await this.recordOptOut(row, inbound.contact.externalId, 'stop', inbound.at);
+  }
+
+  /**
+   * Downloads every medium within the platform's limit. A permanent refusal (too large, gone) does
+   * not lose the message: it lands with a note naming the file instead; a retryable one throws so
+   * the event runs again.
+   */
+  private async fetchMedia(
+    row: ChannelAccountRow,
+    adapter: ChannelAdapter,
+    account: ChannelAccount,
+    media: InboundMediaRef[],
+  ): Promise<{ attachments: NewAttachment[]; notes: string[] }> {
+    const attachments: NewAttachment[] = [];
+    const notes: string[] = [];
+    for (const ref of media) {
+      const label = ref.fileName ?? ref.kind;
+      try {
+        const fetched = await adapter.fetchMedia(account, ref, inboundMediaMaxBytes());
+        attachments.push(
+          await this.media.storeInboundFile({
+            tenantId: row.tenant_id,
+            kind: ref.kind,
+            fileName: fetched.fileName ?? ref.fileName ?? `${ref.kind}`,
+            mimeType: fetched.mimeType || ref.mimeType || 'application/octet-stream',
+            bytes: fetched.bytes,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ChannelError && error.details.retryable) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        notes.push(`[${label} not received: ${reason}]`);
+      }
+    }
+    return { attachments, notes };
+  }
+
+  /** A conversation still in the menu (Transitory) goes straight to LiningUp on the account's line. */
+  private async queueFromMenu(conversationId: string, row: ChannelAccountRow): Promise<void> {
+    const [found] = (await this.dataSource.query(
+      `SELECT c.*, COALESCE(r.priority, 0) AS line_priority FROM conversations c
+       LEFT JOIN attention_line_routing r ON r.attention_line_id = c.entry_line_id
+       WHERE c.id = $1 AND c.tenant_id = $2 AND c.status = 'Transitory'`,
+      [conversationId, row.tenant_id],
+    )) as (ConversationRow & { line_priority: number })[];
+    if (!found) return;
+    const { line_priority: priority, ...conversation } = found;
+    try {
+      await this.host.dispatchConversationAlone(
+        conversation.id,
+        {
+          type: 'conversation.menuCompleted',
+          queryTypeId: MESSAGING_QUERY_TYPE,
+          submenuId: row.kind,
+          attentionLineId: conversation.entry_line_id!,
+          pollId: null,
+          priority,
+        },
+        { kind: 'customer', id: conversation.contact_id ?? undefined },
+        row.tenant_id,
+        conversation,
+      );
+    } catch (error) {
+      // Another delivery of the same contact queued it first.
+      if (!isIllegalTransition(error)) throw error;
+    }
+  }
+
+  /**
+   * Moves the status of the platform's message the receipt names, only forward (sent < delivered
+   * < read; failed is terminal and never follows read), and pushes the message. Answers false when
+   * no message has that provider id yet (the send's answer not stored): the caller retries later.
+   * A `watermark:<ms>` id (Messenger) covers every message sent to the contact up to that time.
+   */
+  private async applyReceipt(row: ChannelAccountRow, receipt: Extract<InboundEvent, { type: 'receipt' }>): Promise<boolean> {
+    const watermark = /^watermark:(\d{1,15})$/.exec(receipt.providerMessageId);
+    if (watermark && !receipt.contactExternalId) return true;
+    return this.host.transaction(async (manager, outbox) => {
+      const target = watermark
+        ? {
+            where: `m.id IN (SELECT m2.id FROM messages m2 JOIN conversations c ON c.id = m2.conversation_id JOIN contacts k ON k.id = c.contact_id
+                     WHERE k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4
+                       AND m2.sender_kind <> 'customer' AND m2.provider_message_id IS NOT NULL
+                       AND m2.created_at <= to_timestamp($5::bigint / 1000.0))`,
+            params: [row.tenant_id, row.kind, row.id, receipt.contactExternalId, watermark[1]],
+          }
+        : {
+            where: `m.tenant_id = $1 AND m.channel_account_id = $2 AND m.provider_message_id = $3`,
+            params: [row.tenant_id, row.id, receipt.providerMessageId],
+          };
+      // The receipt's own parameters follow the target's: status, error, time, rank.
+      const [status, error, at, rank] = [1, 2, 3, 4].map((offset) => `$${target.params.length + offset}`);
+      const updated = (await manager.query(
+        `WITH moved AS (
+           UPDATE messages m SET
+             delivery_status = ${status}::text,
+             delivery_error = CASE WHEN ${status}::text = 'failed' THEN ${error}::text ELSE m.delivery_error END,
+             delivery_updated_at = now(),
+             delivered_at = CASE WHEN ${status}::text IN ('delivered', 'read') THEN COALESCE(m.delivered_at, ${at}::timestamptz) ELSE m.delivered_at END,
+             read_at = CASE WHEN ${status}::text = 'read' THEN COALESCE(m.read_at, ${at}::timestamptz) ELSE m.read_at END
+           WHERE ${target.where}
+             AND (m.delivery_status IS NULL OR m.delivery_status = 'pending'
+               OR (m.delivery_status <> 'failed' AND (
+                 (${status}::text = 'failed' AND m.delivery_status <> 'read')
+                 OR (CASE m.delivery_status WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'read' THEN 3 ELSE 0 END) < ${rank}::int)))
+           RETURNING m.*
+         )
+         SELECT m.*, c.agent_id AS conversation_agent_id, ${MESSAGE_ATTACHMENTS_SQL}
+         FROM moved m JOIN conversations c ON c.id = m.conversation_id`,
+        [
+          ...target.params,
+          receipt.status,
+          receipt.error?.message ?? null,
+          receipt.at,
+          // failed moves anything but read and failed (above), never by rank.
+          receipt.status === 'failed' ? 0 : DELIVERY_STATUS_RANK[receipt.status as MessageDeliveryStatus],
+        ],
+      )) as (MessageRow & { conversation_agent_id: string | null })[];
+      if (updated.length) {
+        outbox.push(
+          ...(await writeOutbox(
+            manager,
+            updated.map((message) => messageUpdatedPush(message)),
+          )),
+        );
+        return true;
+      }
+      if (watermark) return true;
+      return this.knownMessage(manager, row, receipt.providerMessageId);
+    });
+  }
+
+  private async knownMessage(manager: EntityManager, row: ChannelAccountRow, providerMessageId: string): Promise<boolean> {
+    const found = (await manager.query(`SELECT 1 FROM messages WHERE channel_account_id = $1 AND provider_message_id = $2 LIMIT 1`, [
+      row.id,
+      providerMessageId,
+    ])) as unknown[];
+    return found.length > 0;
+  }
+
+  /** The customer is typing: an ephemeral hint to the staff watching their open conversation. */
+  private async pushTyping(row: ChannelAccountRow, contactExternalId: string): Promise<void> {
+    const [open] = (await this.dataSource.query(
+      `SELECT c.id FROM contacts k JOIN conversations c ON c.contact_id = k.id AND c.status IN ('LiningUp', 'Active')
+       WHERE k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
+      [row.tenant_id, row.kind, row.id, contactExternalId],
+    )) as { id: string }[];
+    if (open) this.messages.pushTyping(open.id, 'customer', true);
+  }
+
+  /**
+   * Records (reason) or clears (null) a contact's opt-out. A contact the platform has not met yet
+   * is created for it, so a later first send still respects it. An opt-in older than the recorded
+   * opt-out changes nothing.
+   */
+  private async recordOptOut(row: ChannelAccountRow, contactExternalId: string, reason: string | null, at: Date): Promise<void> {
+    if (reason) {
+      await this.dataSource.query(
+        `INSERT INTO contacts (tenant_id, channel, channel_account_id, external_id, name, opted_out_at, opt_out_reason)
+         VALUES ($1, $2, $3, $4, left($4, 120), $5, $6)
+         ON CONFLICT (tenant_id, channel, channel_account_id, external_id)
+         DO UPDATE SET opted_out_at = COALESCE(contacts.opted_out_at, EXCLUDED.opted_out_at), opt_out_reason = EXCLUDED.opt_out_reason, updated_at = now()`,
+        [row.tenant_id, row.kind, row.id, contactExternalId, at, reason.slice(0, 20)],
+      );
+    } else {
+      await this.dataSource.query(
+        `UPDATE contacts SET opted_out_at = NULL, opt_out_reason = NULL, updated_at = now()
+         WHERE tenant_id = $1 AND channel = $2 AND channel_account_id = $3 AND external_id = $4 AND opted_out_at <= $5`,
+        [row.tenant_id, row.kind, row.id, contactExternalId, at],
+      );
+    }
+  }
+}
+
+/** The staff (and the web-chat visitor's, never used for messaging) push of a message whose delivery status moved. */
+function messageUpdatedPush(row: MessageRow & { conversation_agent_id: string | null }) {
+  const { conversation_agent_id: agentId, ...message } = row;
+  const view = messageView(message);
+  const rooms = [roomName({ kind: 'conversation', id: view.conversationId })];
+  if (agentId) rooms.push(roomName({ kind: 'agent', id: agentId }));
+  return {
+    topic: 'socket' as const,
+    payload: { emits: [{ namespace: 'staff' as const, rooms, event: 'message.updated' as const, data: view }] },
+  };
+}
+
+/** BullMQ counts failed runs in attemptsMade: this run is the last when one more failure would use them all. */
+function isLastAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts?.attempts ?? 1);
+}

@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import type { WebhookRequest, WebhookVerdict } from '@centralita/channels';
+import { outboxJob, QUEUES } from '@centralita/contracts';
+import { jobEffect } from '@centralita/contracts/server';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { AppException } from '../../common/app.exception';
+import { MachineHostService } from '../machine-host/machine-host.service';
+import { writeOutbox } from '../machine-host/outbox';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import type { ChannelAccountRow } from './channel-account.row';
+import { ChannelAdaptersService } from './channel-adapters.service';
+
+/** Largest webhook body taken (providers' bodies are a few kB; a batch stays far below). */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/** delivery_key is varchar(300): a longer provider id is kept as its hash. */
+const DELIVERY_KEY_MAX = 300;
+/** last_event_at (the console's online indicator) is written at most this often per account. */
+const LAST_EVENT_RESOLUTION_SECONDS = 10;
+/** Headers never stored with a raw event (credentials a proxy may add). */
+const UNSTORED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/** What the controller answers a provider. */
+export type WebhookAnswer =
+  | { status: 200; contentType: 'text/plain' | 'application/json'; body: string }
+  | { status: 200; contentType: 'application/json'; body: string; eventId: string | null };
+
+/**
+ * The public webhook of every channel account. In this order, and nothing is stored before the
+ * last step: the account (unknown, deleted, disabled or of another kind → 404); the adapter's
+ * verification over the raw bytes, before any parsing (refused → 401, or 403 for a failed
+ * handshake; a handshake answers its challenge); then the raw body is stored once per delivery
+ * key with, in the same transaction, the job that processes it (QUEUES.channelInbound). The
+ * provider gets its 200 without waiting for any of the processing.
+ */
+@Injectable()
+export class ChannelWebhooksService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly host: MachineHostService,
+    private readonly adapters: ChannelAdaptersService,
+    private readonly limiter: RateLimiterService,
+  ) {}
+
+  /** Public endpoint: counted per caller IP before any database work. */
+  async limit(ip: string): Promise<void> {
+    await this.limiter.consume('channel-webhook', ip, { limit: webhooksPerIpPerMinute(), windowSeconds: 60 });
+  }
+
+  /** The live, enabled account a webhook URL names, or 404 (nothing says which part was wrong). */
+  async account(kind: string, accountId: string): Promise<ChannelAccountRow> {
+    const adapter = this.adapters.usable(kind);
+    if (!adapter || !isUUID(accountId)) throw AppException.notFound();
+    const [row] = (await this.dataSource.query(
+      `SELECT * FROM channel_accounts WHERE id = $1 AND kind = $2 AND deleted_at IS NULL AND enabled`,
+      [accountId, kind],
+    )) as ChannelAccountRow[];
+    if (!row) throw AppException.notFound();
+    return row;
+  }
+
+  async handle(row: ChannelAccountRow, request: WebhookRequest): Promise<WebhookAnswer> {
+    const adapter = this.adapters.usable(row.kind)!;
+    const account = this.adapters.toAdapterAccount(row);
+    let verdict: WebhookVerdict;
+    try {
+      verdict = adapter.verifyWebhook(request, account);
+    } catch {
+      // The contract says verification never throws; one that does refuses, it never lets through.
+      verdict = { kind: 'refused', reason: 'verification failed' };
+    }
+    if (verdict.kind === 'refused') {
+      throw new AppException(request.method === 'GET' ? 'forbidden' : 'unauthorized', {
+        message: `Webhook refused: ${verdict.reason}`,
+      });
+    }
+    if (verdict.kind === 'challenge') return { status: 200, contentType: verdict.contentType, body: verdict.body };
+    // A verified GET that is no handshake carries no event.
+    if (request.method === 'GET') return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId: null };
+    let deliveryId: string | null = null;
+    try {
+      deliveryId = adapter.deliveryId(request.rawBody, account);
+    } catch {
+      // No id readable: the body's hash keys it, as for providers without delivery ids.
+    }
+    const eventId = await this.store(row, deliveryKey(deliveryId, request.rawBody), request);
+    await this.touch(row.id);
+    return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId };
+  }
+
+  /**
+   * The raw event once per (account, delivery key), and its processing job in the same
+   * transaction; a repeated delivery inserts nothing and enqueues nothing. Answers the new event's
+   * id, or null for a repeat.
+   */
+  private async store(row: ChannelAccountRow, key: string, request: WebhookRequest): Promise<string | null> {
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !UNSTORED_HEADERS.has(name)));
+    return this.host.transaction(async (manager, outbox) => {
+      const [inserted] = (await manager.query(
+        `INSERT INTO channel_events (tenant_id, account_id, delivery_key, raw_body, headers)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account_id, delivery_key) DO NOTHING RETURNING id`,
+        [row.tenant_id, row.id, key, request.rawBody, headers],
+      )) as { id: string }[];
+      if (!inserted) return null;
+      outbox.push(
+        ...(await writeOutbox(manager, [
+          jobEffect(
+            outboxJob(
+              QUEUES.channelInbound,
+              { name: 'process', data: { tenantId: row.tenant_id, eventId: inserted.id } },
+              { jobId: `channel-event.${inserted.id}` },
+            ),
+          ),
+        ])),
+      );
+      return inserted.id;
+    });
+  }
+
+  /** The online indicator: one write per account every few seconds at most, whatever the traffic (no lock when nothing changes). */
+  private async touch(accountId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE channel_accounts SET last_event_at = now()
+       WHERE id = $1 AND (last_event_at IS NULL OR last_event_at < now() - make_interval(secs => $2))`,
+      [accountId, LAST_EVENT_RESOLUTION_SECONDS],
+    );
+  }
+}
+
+/** The provider's delivery id when it has one, else the sha256 of the body as sent. */
+export function deliveryKey(deliveryId: string | null, rawBody: Buffer): string {
+  const hash = (value: Buffer | string) => createHash('sha256').update(value).digest('hex');
+  if (deliveryId === null || deliveryId === '') return `sha256:${hash(rawBody)}`;
+  const key = `id:${deliveryId}`;
+  return key.length <= DELIVERY_KEY_MAX ? key : `id-sha256:${hash(deliveryId)}`;
+}
+
+function webhooksPerIpPerMinute(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.CHANNEL_WEBHOOKS_PER_IP_PER_MINUTE);
+  // Providers post from a few addresses, in bursts: generous by default.
+  return Number.isInteger(value) && value > 0 ? value : 6000;
+}
+
+/**
+ * The body exactly as sent, at most `limit` bytes: a larger one is refused with 413 as soon as it
+ * is announced or read past the limit.
+ */
+export function readRawBody(
+  req: NodeJS.ReadableStream & { headers: Record<string, string | string[] | undefined>; readableEnded?: boolean },
+  limit: number,
+): Promise<Buffer> {
+  const tooLarge = () =>
+    new AppException('payload_too_large', {
+      status: HttpStatus.PAYLOAD_TOO_LARGE,
+      message: `A webhook body may have at most ${limit} bytes`,
+    });
+  const announced = Number(req.headers['content-length']);
+  if (Number.isFinite(announced) && announced > limit) {
+    req.resume();
+    return Promise.reject(tooLarge());
+  }
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,179 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Button } from 'primereact/button';
+import type { TemplateView } from '@centralita/contracts';
+import { describeError } from '../../api/error-text';
+import { newClientMessageId } from '../desk-api';
+import { windowTime, type ReplyWindowState } from '../logic/reply-window';
+import { templateKey, templateParameters, templateReady, templateSegments } from '../logic/templates';
+
+/** Above the composer of a WhatsApp/Messenger/Instagram chat: whether free text can still go, and until when. */
+export function ReplyWindowBanner({
+  state,
+  now,
+  error,
+  onRetry,
+}: {
+  state: ReplyWindowState | null;
+  now: number;
+  error: unknown;
+  onRetry: () => void;
+}) {
+  const { t } = useTranslation();
+  if (error && !state)
+    return (
+      <div className="desk-window desk-window--error" role="alert" data-testid="reply-window" data-window="error">
+        <i className="pi pi-exclamation-circle" aria-hidden="true" />
+        <span>{t('desk.window.error', { reason: describeError(error, t) })}</span>
+        <Button label={t('desk.window.retry')} size="small" text onClick={onRetry} />
+      </div>
+    );
+  if (!state || state.kind === 'free') return null;
+  const text =
+    state.kind === 'loading'
+      ? t('common.loading')
+      : state.kind === 'open'
+        ? t('desk.window.openUntil', { time: windowTime(state.until, now) })
+        : state.kind === 'humanAgent'
+          ? t('desk.window.humanAgentUntil', { time: windowTime(state.until, now) })
+          : state.kind === 'optedOut'
+            ? t('desk.window.optedOut')
+            : state.templates
+              ? t('desk.window.closedTemplates')
+              : t('desk.window.closedNoTemplates');
+  const icon =
+    state.kind === 'open' || state.kind === 'humanAgent'
+      ? 'pi pi-clock'
+      : state.kind === 'loading'
+        ? 'pi pi-spin pi-spinner'
+        : 'pi pi-lock';
+  return (
+    <div className={`desk-window desk-window--${state.kind}`} role="status" data-testid="reply-window" data-window={state.kind}>
+      <i className={icon} aria-hidden="true" />
+      <span>{text}</span>
+    </div>
+  );
+}
+
+/**
+ * Outside the reply window the composer offers the account's approved templates instead of free
+ * text: pick one, fill its parameters, read the message as the customer will, send.
+ */
+export function TemplatePicker({
+  templates,
+  error,
+  onRetry,
+  onSend,
+}: {
+  templates: TemplateView[] | null;
+  error: unknown;
+  onRetry: () => void;
+  onSend: (template: TemplateView, parameters: string[], clientMessageId: string) => Promise<unknown>;
+}) {
+  const { t } = useTranslation();
+  const [chosen, setChosen] = useState('');
+  const [values, setValues] = useState<string[]>([]);
+  const [sending, setSending] = useState(false);
+  const template = useMemo(() => templates?.find((item) => templateKey(item) === chosen) ?? null, [templates, chosen]);
+  useEffect(() => {
+    if (!chosen && templates?.length) setChosen(templateKey(templates[0]));
+  }, [templates, chosen]);
+  useEffect(() => setValues([]), [chosen]);
+
+  if (error)
+    return (
+      <div className="desk-templates" data-testid="template-picker" data-state="error">
+        <p className="desk-templates__error" role="alert">
+          {t('desk.templates.error', { reason: describeError(error, t) })}
+        </p>
+        <Button label={t('desk.window.retry')} size="small" text onClick={onRetry} />
+      </div>
+    );
+  if (!templates)
+    return (
+      <div className="desk-templates muted" role="status" data-testid="template-picker" data-state="loading">
+        {t('common.loading')}
+      </div>
+    );
+  if (templates.length === 0)
+    return (
+      <div className="desk-templates muted" data-testid="template-picker" data-state="empty">
+        {t('desk.templates.none')}
+      </div>
+    );
+
+  const send = async () => {
+    if (!template || !templateReady(template, values)) return;
+    setSending(true);
+    try {
+      await onSend(template, templateParameters(template, values), newClientMessageId());
+      setValues([]);
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <div className="desk-templates" data-testid="template-picker" data-state="ready">
+      <label className="desk-field">
+        <span>{t('desk.templates.choose')}</span>
+        <select
+          className="p-inputtext p-component"
+          value={chosen}
+          onChange={(event) => setChosen(event.target.value)}
+          data-testid="template-select"
+        >
+          {templates.map((item) => (
+            <option key={templateKey(item)} value={templateKey(item)}>
+              {item.name} · {item.language}
+            </option>
+          ))}
+        </select>
+      </label>
+      {template ? (
+        <>
+          {Array.from({ length: template.parameterCount }, (_, index) => (
+            <label key={index} className="desk-field desk-templates__param">
+              <span>{t('desk.templates.parameter', { n: index + 1 })}</span>
+              <input
+                className="p-inputtext p-component"
+                value={values[index] ?? ''}
+                maxLength={1000}
+                onChange={(event) =>
+                  setValues((held) => {
+                    const next = [...held];
+                    next[index] = event.target.value;
+                    return next;
+                  })
+                }
+                data-testid="template-parameter"
+              />
+            </label>
+          ))}
+          <div className="desk-templates__preview" aria-label={t('desk.templates.preview')} data-testid="template-preview">
+            {templateSegments(template.body, values).map((segment, index) =>
+              'text' in segment ? (
+                <span key={index}>{segment.text}</span>
+              ) : (
+                <mark key={index} className={segment.value ? 'desk-templates__value' : 'desk-templates__gap'}>
+                  {segment.value ?? `{{${segment.parameter}}}`}
+                </mark>
+              ),
+            )}
+          </div>
+          <div className="desk-templates__actions">
+            <span className="muted">{template.category}</span>
+            <Button
+              label={t('desk.templates.send')}
+              icon="pi pi-send"
+              size="small"
+              disabled={sending || !templateReady(template, values)}
+              loading={sending}
+              onClick={() => void send()}
+              data-testid="template-send"
+            />
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}

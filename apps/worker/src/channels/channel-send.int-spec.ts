@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ChannelError,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChannelRegistry,
+  type OutboundMessage,
+  type SendContext,
+} from '@centralita/channels';
+import { ConfigCrypto, PostgresFileStore } from '@centralita/contracts/server';
+import { Queue, Worker } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '../../../api/src/database/data-source';
+import { createTenant } from '../../../api/test/support/factories';
+import { createLine } from '../../../api/test/support/realtime';
+import { eventually } from '../../../../test/support/eventually';
+import { channelSendBackoff, sendChannelMessage, type ChannelSendDeps } from './channel-send';
+
+const CAPABILITIES: ChannelCapabilities = {
+  textLimit: 4096,
+  attachments: { image: { maxBytes: 5_000_000, mimeTypes: ['image/png'] } },
+  receipts: { delivered: true, read: true },
+  typing: false,
+  markRead: true,
+  replyWindowHours: 24,
+  humanAgentTagHours: null,
+  templates: true,
+};
+
+/** A provider that records what it was asked and answers what the test scripts (the first answers, then ids). */
+class ScriptedAdapter implements Partial<ChannelAdapter> {
+  readonly kind = 'whatsapp' as const;
+  readonly capabilities = CAPABILITIES;
+  readonly calls: { message: OutboundMessage; context: SendContext; at: number; token: string }[] = [];
+  script: ((call: number) => Promise<void> | void)[] = [];
+
+  async send(account: { secrets: Record<string, string> }, message: OutboundMessage, context: SendContext) {
+    this.calls.push({ message, context, at: Date.now(), token: account.secrets.accessToken! });
+    await this.script[this.calls.length - 1]?.(this.calls.length);
+    return { providerMessageId: `wamid.${context.idempotencyKey}` };
+  }
+}
+
+describe('channel-send processor', () => {
+  let db: DataSource;
+  let adapter: ScriptedAdapter;
+  let deps: ChannelSendDeps;
+  const crypto = new ConfigCrypto({ CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32), NODE_ENV: 'test' });
+  let tenantId: string;
+  let lineId: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    db = createDataSource(process.env.DATABASE_URL!);
+    await db.initialize();
+    const tenant = await createTenant(db);
+    tenantId = tenant.client.id;
+    lineId = await createLine(db, tenant, `Send ${randomUUID().slice(0, 8)}`);
+    const [account] = (await db.query(
+      `INSERT INTO channel_accounts (tenant_id, kind, name, external_account_id, attention_line_id, settings, secrets, verify_token)
+       VALUES ($1, 'whatsapp', 'WA', $2, $3, '{}', $4, 'verify') RETURNING id`,
+      [tenantId, `pn-${randomUUID()}`, lineId, { accessToken: crypto.encrypt('token-123') }],
+    )) as { id: string }[];
+    accountId = account!.id;
+  });
+  afterAll(() => db.destroy());
+
+  beforeEach(() => {
+    adapter = new ScriptedAdapter();
+    const registry = new Map([['whatsapp', adapter as unknown as ChannelAdapter]]) as ChannelRegistry;
+    deps = { db, registry, crypto, files: new PostgresFileStore((text, values) => db.query(text, values)) };
+  });
+
+  /** A WhatsApp conversation whose customer wrote `customerWroteMinutesAgo`, and one pending agent message in it. */
+  async function pendingMessage(customerWroteMinutesAgo = 5, text = 'Hola, ¿en qué puedo ayudarle?') {
+    const [contact] = (await db.query(
+      `INSERT INTO contacts (tenant_id, channel, channel_account_id, external_id, name) VALUES ($1, 'whatsapp', $2, $3, 'Ana') RETURNING id`,
+      [tenantId, accountId, `346${Math.floor(Math.random() * 1e8)}`],
+    )) as { id: string }[];
+    const conversationId = randomUUID();
+    await db.query(
+      `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, status, customer_name, snapshot, version, last_event, contact_id, channel_account_id)
+       VALUES ($1, $2, 'whatsapp', $3, 'Active', 'Ana', '{"value": "Active", "context": {}, "status": "active"}', 1, 'test', $4, $5)`,
+      [conversationId, tenantId, lineId, contact!.id, accountId],
+    );
+    await db.query(
+      `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text, created_at) VALUES ($1, $2, 1, 'customer', 'hola', now() - make_interval(mins => $3))`,
+      [conversationId, tenantId, customerWroteMinutesAgo],
+    );
+    const [message] = (await db.query(
+      `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text, channel, channel_account_id, delivery_status)
+       VALUES ($1, $2, 2, 'agent', $3, 'whatsapp', $4, 'pending') RETURNING id`,
+      [conversationId, tenantId, text, accountId],
+    )) as { id: string }[];
+    return { messageId: message!.id, contactId: contact!.id, conversationId };
+  }
+
+  const stored = async (messageId: string) =>
+    (
+      (await db.query(`SELECT delivery_status, provider_message_id, delivery_error FROM messages WHERE id = $1`, [messageId])) as {
+        delivery_status: string;
+        provider_message_id: string | null;
+        delivery_error: string | null;
+      }[]
+    )[0]!;
+
+  const pushes = async (messageId: string) =>
+    (await db.query(`SELECT payload FROM outbox WHERE payload::text LIKE $1 AND topic = 'socket'`, [
+      `%"message.updated"%${messageId}%`,
+    ])) as {
+      payload: { emits: { event: string; data: { id: string; deliveryStatus: string } }[] };
+    }[];
+
+  it('sends once with the message id as idempotency key, stores the provider id, and pushes the update to the desk', async () => {
+    const { messageId } = await pendingMessage();
+    const first = await sendChannelMessage(deps, { tenantId, messageId }, false);
+    // The same job delivered again (a second outbox delivery, a retry after a lost answer): nothing is sent.
+    const second = await sendChannelMessage(deps, { tenantId, messageId }, false);
+
+    expect(first).toEqual({ outcome: 'sent', providerMessageId: `wamid.${messageId}` });
+    expect(second).toEqual({ outcome: 'skipped' });
+    expect(adapter.calls).toHaveLength(1);
+    expect(adapter.calls[0]).toMatchObject({
+      context: { idempotencyKey: messageId },
+      message: { text: 'Hola, ¿en qué puedo ayudarle?' },
+      token: 'token-123',
+    });
+    expect(adapter.calls[0]!.message.to).toMatch(/^346/);
+    expect(await stored(messageId)).toEqual({ delivery_status: 'sent', provider_message_id: `wamid.${messageId}`, delivery_error: null });
+    const [push] = await pushes(messageId);
+    expect(push!.payload.emits.map((emit) => [emit.event, emit.data.deliveryStatus])).toEqual([
+      ['message.updated', 'sent'],
+      ['message.updated', 'sent'],
+    ]);
+  });
+
+  it('never moves a status back: a read receipt that arrived during the send stays read', async () => {
+    const { messageId } = await pendingMessage();
+    adapter.script = [
+      async () => {
+        await db.query(`UPDATE messages SET delivery_status = 'read' WHERE id = $1`, [messageId]);
+      },
+    ];
+    await sendChannelMessage(deps, { tenantId, messageId }, false);
+    expect(await stored(messageId)).toMatchObject({ delivery_status: 'read', provider_message_id: `wamid.${messageId}` });
+  });
+
+  it('fails a permanent provider error at once with the provider’s reason for the agent', async () => {
+    const { messageId } = await pendingMessage();
+    adapter.script = [
+      () => {
+        throw new ChannelError('(#131026) Message undeliverable: the number is not on WhatsApp', {
+          code: '131026',
+          retryable: false,
+          status: 400,
+        });
+      },
+    ];
+    expect(await sendChannelMessage(deps, { tenantId, messageId }, false)).toMatchObject({ outcome: 'failed' });
+    expect(await stored(messageId)).toEqual({
+      delivery_status: 'failed',
+      provider_message_id: null,
+      delivery_error: '(#131026) Message undeliverable: the number is not on WhatsApp',
+    });
+    expect(adapter.calls).toHaveLength(1);
+    expect((await pushes(messageId))[0]!.payload.emits[0]!.data.deliveryStatus).toBe('failed');
+  });
+
+  it('throws a retryable error back for BullMQ, and fails it on the last attempt', async () => {
+    const { messageId } = await pendingMessage();
+    const busy = () => {
+      throw new ChannelError('Service temporarily unavailable', { code: 'http_503', retryable: true, status: 503 });
+    };
+    adapter.script = [busy, busy];
+    await expect(sendChannelMessage(deps, { tenantId, messageId }, false)).rejects.toBeInstanceOf(ChannelError);
+    expect((await stored(messageId)).delivery_status).toBe('pending');
+    await sendChannelMessage(deps, { tenantId, messageId }, true);
+    expect(await stored(messageId)).toMatchObject({ delivery_status: 'failed', delivery_error: 'Service temporarily unavailable' });
+  });
+
+  it('records a customer who blocked the bot as opted out', async () => {
+    const { messageId, contactId } = await pendingMessage();
+    adapter.script = [
+      () => {
+        throw new ChannelError('Forbidden: bot was blocked by the user', { code: 'blocked', retryable: false, status: 403 });
+      },
+    ];
+    await sendChannelMessage(deps, { tenantId, messageId }, false);
+    const [contact] = (await db.query(`SELECT opted_out_at, opt_out_reason FROM contacts WHERE id = $1`, [contactId])) as {
+      opted_out_at: Date | null;
+      opt_out_reason: string | null;
+    }[];
+    expect(contact).toMatchObject({ opt_out_reason: 'blocked' });
+    expect(contact!.opted_out_at).toBeInstanceOf(Date);
+  });
+
+  it('fails free text whose reply window closed while it waited, without calling the provider', async () => {
+    const { messageId } = await pendingMessage(25 * 60);
+    expect(await sendChannelMessage(deps, { tenantId, messageId }, false)).toMatchObject({ outcome: 'failed' });
+    expect(adapter.calls).toHaveLength(0);
+    expect((await stored(messageId)).delivery_error).toMatch(/reply window/);
+  });
+
+  it('retries a 429 through BullMQ no sooner than the provider’s retry-after', async () => {
+    const { messageId } = await pendingMessage();
+    adapter.script = [
+      () => {
+        throw new ChannelError('(#130429) Rate limit hit', { code: '130429', retryable: true, retryAfterMs: 1500, status: 429 });
+      },
+    ];
+    const name = `channel-send-test-${randomUUID()}`;
+    const connection = { url: process.env.REDIS_URL! };
+    const queue = new Queue(name, { connection, prefix: process.env.QUEUE_PREFIX });
+    const worker = new Worker(
+      name,
+      (job) =>
+        sendChannelMessage(deps, job.data as { tenantId: string; messageId: string }, job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
+      { connection, prefix: process.env.QUEUE_PREFIX, settings: { backoffStrategy: channelSendBackoff } },
+    );
+    try {
+      await queue.add(
+        'send',
+        { tenantId, messageId },
+        { jobId: `channel-send.${messageId}`, attempts: 4, backoff: { type: 'custom', delay: 100 } },
+      );
+      await eventually(async () => expect((await stored(messageId)).delivery_status).toBe('sent'), { timeoutMs: 15_000, intervalMs: 100 });
+    } finally {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    expect(adapter.calls).toHaveLength(2);
+    expect(adapter.calls[1]!.at - adapter.calls[0]!.at).toBeGreaterThanOrEqual(1500);
+    expect(adapter.calls.map((call) => call.context.idempotencyKey)).toEqual([messageId, messageId]);
+  });
+});
+
+describe(channelSendBackoff.name, () => {
+  it('waits what the provider asked, else doubles from a second', () => {
+    const limited = new ChannelError('slow down', { code: '429', retryable: true, retryAfterMs: 30_000 });
+    expect(channelSendBackoff(1, 'custom', limited)).toBe(30_000);
+    expect(channelSendBackoff(1, 'custom', new Error('network'))).toBe(1000);
+    expect(channelSendBackoff(3, 'custom', new Error('network'))).toBe(4000);
+    expect(channelSendBackoff(30, 'custom')).toBe(600_000);
+  });
+});
