@@ -7,8 +7,6 @@
 // p99 at the same rate: Socket.IO echo (ack round trip on a bare server), BullMQ pickup (add →
 // bare worker start) and a PostgreSQL single-row INSERT (pool of 10).
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { startServer } from './lib.mjs';
 import {
   accessToken,
   call,
@@ -18,13 +16,12 @@ import {
   createUsers,
   drainOutbox,
   heldRate,
-  here,
   linkAgents,
+  measureRawMessagePipeline,
   openLoop,
   percentile,
   pool,
   pooled,
-  rawQueue,
   startApi,
   until,
   withLoopDelay,
@@ -47,8 +44,6 @@ export default {
     const agents = await createUsers(db, { count: agentCount, role: 'AGENT', tag: 'p2' });
     await linkAgents(db, agents, lineId);
     const api = await startApi(env, 'p2');
-    const bare = await startServer(path.join(here, 'servers/bare-socketio.cjs'), env);
-    const raw = await rawQueue(env, 'p2');
     const sockets = [];
     try {
       const pending = new Map();
@@ -120,33 +115,19 @@ export default {
       const { result: measured, loopDelay } = await withLoopDelay(() => send(rate, seconds));
       const after = await drainOutbox(db, 30_000);
 
-      // Primitives at the same rate.
-      const echoClients = await pooled(Array.from({ length: 20 }), 10, () => connect(bare.url, '', null));
-      sockets.push(...echoClients);
-      const echo = [];
-      await openLoop({ rate, seconds }, async (i) => {
-        const start = performance.now();
-        await new Promise((resolve) => echoClients[i % echoClients.length].emit('echo', i, resolve));
-        echo.push(performance.now() - start);
+      // Primitives at the same rate (the raw pipeline C1 compares against too).
+      const {
+        parts,
+        baseline,
+        describe: describeParts,
+      } = await measureRawMessagePipeline({
+        env,
+        db,
+        rate,
+        seconds,
+        tag: 'p2',
+        conversationIds: chats.map((chat) => chat.conversation.id),
       });
-      raw.reset();
-      await openLoop({ rate, seconds }, () => raw.add());
-      await raw.waitFor(Math.round(rate * seconds) - 1);
-      const pickup = [...raw.state.pickups];
-      await db.query(
-        `CREATE TABLE IF NOT EXISTS bench_p2_insert (id bigserial PRIMARY KEY, conversation_id uuid NOT NULL, text varchar(500) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const inserts = [];
-      await openLoop({ rate, seconds }, async (i) => {
-        const start = performance.now();
-        await db.query(`INSERT INTO bench_p2_insert (conversation_id, text) VALUES ($1, $2)`, [
-          chats[i % chats.length].conversation.id,
-          `hello ${i}`,
-        ]);
-        inserts.push(performance.now() - start);
-      });
-      const parts = { echo: percentile(echo, 99), pickup: percentile(pickup, 99), insert: percentile(inserts, 99) };
-      const baseline = parts.echo + parts.pickup + parts.insert;
       const value = measured.p99;
       if (process.env.BENCH_VERBOSE) console.error(JSON.stringify({ rate, probes, parts, p99: value }));
       return {
@@ -154,11 +135,11 @@ export default {
         baseline,
         ratio: value / baseline,
         unit: 'ms p99',
-        detail: `${rate} msg/s offered for ${seconds} s${measured.failed || measured.skipped ? ` (${measured.failed} not delivered within 20 s, ${measured.skipped} skipped)` : ''} over ${conversationCount} Active conversations and ${agentCount} agent sockets (2 s probes: ${probes.join(', ')}); absolute p99 ${value.toFixed(1)} ms, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms (cap 100 ms at 500 msg/s), ${describeLoopDelay(loopDelay)}; primitives p99: echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
+        detail: `${rate} msg/s offered for ${seconds} s${measured.failed || measured.skipped ? ` (${measured.failed} not delivered within 20 s, ${measured.skipped} skipped)` : ''} over ${conversationCount} Active conversations and ${agentCount} agent sockets (2 s probes: ${probes.join(', ')}); absolute p99 ${value.toFixed(1)} ms, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms (cap 100 ms at 500 msg/s), ${describeLoopDelay(loopDelay)}; primitives p99: ${describeParts()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
       };
     } finally {
       for (const socket of sockets) socket.close();
-      for (const stop of [() => raw.close(), () => api.stop(), () => bare.stop(), () => db.end()]) await stop().catch(() => undefined);
+      for (const stop of [() => api.stop(), () => db.end()]) await stop().catch(() => undefined);
     }
   },
 };

@@ -1,4 +1,4 @@
-// Fixtures of the real-time benchmarks (P1, P2, P3, P5, P6, S1): bulk users in the seeded demo
+// Fixtures of the real-time benchmarks (P1, P2, P3, P5, P6, S1, C1): bulk users in the seeded demo
 // tenant, access and visitor tokens minted with the run's JWT secret (no argon2 logins), lines,
 // campaigns, socket.io clients, the API as a child process with its own queue prefix, percentiles
 // and /proc readings of a child's RSS and CPU. Not a benchmark itself (no `.bench.mjs`).
@@ -407,4 +407,51 @@ export async function drainOutbox(db, ms) {
     count = await left();
   }
   return { initial, left: count, seconds: (performance.now() - start) / 1000 };
+}
+
+/**
+ * P2's raw message pipeline, the baseline of P2 and C1: the sum of three primitives' p99 at the
+ * same offered rate, each on bare components beside the platform's own: a Socket.IO echo (ack
+ * round trip on a bare server), a BullMQ pickup (add → bare worker start) and a PostgreSQL
+ * single-row INSERT (over `db`, one row per message naming one of `conversationIds`). Starts and
+ * stops its own bare server and worker.
+ */
+export async function measureRawMessagePipeline({ env, db, rate, seconds, tag, conversationIds }) {
+  const bare = await startServer(path.join(here, 'servers/bare-socketio.cjs'), env);
+  const raw = await rawQueue(env, tag);
+  const echoClients = [];
+  try {
+    echoClients.push(...(await pooled(Array.from({ length: 20 }), 10, () => connect(bare.url, '', null))));
+    const echo = [];
+    await openLoop({ rate, seconds }, async (i) => {
+      const start = performance.now();
+      await new Promise((resolve) => echoClients[i % echoClients.length].emit('echo', i, resolve));
+      echo.push(performance.now() - start);
+    });
+    raw.reset();
+    await openLoop({ rate, seconds }, () => raw.add());
+    await raw.waitFor(Math.round(rate * seconds) - 1);
+    const pickup = [...raw.state.pickups];
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS bench_p2_insert (id bigserial PRIMARY KEY, conversation_id uuid NOT NULL, text varchar(500) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const inserts = [];
+    await openLoop({ rate, seconds }, async (i) => {
+      const start = performance.now();
+      await db.query(`INSERT INTO bench_p2_insert (conversation_id, text) VALUES ($1, $2)`, [
+        conversationIds[i % conversationIds.length],
+        `hello ${i}`,
+      ]);
+      inserts.push(performance.now() - start);
+    });
+    const parts = { echo: percentile(echo, 99), pickup: percentile(pickup, 99), insert: percentile(inserts, 99) };
+    return {
+      parts,
+      baseline: parts.echo + parts.pickup + parts.insert,
+      describe: () => `echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms`,
+    };
+  } finally {
+    for (const socket of echoClients) socket.close();
+    for (const stop of [() => raw.close(), () => bare.stop()]) await stop().catch(() => undefined);
+  }
 }

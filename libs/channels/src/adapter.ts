@@ -183,6 +183,12 @@ export interface ChannelAdapter {
   testConnection(account: ChannelAccount): Promise<{ name: string }>;
   /** Approved templates (capabilities.templates only). */
   listTemplates?(account: ChannelAccount): Promise<TemplateInfo[]>;
+  /**
+   * Points the provider's webhook at `url` (the account's webhook URL) with the account's
+   * credentials and verify token, so connecting needs no trip to the provider's console; only
+   * providers with an API for it (Telegram's setWebhook). Throws ChannelError with the reason.
+   */
+  registerWebhook?(account: ChannelAccount, url: string): Promise<void>;
 }
 
 /** A webhook body that verified but is not what the provider sends: answered 400, nothing stored. */

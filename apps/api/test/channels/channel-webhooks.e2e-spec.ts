@@ -160,7 +160,7 @@ describe('channel accounts and webhooks', () => {
       expect(again.status).toBe(409);
     });
 
-    it("answers 404 for another tenant's account and 403 to an agent", async () => {
+    it("answers 404 for another tenant's account and 403 to an agent (who still reads the channel kinds)", async () => {
       const account = await connect();
       for (const call of [
         api().get(`/api/channel-accounts/${account.id}`),
@@ -172,6 +172,8 @@ describe('channel accounts and webhooks', () => {
       }
       expect((await api().get('/api/channel-accounts').set(bearer(tenants.agentA))).status).toBe(403);
       expect((await api().post('/api/channel-accounts').set(bearer(tenants.agentA)).send({})).status).toBe(403);
+      // The capabilities are not secret: the agent's composer checks attachments against them.
+      expect((await api().get('/api/channel-kinds').set(bearer(tenants.agentA))).status).toBe(200);
       const [row] = (await a.dataSource.query(`SELECT name, deleted_at FROM channel_accounts WHERE id = $1`, [account.id])) as {
         name: string;
         deleted_at: Date | null;

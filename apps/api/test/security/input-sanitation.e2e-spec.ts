@@ -342,6 +342,6 @@ describe('Input sanitation (e2e)', () => {
       expect(statuses.get(400) ?? 0).toBeGreaterThan(requests.length / 2);
       await t.http().get('/api/health').expect(200);
       await t.http().get('/api/auth/user-info').set(bearer(adminToken)).expect(200);
-    }, 180_000);
+    }, 300_000);
   });
 });

@@ -10,6 +10,8 @@ const aliases = {
   '@centralita/contracts': path.join(root, 'libs/contracts/src/index.ts'),
   '@centralita/contracts/server': path.join(root, 'libs/contracts/src/server/index.ts'),
   '@centralita/domain': path.join(root, 'libs/domain/src/index.ts'),
+  // Without it the channels library would load from its last build (dist), not the sources under test.
+  '@centralita/channels': path.join(root, 'libs/channels/src/index.ts'),
 };
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {

@@ -48,6 +48,7 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
   const [messages, setMessages] = useState<Record<string, MessageView[]>>({});
   const [notes, setNotes] = useState<Record<string, NoteView[]>>({});
   const [unread, setUnread] = useState<Record<string, number>>({});
+  const seenCustomerMessages = useRef(new Set<string>());
   const [typing, setTyping] = useState<Record<string, boolean>>({});
   const [loading, setLoading] = useState(true);
   const [connection, setConnection] = useState<ConnectionStatus>('connecting');
@@ -130,7 +131,10 @@ export function useAgentDesk(api: DeskApi, onAssigned: (conversation: Conversati
       if (message.senderKind === 'customer') {
         setTyping((held) => ({ ...held, [message.conversationId]: false }));
         // The chat on screen is marked read by the effect below; any other counts as unread.
-        if (selectedRef.current !== message.conversationId || document.visibilityState !== 'visible') {
+        // The outbox delivers at least once: a repeated push of the same message counts once.
+        const repeated = seenCustomerMessages.current.has(message.id);
+        seenCustomerMessages.current.add(message.id);
+        if (!repeated && (selectedRef.current !== message.conversationId || document.visibilityState !== 'visible')) {
           setUnread((held) => ({ ...held, [message.conversationId]: (held[message.conversationId] ?? 0) + 1 }));
         }
       }

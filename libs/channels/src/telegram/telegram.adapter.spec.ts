@@ -7,13 +7,7 @@ import { DEFAULT_CHANNEL_ENDPOINTS } from '../endpoints';
 import { createChannelRegistry } from '../registry';
 import { TELEGRAM_CAPABILITIES } from './capabilities';
 import { TELEGRAM_MAX_UPDATE_BYTES } from './parse';
-import {
-  canRegisterWebhook,
-  canSendTyping,
-  createTelegramAdapter,
-  TELEGRAM_ALLOWED_UPDATES,
-  type TelegramAdapter,
-} from './telegram.adapter';
+import { canSendTyping, createTelegramAdapter, TELEGRAM_ALLOWED_UPDATES, type TelegramAdapter } from './telegram.adapter';
 
 const TOKEN = '7123456789:AAHk3x9_fake-token-for-tests-0123456789';
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(2000, 7), Buffer.from([0xff, 0xd9])]);
@@ -124,7 +118,7 @@ describe('Telegram adapter against the Bot API fake', () => {
     it('is registered under `telegram` with its webhook registration and typing indicator', () => {
       const registered = createChannelRegistry({ ...DEFAULT_CHANNEL_ENDPOINTS, telegramApiUrl: fake.url }).get('telegram');
       expect(registered?.kind).toBe('telegram');
-      expect(registered && canRegisterWebhook(registered)).toBe(true);
+      expect(typeof registered?.registerWebhook).toBe('function');
       expect(registered && canSendTyping(registered)).toBe(true);
     });
   });

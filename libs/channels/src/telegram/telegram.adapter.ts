@@ -31,10 +31,10 @@ import type { TelegramApiResponse, TelegramFile, TelegramMessage, TelegramUser }
  * `secret_token` (the account's verify token) comes back in `X-Telegram-Bot-Api-Secret-Token` on
  * every update, and there is no GET handshake.
  *
- * Beyond ChannelAdapter it offers (see WebhookRegistration, TypingIndicator):
- * - registerWebhook(account, url): setWebhook with the verify token as secret_token and the update
- *   kinds the platform reads, so the console's "connect" needs no trip to the Bot API by hand;
- * - sendTyping(account, {contactExternalId}): sendChatAction `typing`.
+ * registerWebhook(account, url) (ChannelAdapter's optional method) is setWebhook with the verify
+ * token as secret_token and the update kinds the platform reads, so the console's "connect" needs
+ * no trip to the Bot API by hand. Beyond ChannelAdapter it offers (see TypingIndicator)
+ * sendTyping(account, {contactExternalId}): sendChatAction `typing`.
  *
  * The Bot API has no idempotency key: a send whose answer was lost (timeout) and is retried may
  * reach the customer twice. Bots get no delivery or read receipts, and markRead is a no-op.
@@ -43,21 +43,12 @@ import type { TelegramApiResponse, TelegramFile, TelegramMessage, TelegramUser }
 /** The update kinds the platform reads; setWebhook filters out the rest at Telegram. */
 export const TELEGRAM_ALLOWED_UPDATES = ['message', 'edited_message', 'my_chat_member'] as const;
 
-/** An adapter that can point the provider's webhook at the platform itself (the console's "connect"). */
-export interface WebhookRegistration {
-  registerWebhook(account: ChannelAccount, url: string): Promise<void>;
-}
-
 /** An adapter that can show the customer that an agent is typing. */
 export interface TypingIndicator {
   sendTyping(account: ChannelAccount, input: { contactExternalId: string }): Promise<void>;
 }
 
-export type TelegramAdapter = ChannelAdapter & WebhookRegistration & TypingIndicator;
-
-export function canRegisterWebhook(adapter: ChannelAdapter): adapter is ChannelAdapter & WebhookRegistration {
-  return typeof (adapter as Partial<WebhookRegistration>).registerWebhook === 'function';
-}
+export type TelegramAdapter = ChannelAdapter & Required<Pick<ChannelAdapter, 'registerWebhook'>> & TypingIndicator;
 
 export function canSendTyping(adapter: ChannelAdapter): adapter is ChannelAdapter & TypingIndicator {
   return typeof (adapter as Partial<TypingIndicator>).sendTyping === 'function';

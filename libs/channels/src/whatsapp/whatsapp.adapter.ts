@@ -243,6 +243,10 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
         for (const template of answer?.data ?? []) {
           // Only approved templates can be sent; pending, rejected and paused ones are not offered.
           if (!template.name || !template.language || template.status !== 'APPROVED') continue;
+          // Agents fill body parameters only (TemplateView, TemplateMessageInput): a header that needs
+          // one (a {{n}} in a text header, or an image/video/document header) would be refused by Meta
+          // (#132000 parameter count mismatch) after the agent sent it, so such templates are not offered.
+          if (!headerNeedsNoParameter(template.components)) continue;
           const body = template.components?.find((component) => component.type?.toUpperCase() === 'BODY')?.text ?? '';
           templates.push({
             name: template.name,
@@ -259,6 +263,13 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
       return templates;
     },
   };
+}
+
+/** True when a template has no header, or a text header without placeholders (sent with no header component). */
+function headerNeedsNoParameter(components: { type?: string; text?: string; format?: string }[] | undefined): boolean {
+  const header = components?.find((component) => component.type?.toUpperCase() === 'HEADER');
+  if (!header) return true;
+  return (header.format ?? 'TEXT').toUpperCase() === 'TEXT' && placeholderCount(header.text ?? '') === 0;
 }
 
 /** The number of distinct {{n}} placeholders of a template body. */

@@ -14,7 +14,11 @@ import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { ChannelAccountsService, type ChannelAccountTestResult } from './channel-accounts.service';
+import {
+  ChannelAccountsService,
+  type ChannelAccountRegisterWebhookResult,
+  type ChannelAccountTestResult,
+} from './channel-accounts.service';
 import { ChannelAdaptersService } from './channel-adapters.service';
 
 /**
@@ -64,7 +68,8 @@ export class ChannelAccountsController {
   ) {}
 
   @Get('channel-kinds')
-  @RequirePermission(PERMISSIONS.settingsManage)
+  // Capabilities, not secrets: the desk's composer checks attachments against them before upload.
+  @RequirePermission(PERMISSIONS.settingsManage, PERMISSIONS.conversationsHandle, PERMISSIONS.conversationsSupervise)
   @ApiOperation({ summary: 'Channel kinds with an adapter: credentials to enter, capabilities, and whether this deployment offers it' })
   @ApiEnvelope(null)
   @ApiErrors(401, 403)
@@ -134,6 +139,23 @@ export class ChannelAccountsController {
   @ApiErrors(400, 401, 403, 404)
   test(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<ChannelAccountTestResult> {
     return this.accounts.test(principal.clientId, id);
+  }
+
+  @Post('channel-accounts/:id/register-webhook')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.settingsManage)
+  @ApiOperation({
+    summary:
+      "Points the provider's webhook at this account's webhook URL (kinds whose provider has an API for it, e.g. Telegram; others 400): " +
+      "{ok: true, message: the URL} or {ok: false, message} with the provider's reason",
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  registerWebhook(
+    @Param('id', ParseUuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ChannelAccountRegisterWebhookResult> {
+    return this.accounts.registerWebhook(principal.clientId, id);
   }
 
   @Get('channel-accounts/:id/templates')

@@ -13,6 +13,12 @@ import { ChannelAdaptersService } from './channel-adapters.service';
 
 const LIMITS = { name: 120, externalAccountId: 200, settingValue: 500, secretValue: 4096 } as const;
 
+/** What POST /api/channel-accounts/:id/register-webhook answers: where the provider now posts, or its reason for refusing. */
+export interface ChannelAccountRegisterWebhookResult {
+  ok: boolean;
+  message: string;
+}
+
 /** What POST /api/channel-accounts/:id/test answers: the provider's name for the account, or its reason for refusing. */
 export interface ChannelAccountTestResult {
   ok: boolean;
@@ -143,6 +149,28 @@ export class ChannelAccountsService {
     };
     await this.dataSource.query(`UPDATE channel_accounts SET last_check = $3 WHERE id = $1 AND tenant_id = $2`, [id, tenantId, lastCheck]);
     return result;
+  }
+
+  /**
+   * Asks the provider to post the account's events to its webhook URL (the one the console shows),
+   * with the account's verify token. Kinds whose provider has no API for it answer 400 (the URL is
+   * pasted at the provider by hand); a provider that refuses is an answer (ok: false with its reason).
+   */
+  async registerWebhook(tenantId: string, id: string): Promise<ChannelAccountRegisterWebhookResult> {
+    const row = await this.row(tenantId, id);
+    const adapter = this.requireAdapter(row);
+    if (!adapter.registerWebhook) {
+      throw new AppException('validation', {
+        message: `${row.kind} webhooks cannot be registered from here: paste the webhook URL at the provider`,
+      });
+    }
+    const { webhookUrl } = this.view(row);
+    try {
+      await adapter.registerWebhook(this.adapters.toAdapterAccount(row), webhookUrl);
+      return { ok: true, message: webhookUrl };
+    } catch (error) {
+      return { ok: false, message: providerReason(error) };
+    }
   }
 
   /** The account's approved templates (kinds whose capabilities have templates; others answer 400). */
