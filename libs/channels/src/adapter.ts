@@ -181,6 +181,11 @@ export interface ChannelAdapter {
   fetchMedia(account: ChannelAccount, media: InboundMediaRef, maxBytes: number): Promise<FetchedMedia>;
   /** Calls the provider with the account's credentials; answers the account's display name there. */
   testConnection(account: ChannelAccount): Promise<{ name: string }>;
+  /**
+   * The customer's display name where webhooks carry only their id (Messenger, Instagram): the core
+   * asks once per new contact, and a failure leaves the contact named by its id.
+   */
+  profile?(account: ChannelAccount, contactExternalId: string): Promise<{ name?: string; username?: string }>;
   /** Approved templates (capabilities.templates only). */
   listTemplates?(account: ChannelAccount): Promise<TemplateInfo[]>;
   /**

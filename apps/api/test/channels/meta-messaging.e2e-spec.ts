@@ -146,6 +146,8 @@ describe('Messenger and Instagram end to end (fake Meta, real API, worker, Postg
           agentId: desk.agent.userId,
         }),
       );
+      // The webhook carries only the customer's id: their name comes from the provider's profile.
+      expect(conversationUpdates(online.received, conversation.id).at(-1)?.customerName).toBe('Ana Pérez');
       // Queued on the account's line first, then handed to the available agent.
       const states = await conversationStates(a.dataSource, conversation.id);
       expect(states.slice(states.indexOf('LiningUp'))).toEqual(['LiningUp', 'Active']);

@@ -17,6 +17,7 @@ import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { formatDateTime } from '../format/format';
 import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './components/Badges';
+import { channelIdentity } from './logic/channels';
 import { ChatInput, type AttachOptions, type PredefinedOption } from './components/ChatInput';
 import { ReplyWindowBanner, TemplatePicker } from './components/ReplyWindow';
 import { attachmentRulesFor } from './logic/attachments';
@@ -36,6 +37,13 @@ import './desk.css';
 import { ListState } from './components/ListState';
 import { SoftphoneDock } from '../softphone/SoftphoneDock';
 import { OutboundDeskPanel } from '../outbound/OutboundDeskPanel';
+
+/**
+ * The query type the API's inbound processor gives a messaging conversation (WhatsApp, Messenger…),
+ * with the channel kind as submenu: the customer never saw a menu, so the desk names the channel
+ * they wrote from instead of showing the two internal codes.
+ */
+const MESSAGING_QUERY_TYPE = 'messaging';
 
 export const DISPOSITIONS = ['resolved', 'sale', 'followUp', 'information', 'complaint', 'noAnswer', 'spam'] as const;
 
@@ -708,11 +716,13 @@ function CustomerPanel({
             <dd data-testid="customer-line">{context ? (context.lineName ?? none) : t('common.loading')}</dd>
             <dt>{t('desk.customer.menuChoice')}</dt>
             <dd data-testid="customer-menu">
-              {context?.queryTypeId
-                ? `${t(`desk.widget.queryTypes.${context.queryTypeId}`, { defaultValue: context.queryTypeId })}${
-                    context.submenuId ? ` › ${t(`desk.widget.submenus.${context.submenuId}`, { defaultValue: context.submenuId })}` : ''
-                  }`
-                : none}
+              {context?.queryTypeId === MESSAGING_QUERY_TYPE
+                ? channelIdentity(context.submenuId).label
+                : context?.queryTypeId
+                  ? `${t(`desk.widget.queryTypes.${context.queryTypeId}`, { defaultValue: context.queryTypeId })}${
+                      context.submenuId ? ` › ${t(`desk.widget.submenus.${context.submenuId}`, { defaultValue: context.submenuId })}` : ''
+                    }`
+                  : none}
             </dd>
             <dt>{t('desk.customer.email')}</dt>
             <dd data-testid="customer-email">{selected.customerEmail ?? none}</dd>

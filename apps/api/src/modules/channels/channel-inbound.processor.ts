@@ -178,7 +178,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
         tenantId: row.tenant_id,
         channel: row.kind,
         channelAccountId: row.id,
-        contact: { externalId: inbound.contact.externalId, name: inbound.contact.name ?? inbound.contact.username ?? '' },
+        contact: { externalId: inbound.contact.externalId, name: await this.contactName(row, adapter, account, inbound.contact) },
         lineId: row.attention_line_id,
         text,
         externalId: inbound.providerMessageId,
@@ -189,6 +189,31 @@ export class ChannelInboundProcessor implements OnModuleInit {
     }
     await this.queueFromMenu(conversationId!, row);
     if (isOptOutText(inbound.text)) await this.recordOptOut(row, inbound.contact.externalId, 'stop', inbound.at);
+  }
+
+  /**
+   * The name a contact is shown by: the payload's, else the one stored for them, else (a new contact
+   * on a provider whose webhooks carry only ids: Messenger, Instagram) the provider's profile, asked
+   * once. The intake stores whatever name it is given, so a known contact keeps theirs.
+   */
+  private async contactName(
+    row: ChannelAccountRow,
+    adapter: ChannelAdapter,
+    account: ChannelAccount,
+    contact: { externalId: string; name?: string; username?: string },
+  ): Promise<string> {
+    const given = contact.name ?? contact.username;
+    if (given || !adapter.profile) return given ?? '';
+    const [known] = (await this.dataSource.query(
+      `SELECT name FROM contacts WHERE tenant_id = $1 AND channel = $2 AND channel_account_id = $3 AND external_id = $4`,
+      [row.tenant_id, row.kind, row.id, contact.externalId],
+    )) as { name: string }[];
+    if (known && known.name !== contact.externalId) return known.name;
+    const profile = await adapter.profile(account, contact.externalId).catch((error: Error) => {
+      this.logger.warn(`profile of a ${row.kind} contact not read: ${error.message}`);
+      return null;
+    });
+    return profile?.name ?? profile?.username ?? '';
   }
 
   /**

@@ -32,6 +32,7 @@ export function MessageList({
 }) {
   const { t } = useTranslation();
   const end = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   const entries: Entry[] = [
     ...messages.map((message) => ({ kind: 'message' as const, at: message.createdAt, message })),
     ...notes.map((note) => ({ kind: 'note' as const, at: note.createdAt, note })),
@@ -41,8 +42,31 @@ export function MessageList({
     end.current?.scrollIntoView?.({ block: 'end' });
   }, [messages.length, notes.length, typing]);
 
+  // Pictures and videos arrive after their message (fetched, then decoded) and grow it: a list the
+  // reader keeps at its end stays there, instead of leaving the newest message below the fold.
+  // Media `load` events do not bubble; a capturing listener on the list still sees them.
+  useEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    let atEnd = true;
+    const onScroll = () => {
+      atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+    };
+    const onMediaLoaded = () => {
+      if (atEnd) end.current?.scrollIntoView?.({ block: 'end' });
+    };
+    element.addEventListener('scroll', onScroll, { passive: true });
+    element.addEventListener('load', onMediaLoaded, true);
+    element.addEventListener('loadedmetadata', onMediaLoaded, true);
+    return () => {
+      element.removeEventListener('scroll', onScroll);
+      element.removeEventListener('load', onMediaLoaded, true);
+      element.removeEventListener('loadedmetadata', onMediaLoaded, true);
+    };
+  }, []);
+
   return (
-    <div className="desk-messages" data-testid="message-list" role="log" aria-live="polite">
+    <div className="desk-messages" data-testid="message-list" role="log" aria-live="polite" ref={list}>
       <ListState
         loading={loading}
         empty={entries.length === 0}

@@ -114,41 +114,46 @@ export function TemplatePicker({
   };
   return (
     <div className="desk-templates" data-testid="template-picker" data-state="ready">
-      <label className="desk-field">
-        <span>{t('desk.templates.choose')}</span>
-        <select
-          className="p-inputtext p-component"
-          value={chosen}
-          onChange={(event) => setChosen(event.target.value)}
-          data-testid="template-select"
-        >
-          {templates.map((item) => (
-            <option key={templateKey(item)} value={templateKey(item)}>
-              {item.name} · {item.language}
-            </option>
-          ))}
-        </select>
-      </label>
+      {/* The choice and its parameters side by side: the picker must leave the conversation in view. */}
+      <div className="desk-templates__fields">
+        <label className="desk-field">
+          <span>{t('desk.templates.choose')}</span>
+          <select
+            className="p-inputtext p-component"
+            value={chosen}
+            onChange={(event) => setChosen(event.target.value)}
+            data-testid="template-select"
+          >
+            {templates.map((item) => (
+              <option key={templateKey(item)} value={templateKey(item)}>
+                {item.name} · {item.language}
+              </option>
+            ))}
+          </select>
+        </label>
+        {template
+          ? Array.from({ length: template.parameterCount }, (_, index) => (
+              <label key={index} className="desk-field desk-templates__param">
+                <span>{t('desk.templates.parameter', { n: index + 1 })}</span>
+                <input
+                  className="p-inputtext p-component"
+                  value={values[index] ?? ''}
+                  maxLength={1000}
+                  onChange={(event) =>
+                    setValues((held) => {
+                      const next = [...held];
+                      next[index] = event.target.value;
+                      return next;
+                    })
+                  }
+                  data-testid="template-parameter"
+                />
+              </label>
+            ))
+          : null}
+      </div>
       {template ? (
         <>
-          {Array.from({ length: template.parameterCount }, (_, index) => (
-            <label key={index} className="desk-field desk-templates__param">
-              <span>{t('desk.templates.parameter', { n: index + 1 })}</span>
-              <input
-                className="p-inputtext p-component"
-                value={values[index] ?? ''}
-                maxLength={1000}
-                onChange={(event) =>
-                  setValues((held) => {
-                    const next = [...held];
-                    next[index] = event.target.value;
-                    return next;
-                  })
-                }
-                data-testid="template-parameter"
-              />
-            </label>
-          ))}
           <div className="desk-templates__preview" aria-label={t('desk.templates.preview')} data-testid="template-preview">
             {templateSegments(template.body, values).map((segment, index) =>
               'text' in segment ? (
