@@ -27,7 +27,12 @@ const common = {
 };
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['**/*.spec.ts', '**/*.spec.tsx'] },
+    {
+      ...common,
+      displayName: 'unit',
+      setupFilesAfterEnv: ['<rootDir>/test/support/unit-timeout.ts'],
+      testMatch: ['**/*.spec.ts', '**/*.spec.tsx'],
+    },
     {
       ...common,
       displayName: 'integration',

@@ -109,7 +109,8 @@ describe('Channel accounts screen (browser)', () => {
         if (apiProcess.exitCode !== null) throw new Error(`the API exited with ${apiProcess.exitCode}`);
         if (!(await fetch(`${url}/api/health`)).ok) throw new Error('not healthy yet');
       },
-      { timeoutMs: 30_000, intervalMs: 200 },
+      // An API process starts in seconds, but a loaded CI machine has been seen taking over 30 s.
+      { timeoutMs: 120_000, intervalMs: 200 },
     );
     token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
     kinds = await call<ChannelKindView[]>('GET', '/api/channel-kinds');
@@ -117,7 +118,7 @@ describe('Channel accounts screen (browser)', () => {
     if (!lines.length) throw new Error('the demo tenant has no attention line');
     line = lines[0];
     browser = await launchBrowser();
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);

@@ -127,7 +127,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
         if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
         if (!(await fetch(`${at}/api/health`)).ok) throw new Error('not healthy yet');
       },
-      { timeoutMs: 60_000, intervalMs: 200 },
+      { timeoutMs: 120_000, intervalMs: 200 },
     );
   }
 
@@ -286,7 +286,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
     await agent.goto('/conversations/agentConversations');
     await agent.locator('[data-testid=connection-status][data-status=online]').waitFor();
     await agent.getByTestId('presence-available').click();
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);

@@ -11,6 +11,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'trunks', key: 'id', column: 'password_encrypted', shape: 'text' },
   { table: 'softphone_accounts', key: 'user_id', column: 'password_secret', shape: 'text' },
   { table: 'channel_configs', key: 'id', column: 'secrets', shape: 'json-map' },
+  { table: 'channel_accounts', key: 'id', column: 'secrets', shape: 'json-map' },
 ] as const;
 
 /**

@@ -124,9 +124,9 @@ describe(OutboxRetention.name, () => {
 
   async function sweepAndHold(sweepers: OutboxRetention[]): Promise<void> {
     const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => sweepers[i % 2].sweep()));
-    const deleted = outcomes.filter((outcome): outcome is number => outcome !== null);
-    // The timers' sweeps run too: together every backlog row went exactly once, by someone.
-    expect(deleted.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(12_000);
+    // Each sweep answered (a count, or null when another held the sweep), none failed. Their counts
+    // are not summed: a sweep deletes every delivered row past the retention, other suites' too.
+    expect(outcomes.every((outcome) => outcome === null || Number.isInteger(outcome))).toBe(true);
     await eventually(async () => expect(await countRows(a, 'backlog')).toBe(0));
     expect(await countRows(a, 'pending')).toBe(50);
 
