@@ -61,6 +61,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
         QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-browser`,
         DIALER_ENABLED: 'true',
         DIALER_DRIVER: 'interval',
+        // Provider sends stay with the channel suites' workers, which point at their fakes.
+        CHANNEL_SEND_ENABLED: 'off',
         DIALER_TENANTS: session.user.clientId,
         SIMULATOR_PROFILE: JSON.stringify({
           answerRate: 1,

@@ -71,21 +71,26 @@ export class WorkerModule {
             }),
         },
         SentimentProcessor,
-        {
-          provide: CHANNEL_SEND_DB,
-          // Its own pool, connected on the first send: provider calls never wait behind an export.
-          useFactory: () =>
-            new DataSource({
-              type: 'postgres',
-              url: config.databaseUrl,
-              synchronize: false,
-              extra: { max: 4, application_name: 'centralita-channel-send' },
-            }),
-        },
-        { provide: WORKER_CHANNEL_REGISTRY, useFactory: () => createChannelRegistry(channelEndpointsFromEnv()) },
         // The API's key (CONFIG_ENCRYPTION_KEY): channel secrets are decrypted in memory for each send.
         { provide: ConfigCrypto, useFactory: () => new ConfigCrypto(process.env) },
-        ChannelSendProcessor,
+        // CHANNEL_SEND_ENABLED=off: this process leaves provider sends to other workers.
+        ...(config.channelSendEnabled
+          ? [
+              {
+                provide: CHANNEL_SEND_DB,
+                // Its own pool, connected on the first send: provider calls never wait behind an export.
+                useFactory: () =>
+                  new DataSource({
+                    type: 'postgres',
+                    url: config.databaseUrl,
+                    synchronize: false,
+                    extra: { max: 4, application_name: 'centralita-channel-send' },
+                  }),
+              },
+              { provide: WORKER_CHANNEL_REGISTRY, useFactory: () => createChannelRegistry(channelEndpointsFromEnv()) },
+              ChannelSendProcessor,
+            ]
+          : []),
       ],
     };
   }

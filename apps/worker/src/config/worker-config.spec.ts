@@ -13,7 +13,14 @@ describe('loadWorkerConfig', () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/centralita',
       reportRetentionHours: 24,
       outgoingAllowedCidrs: [],
+      channelSendEnabled: true,
     });
+  });
+
+  it('lets a worker leave provider sends to others, and names a bad switch', () => {
+    expect(loadWorkerConfig({ CHANNEL_SEND_ENABLED: 'off' }).channelSendEnabled).toBe(false);
+    expect(loadWorkerConfig({ CHANNEL_SEND_ENABLED: 'on' }).channelSendEnabled).toBe(true);
+    expect(() => loadWorkerConfig({ CHANNEL_SEND_ENABLED: 'maybe' })).toThrow('CHANNEL_SEND_ENABLED must be on or off (got "maybe")');
   });
 
   it('reads the ranges the operator allows outgoing connections to, and names a bad entry', () => {

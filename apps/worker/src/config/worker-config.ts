@@ -18,6 +18,11 @@ export interface WorkerConfig {
   reportRetentionHours: number;
   /** Non-public ranges the dialer may still connect to (OUTGOING_ALLOWED_CIDRS, the API's setting too). */
   outgoingAllowedCidrs: string[];
+  /**
+   * CHANNEL_SEND_ENABLED (on by default): off leaves QUEUES.channelSend to other worker processes,
+   * e.g. workers dedicated to dialing, or a test's worker that must not send through real providers.
+   */
+  channelSendEnabled: boolean;
 }
 
 export class WorkerConfigError extends Error {
@@ -79,6 +84,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
 
   const outgoingAllowedCidrs = parseAllowedCidrs(read('OUTGOING_ALLOWED_CIDRS'), problems);
 
+  const channelSendRaw = read('CHANNEL_SEND_ENABLED')?.toLowerCase();
+  const channelSendEnabled = channelSendRaw === undefined || ['on', 'true', '1', 'yes'].includes(channelSendRaw);
+  if (channelSendRaw !== undefined && channelSendEnabled === false && !['off', 'false', '0', 'no'].includes(channelSendRaw))
+    problems.push(`CHANNEL_SEND_ENABLED must be on or off (got "${channelSendRaw}")`);
+
   if (problems.length) throw new WorkerConfigError(problems);
   return {
     nodeEnv,
@@ -91,6 +101,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     databaseUrl: databaseUrl!,
     reportRetentionHours,
     outgoingAllowedCidrs,
+    channelSendEnabled,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import {
   REPORT_COLUMNS,
+  reportCellLabel,
   reportExportHeaders,
   type Language,
   type ReportExportFormat,
@@ -26,7 +27,7 @@ interface ExportRow {
   format: ReportExportFormat;
   filters: ReportFilters;
   status: string;
-  /** The requester's language: the column headers are written in it. */
+  /** The requester's language: the column headers and the labels of code cells are written in it. */
   language: Language;
   /** The file of an earlier attempt that did not finish. */
   file_id: string | null;
@@ -62,7 +63,9 @@ export async function runReportExport(run: SqlRunner, exportId: string, options:
   let lastProgress = 0;
   try {
     for await (const batch of reportBatches(run, job.report_type, scope, options.batchSize)) {
-      for (const row of batch) await file.write(columns.map((column) => row[column.key] ?? null));
+      // Code cells (status, channel, outcome, disposition) as their label in the requester's language, as the console shows them.
+      for (const row of batch)
+        await file.write(columns.map((column) => reportCellLabel(column.key, row[column.key] ?? null, job.language)));
       written += batch.length;
       const progress = Math.min(99, total ? Math.floor((written * 100) / total) : 99);
       if (progress !== lastProgress) {
