@@ -1,6 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { api, DEMO, DEMO_PASSWORD, invitationPath, launchBrowser, newPage, signIn } from '../support/browser';
 
+// One test walks five admin screens end to end (line, campaign, invited user, template, poll):
+// about a minute on a loaded two-core machine, past the tier's 30 s.
+jest.setTimeout(120_000);
+
 const suffix = Date.now().toString(36).slice(-5);
 
 /** Picks an option of a PrimeReact Dropdown/MultiSelect by its visible label. */
@@ -31,7 +35,17 @@ describe('Administration', () => {
 
     const line = `Sales line ${suffix}`;
     await page.goto('/attentionList/attentionEdit');
+    // One route adds and edits: the title says which (issue 24 item 8).
+    await expect(page.getByTestId('page-title').textContent()).resolves.toBe('Add service line');
     await page.getByTestId('line-name').fill(line);
+    // Tuesday closing before it opens is refused with the day, the times and the way out.
+    await page.locator('label[for=line-day-2]').click();
+    await page.getByLabel('Tuesday closes').fill('08:00');
+    await page.getByTestId('admin-save').click();
+    await expect(page.getByTestId('line-hours-error').textContent()).resolves.toBe(
+      'Tuesday: closes at 08:00, before it opens at 09:00. Hours cannot pass midnight: close at 23:59 and open the next day at 00:00.',
+    );
+    await page.locator('label[for=line-day-2]').click();
     await pick(page, 'line-channel', 'WhatsApp');
     // Routing: the least-occupied agent, priority 3 (12 is refused on the form), 90 s in the queue.
     await pick(page, 'line-routing-policy', 'Least occupied agent');
@@ -97,6 +111,7 @@ describe('Administration', () => {
 
     const poll = `Poll ${suffix}`;
     await page.goto('/settings/editpoll');
+    await expect(page.getByTestId('page-title').textContent()).resolves.toBe('Add poll');
     await page.getByTestId('poll-name').fill(poll);
     await page.getByTestId('poll-question-text-0').fill('How likely are you to recommend us?');
     await save(page, '/settings/polls');
@@ -108,6 +123,7 @@ describe('Administration', () => {
     await page.getByTestId('admin-list').getByText(userName).waitFor();
     await page.getByTestId('admin-edit').first().click();
     await page.getByTestId('user-lines').getByText(line).waitFor();
+    await expect(page.getByTestId('page-title').textContent()).resolves.toBe('Edit user');
     await page.getByTestId('user-campaigns').getByText(campaign).waitFor();
     await context.close();
   });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,6 +14,9 @@ import { baseUrl, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '..
 jest.setTimeout(90_000);
 
 const TAG = `R${Date.now().toString(36)}`;
+/** REPORT_SCREENSHOTS=1 writes docs/screenshots/reports-detail-{el,ru}.png; otherwise they go to a temporary folder. */
+const SCREENSHOTS =
+  process.env.REPORT_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(tmpdir(), 'centralita-reports');
 
 async function startConversations(): Promise<void> {
   const login = await fetch(`${baseUrl()}/api/auth/login`, {
@@ -160,5 +164,45 @@ describe('Reports page', () => {
     await dialog.getByText(`${TAG} Ada`).first().waitFor();
     // Started through the web chat and still in its menu: one status change into Transitory.
     await dialog.getByText('— → Transitory', { exact: false }).first().waitFor();
+    await expect(dialog.getByTestId('detail-channel').textContent()).resolves.toBe('WebChat');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
   });
+
+  // Issue 24 item 8: states, events, channels and roles in the reader's language, never their codes.
+  it.each([
+    ['el', 'Μεταβατική', 'Δημιουργήθηκε', 'Πελάτης'],
+    ['ru', 'Переходная', 'Создан', 'Клиент'],
+  ])(
+    'labels the table and the conversation detail in %s, with no code left where a label belongs',
+    async (language, transitory, created, customer) => {
+      const localised = await newPage(browser, { language });
+      try {
+        const { page: reader } = localised;
+        await signIn(reader, DEMO.supervisor);
+        await reader.waitForURL((url) => !url.pathname.startsWith('/session'));
+        await reader.goto('/reports/reports');
+        const row = reader.locator('[data-testid=report-row]').filter({ hasText: `${TAG} Ada` });
+        await row.waitFor();
+        await expect(row.locator('[data-column=status]').textContent()).resolves.toBe(transitory);
+        await expect(row.locator('[data-column=channel]').textContent()).resolves.toBe('WebChat');
+        const statuses = await reader.locator('[data-testid=report-row] [data-column=status]').allTextContents();
+        expect(statuses.filter((status) => /^(Transitory|LiningUp|Active|Inquest|Closed)$/.test(status))).toEqual([]);
+
+        await row.click();
+        const dialog = reader.getByTestId('conversation-detail');
+        await dialog.getByTestId('detail-transitions').waitFor();
+        await expect(dialog.getByTestId('detail-status').textContent()).resolves.toBe(transitory);
+        const transitions = await dialog.getByTestId('detail-transitions').innerText();
+        expect(transitions).toContain(`— → ${transitory} (${created})`);
+        // The web-chat visitor started it: named by role, not by a visitor id.
+        expect(transitions).toContain(customer);
+        expect(transitions).not.toMatch(/xstate|conversation\.|Transitory|LiningUp|customer|system/);
+        await mkdir(SCREENSHOTS, { recursive: true });
+        await reader.screenshot({ path: path.join(SCREENSHOTS, `reports-detail-${language}.png`) });
+      } finally {
+        await localised.context.close();
+      }
+    },
+  );
 });

@@ -406,17 +406,18 @@ describe('Reports (e2e)', () => {
       { at: at(200).toISOString(), poll: 'Satisfacción', question: '¿Cómo le atendimos?', value: '@muy bien' },
     ]);
 
-    // Labelled in the requester's language (Spanish without Accept-Language); values stay as they are.
+    // Labelled in the requester's language (Spanish without Accept-Language): states, events and the
+    // channel in words too; names, text and times as they are.
     const text = await t.http().get(`/api/reports/conversations/${conv.c1}/detail/download`).set(bearer(supervisor)).expect(200);
     expect(text.headers['content-type']).toContain('text/plain');
     expect(text.headers['content-disposition']).toBe(`attachment; filename="conversation-${conv.c1}.txt"`);
     expect(text.text.split('\n').slice(0, 10)).toEqual([
       `Conversación ${conv.c1}`,
-      'Canal: webchat',
+      'Canal: WebChat',
       'Línea: Ventas',
       'Cliente: Carla',
       'Agentes: Ana Agente',
-      'Estado: Closed',
+      'Estado: Cerrada',
       `Inicio: ${detail.createdAt}`,
       `Cierre: ${detail.closedAt}`,
       '',
@@ -424,6 +425,8 @@ describe('Reports (e2e)', () => {
     ]);
     expect(text.text).toContain(`[${at(40).toISOString()}] Carla: Hola <b>necesito</b> ayuda`);
     expect(text.text).toContain('\nCambios de estado\n');
+    expect(text.text).toContain(`[${at(30).toISOString()}] En cola -> Activa (Asignada a un agente, Sistema)\n`);
+    expect(text.text).not.toMatch(/LiningUp|conversation\.assigned/);
     expect(text.text).toContain(`\nEncuesta\n[${at(200).toISOString()}] ¿Cómo le atendimos?: @muy bien\n`);
     const german = await t
       .http()
@@ -431,7 +434,7 @@ describe('Reports (e2e)', () => {
       .set(bearer(supervisor))
       .set('Accept-Language', 'de-DE,de;q=0.9,en;q=0.8')
       .expect(200);
-    expect(german.text.split('\n').slice(0, 3)).toEqual([`Gespräch ${conv.c1}`, 'Kanal: webchat', 'Linie: Ventas']);
+    expect(german.text.split('\n').slice(0, 3)).toEqual([`Gespräch ${conv.c1}`, 'Kanal: WebChat', 'Linie: Ventas']);
     expect(german.text).toContain('\nVerlauf\n');
     const csv = await t.http().get(`/api/reports/conversations/${conv.c1}/detail/download?format=csv`).set(bearer(supervisor)).expect(200);
     expect(csv.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe('"Hora","Tipo","Quién","Texto"');
@@ -444,6 +447,7 @@ describe('Reports (e2e)', () => {
       .expect(200);
     expect(russian.text.replace(/^\uFEFF/, '').split('\r\n')[0]).toBe('"Время","Тип","Кто","Текст"');
     expect(russian.text).toContain(`"${at(200).toISOString()}","Опрос","Carla","¿Cómo le atendimos?: @muy bien"`);
+    expect(russian.text).toContain(`"${at(150).toISOString()}","Статус","Ana Agente","Активная -> Закрыта (Закрыт)"`);
 
     await t.http().get(`/api/reports/conversations/${conv.foreign}/detail`).set(bearer(supervisor)).expect(404);
     await t.http().get(`/api/reports/conversations/${conv.c1}/detail`).set(bearer(otherAdmin)).expect(404);
@@ -507,9 +511,9 @@ describe('Reports (e2e)', () => {
         '"Conversation","Started","Channel","Line","Agent","Customer","Status","Closed","Wait (s)","Handle time (s)","Messages"',
       );
       expect(lines.slice(1)).toEqual([
-        `"${conv.c1}","${at(0).toISOString()}","webchat","Ventas","Ana Agente","Carla","Closed","${at(150).toISOString()}","30","120","2"`,
-        `"${conv.c2}","${at(600).toISOString()}","whatsapp","Soporte","","'=HYPERLINK(""http://x"")","Closed","${at(660).toISOString()}","60","","0"`,
-        `"${conv.c4}","${at(1000).toISOString()}","webchat","Ventas","Ana Agente","Diego","Active","","10","","0"`,
+        `"${conv.c1}","${at(0).toISOString()}","WebChat","Ventas","Ana Agente","Carla","Closed","${at(150).toISOString()}","30","120","2"`,
+        `"${conv.c2}","${at(600).toISOString()}","WhatsApp","Soporte","","'=HYPERLINK(""http://x"")","Closed","${at(660).toISOString()}","60","","0"`,
+        `"${conv.c4}","${at(1000).toISOString()}","WebChat","Ventas","Ana Agente","Diego","Active","","10","","0"`,
       ]);
     });
 
@@ -557,8 +561,9 @@ describe('Reports (e2e)', () => {
       );
       const germanSheet = await workbookOf((await exportOf('xlsx', { channel: 'whatsapp' }, 'de')).id);
       expect((germanSheet.getRow(1).values as unknown[]).slice(1)).toEqual(reportExportHeaders('conversations', 'de'));
-      // Only headers change: the same cells whatever the language.
+      // Numbers stay numbers whatever the language; a status is written as its German label.
       expect((germanSheet.getRow(2).values as unknown[])[9]).toBe(60);
+      expect((germanSheet.getRow(2).values as unknown[])[7]).toBe('Geschlossen');
 
       const spanish = await exportOf('csv', { channel: 'whatsapp' });
       expect(await csvHeader(spanish.id)).toBe(

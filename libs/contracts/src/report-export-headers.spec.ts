@@ -1,5 +1,5 @@
 import { DEFAULT_LANGUAGE, LANGUAGES } from './constants';
-import { REPORT_EXPORT_HEADERS, reportExportHeaders } from './report-export-headers';
+import { REPORT_EXPORT_HEADERS, reportCellLabel, reportExportHeaders } from './report-export-headers';
 import { REPORT_COLUMNS, REPORT_TYPES } from './reports';
 
 const others = LANGUAGES.filter((language) => language !== 'en');
@@ -54,5 +54,24 @@ describe(reportExportHeaders.name, () => {
     expect(DEFAULT_LANGUAGE).toBe('es');
     expect(reportExportHeaders('queue', 'es').slice(0, 3)).toEqual(['Línea', 'Canal', 'Ofrecidas']);
     expect(reportExportHeaders('queue', 'de').slice(0, 3)).toEqual(['Linie', 'Kanal', 'Angeboten']);
+  });
+});
+
+describe(reportCellLabel.name, () => {
+  it('writes a code column as its label in the requester’s language', () => {
+    expect(reportCellLabel('status', 'LiningUp', 'ru')).toBe('В очереди');
+    expect(reportCellLabel('status', 'Closed', 'el')).toBe('Κλειστή');
+    expect(reportCellLabel('channel', 'webchat', 'de')).toBe('WebChat');
+    expect(reportCellLabel('channel', 'Phone', 'it')).toBe('Telefono');
+    expect(reportCellLabel('outcome', 'answeringMachine', 'es')).toBe('Contestador');
+    expect(reportCellLabel('disposition', 'doNotCall', 'en')).toBe('Do not call');
+  });
+
+  it('leaves names, numbers, times and empty cells as they are', () => {
+    expect(reportCellLabel('customer', 'Closed', 'es')).toBe('Closed');
+    expect(reportCellLabel('line', 'webchat', 'es')).toBe('webchat');
+    expect(reportCellLabel('messages', 3, 'ru')).toBe(3);
+    expect(reportCellLabel('status', null, 'ru')).toBeNull();
+    expect(reportCellLabel('status', '', 'ru')).toBe('');
   });
 });

@@ -1,11 +1,13 @@
 import type { Language } from './constants';
-import { REPORT_COLUMNS, type ReportType } from './reports';
+import { valueLabel, type ValueLabelKind } from './download-labels';
+import { REPORT_COLUMNS, type ReportCell, type ReportType } from './reports';
 
 /*
  * Column headers of exported report files, in the language of the user who asked for the export
  * (the console's table translates `reports.columns.<key>` itself). Duration cells are plain
- * seconds, so their headers carry the unit. Only headers are translated: cell values are written
- * the same whatever the language.
+ * seconds, so their headers carry the unit. Cells that hold a stored code (a status, a channel, a
+ * call's outcome or disposition) are written as its label in the same language (reportCellLabel);
+ * numbers, times and names are written the same whatever the language.
  */
 
 const EN = {
@@ -314,4 +316,22 @@ export const REPORT_EXPORT_HEADERS: Record<Language, Record<ReportColumnKey, str
 export function reportExportHeaders(type: ReportType, language: Language): string[] {
   const headers = REPORT_EXPORT_HEADERS[language];
   return REPORT_COLUMNS[type].map((column) => headers[column.key]);
+}
+
+/** Columns whose cells are stored codes, and the table that labels them. */
+const LABELLED_COLUMNS: Partial<Record<ReportColumnKey, ValueLabelKind>> = {
+  status: 'conversationStatus',
+  channel: 'channel',
+  outcome: 'callOutcome',
+  disposition: 'callDisposition',
+};
+
+/**
+ * A report cell as a person reads it in `language`: a code column's value becomes its label
+ * ('LiningUp' → 'В очереди', 'webchat' → 'WebChat'); every other cell is returned untouched.
+ * The console's table and the worker's export files both write cells through it.
+ */
+export function reportCellLabel(key: ReportColumnKey, value: ReportCell, language: Language): ReportCell {
+  const kind = LABELLED_COLUMNS[key];
+  return kind && typeof value === 'string' && value !== '' ? valueLabel(kind, value, language) : value;
 }

@@ -8,7 +8,7 @@ import { describeError } from '../api/error-text';
 import { useApi } from '../app/ServicesContext';
 import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
-import { serverIssues } from './admin-logic';
+import { formTitleKey, serverIssues, type FormResource } from './admin-logic';
 import type { AdminFormApi } from './useAdminForm';
 
 /** The id of the row an edit screen works on (?id=), or null on an add screen. */
@@ -19,7 +19,7 @@ export function useEditId(): string | null {
 
 interface AdminFormPageProps<V extends Record<string, unknown>> {
   route: AppRoute;
-  resource: string;
+  resource: FormResource;
   listPath: string;
   form: AdminFormApi<V>;
   id: string | null;
@@ -87,11 +87,7 @@ export function AdminFormPage<V extends Record<string, unknown>>({
 
   return (
     <>
-      <PageHeader
-        title={t(`routes.${route.titleKey}`)}
-        icon={route.icon ?? (id ? 'pi pi-pencil' : 'pi pi-plus')}
-        subtitle={id ? t('admin.form.editing') : t('admin.form.adding')}
-      />
+      <PageHeader title={t(formTitleKey(resource, id !== null))} icon={route.icon ?? (id ? 'pi pi-pencil' : 'pi pi-plus')} />
       <form
         className="card admin-form"
         noValidate

@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { LANGUAGES, validateAttentionLine } from '@centralita/contracts';
+import { DICTIONARIES } from '../i18n/resources';
 import {
+  FORM_RESOURCES,
+  businessHoursProblems,
+  formTitleKey,
   auditChanges,
   auditValue,
   formatIsoDate,
@@ -106,5 +111,67 @@ describe(hoursToRows.name, () => {
   it('round-trips through rowsToHours, dropping closed days', () => {
     const windows = [{ day: 1, from: '08:00', to: '17:00' }];
     expect(rowsToHours(hoursToRows(windows))).toEqual(windows);
+  });
+});
+
+describe(formTitleKey.name, () => {
+  const lookup = (language: (typeof LANGUAGES)[number], key: string): unknown =>
+    key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], DICTIONARIES[language]);
+
+  it('names an add screen "Add …" and an edit screen "Edit …"', () => {
+    expect(formTitleKey('users', false)).toBe('admin.formTitles.users.add');
+    expect(formTitleKey('users', true)).toBe('admin.formTitles.users.edit');
+    expect(lookup('en', formTitleKey('users', false))).toBe('Add user');
+    expect(lookup('en', formTitleKey('attention-lines', true))).toBe('Edit service line');
+    expect(lookup('es', formTitleKey('trunks', false))).toBe('Agregar troncal');
+    expect(lookup('ru', formTitleKey('polls', true))).toBe('Редактировать опрос');
+  });
+
+  it.each(LANGUAGES)('has a distinct add and edit title for every admin form in %s', (language) => {
+    const titles = FORM_RESOURCES.flatMap((resource) => [
+      lookup(language, formTitleKey(resource, false)),
+      lookup(language, formTitleKey(resource, true)),
+    ]);
+    expect(titles.filter((title) => typeof title !== 'string' || title.trim() === '')).toEqual([]);
+    expect(new Set(titles).size).toBe(titles.length);
+  });
+});
+
+describe(businessHoursProblems.name, () => {
+  const row = (day: number, from: string, to: string, open = true) => ({ day, open, from, to });
+
+  it('names each ticked day whose hours cannot be saved, and why', () => {
+    expect(
+      businessHoursProblems([
+        row(1, '09:00', '18:00'),
+        row(2, '18:00', '09:00'),
+        row(3, '', '18:00'),
+        row(4, '10:00', '10:00'),
+        row(0, '20:00', '08:00', false),
+      ]),
+    ).toEqual([
+      { day: 2, problem: 'closesBeforeOpening', from: '18:00', to: '09:00' },
+      { day: 3, problem: 'missingTime', from: '', to: '18:00' },
+      { day: 4, problem: 'sameTime', from: '10:00', to: '10:00' },
+    ]);
+  });
+
+  it('finds a problem exactly where the shared rule refuses the hours', () => {
+    const cases = [
+      row(1, '09:00', '18:00'),
+      row(2, '23:00', '01:00'),
+      row(3, '09:00', ''),
+      row(5, '08:30', '08:30'),
+      row(6, '00:00', '23:59'),
+    ];
+    for (const day of cases) {
+      const refused = validateAttentionLine({
+        name: 'Ventas',
+        type: 'inbound',
+        channel: 'WebChat',
+        businessHours: rowsToHours([day]),
+      }).some((issue) => issue.field === 'businessHours');
+      expect([day.day, businessHoursProblems([day]).length > 0]).toEqual([day.day, refused]);
+    }
   });
 });

@@ -8,6 +8,30 @@ export interface TableState {
   sortOrder?: 1 | -1 | 0 | null;
 }
 
+/** The admin resources edited through AdminFormPage; each has `admin.formTitles.<resource>.add|edit` in every language. */
+export const FORM_RESOURCES = [
+  'users',
+  'roles',
+  'clients',
+  'attention-lines',
+  'campaigns',
+  'polls',
+  'ivrs',
+  'trunks',
+  'qna',
+  'predefined-messages',
+  'outbound/campaigns',
+] as const;
+export type FormResource = (typeof FORM_RESOURCES)[number];
+
+/**
+ * The title of an admin form as it is: "Add user" on an add screen, "Edit user" with ?id=. The
+ * route's own title cannot say it, since one route serves both (and some are named "Save …").
+ */
+export function formTitleKey(resource: FormResource, editing: boolean): string {
+  return `admin.formTitles.${resource}.${editing ? 'edit' : 'add'}`;
+}
+
 /** DataTable state plus the search box → the API's paged query. */
 export function toPagedQuery(state: TableState, search: string): PagedQuery {
   const query: PagedQuery = { page: Math.floor(state.first / state.rows) + 1, pageSize: state.rows };
@@ -99,6 +123,31 @@ export function hoursToRows(windows: { day: number; from: string; to: string }[]
   return WEEK_ORDER.map((day) => {
     const window = windows.find((w) => w.day === day);
     return window ? { day, open: true, from: window.from, to: window.to } : { day, open: false, from: '09:00', to: '18:00' };
+  });
+}
+
+const HOUR_MINUTE = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Why a ticked day's hours cannot be saved: a time left empty, a window that ends before it starts, or one of no length. */
+export type DayHoursProblem = 'missingTime' | 'closesBeforeOpening' | 'sameTime';
+
+/**
+ * Each ticked day whose hours the shared rule (validateAttentionLine) would refuse, and why, so the
+ * form can name the day and the times instead of one "format not valid" for the whole week.
+ * Windows cannot pass midnight (the API stores from < to within one day).
+ */
+export function businessHoursProblems(rows: DayHours[]): { day: number; problem: DayHoursProblem; from: string; to: string }[] {
+  return rows.flatMap((row) => {
+    if (!row.open) return [];
+    const problem: DayHoursProblem | null =
+      !HOUR_MINUTE.test(row.from) || !HOUR_MINUTE.test(row.to)
+        ? 'missingTime'
+        : row.from === row.to
+          ? 'sameTime'
+          : row.to < row.from
+            ? 'closesBeforeOpening'
+            : null;
+    return problem ? [{ day: row.day, problem, from: row.from, to: row.to }] : [];
   });
 }
 

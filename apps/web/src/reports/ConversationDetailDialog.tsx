@@ -3,14 +3,17 @@ import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
 import { ProgressSpinner } from 'primereact/progressspinner';
 import { useTranslation } from 'react-i18next';
-import type { ConversationDetail } from '@centralita/contracts';
+import { valueLabel, type ConversationDetail } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { formatDateTime, formatNullable } from '../format/format';
+import { normaliseLanguage } from '../i18n/languages';
 import type { ReportsApi } from './reports-api';
+import { messageSender, transitionActor, transitionText } from './report-format';
 
 /** A conversation of the report: transcript, status changes and survey answers; user text rendered as text only. */
 export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi; id: string; onHide(): void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const language = normaliseLanguage(i18n.resolvedLanguage ?? i18n.language);
   const [detail, setDetail] = useState<ConversationDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -69,13 +72,13 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
             <dt>{t('reports.columns.customer')}</dt>
             <dd>{detail.customer}</dd>
             <dt>{t('reports.columns.channel')}</dt>
-            <dd>{detail.channel}</dd>
+            <dd data-testid="detail-channel">{valueLabel('channel', detail.channel, language)}</dd>
             <dt>{t('reports.columns.line')}</dt>
             <dd>{formatNullable(detail.line, t)}</dd>
             <dt>{t('reports.detail.agents')}</dt>
             <dd>{detail.agents.length ? detail.agents.join(', ') : formatNullable(null, t)}</dd>
             <dt>{t('reports.columns.status')}</dt>
-            <dd>{detail.status}</dd>
+            <dd data-testid="detail-status">{valueLabel('conversationStatus', detail.status, language)}</dd>
             <dt>{t('reports.columns.createdAt')}</dt>
             <dd>{formatDateTime(detail.createdAt, t)}</dd>
             <dt>{t('reports.columns.closedAt')}</dt>
@@ -89,7 +92,7 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
               {detail.messages.map((message, index) => (
                 <li key={index}>
                   <small>
-                    {formatDateTime(message.at, t)} · {message.sender}
+                    {formatDateTime(message.at, t)} · {messageSender(message, language)}
                   </small>
                   {message.text}
                 </li>
@@ -97,14 +100,13 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
             </ol>
           )}
           <h3>{t('reports.detail.transitions')}</h3>
-          <ol className="report-detail__transcript">
+          <ol className="report-detail__transcript" data-testid="detail-transitions">
             {detail.transitions.map((row, index) => (
               <li key={index}>
                 <small>
-                  {formatDateTime(row.at, t)}
-                  {row.actor ? ` · ${row.actor}` : ''}
+                  {formatDateTime(row.at, t)} · {transitionActor(row, language)}
                 </small>
-                {`${row.from ?? '—'} → ${row.to} (${row.event})`}
+                {transitionText(row, language)}
               </li>
             ))}
           </ol>

@@ -16,10 +16,12 @@ import {
   type ReportOptions,
   type ReportRow,
   type ReportType,
+  valueLabel,
 } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
 import { useServices } from '../app/ServicesContext';
 import { lazyPaging } from '../admin/lazy-paging';
+import { normaliseLanguage } from '../i18n/languages';
 import { PageHeader } from '../layout/PageHeader';
 import { ConversationDetailDialog } from './ConversationDetailDialog';
 import { createReportsApi } from './reports-api';
@@ -30,7 +32,8 @@ const FINISHED = new Set(['done', 'failed', 'expired']);
 
 /** /reports/reports: one report at a time, paged and sorted on the server, exported by the worker. */
 export default function ReportsPage({ route }: { route: AppRoute }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const language = normaliseLanguage(i18n.resolvedLanguage ?? i18n.language);
   const { client } = useServices();
   const api = useMemo(() => createReportsApi(client), [client]);
   const [type, setType] = useState<ReportType>('conversations');
@@ -226,7 +229,7 @@ export default function ReportsPage({ route }: { route: AppRoute }) {
           <Dropdown
             inputId="report-channel"
             value={filters.channel ?? null}
-            options={options?.channels ?? []}
+            options={(options?.channels ?? []).map((channel) => ({ value: channel, label: valueLabel('channel', channel, language) }))}
             placeholder={t('reports.all')}
             showClear
             emptyMessage={t('reports.noOptions')}
@@ -299,7 +302,7 @@ export default function ReportsPage({ route }: { route: AppRoute }) {
               sortable={!!column.sortable}
               body={(row: ReportRow) => (
                 <span data-column={column.key} title={column.key === 'id' ? String(row.id) : undefined}>
-                  {formatReportCell(column, row[column.key] ?? null, t)}
+                  {formatReportCell(column, row[column.key] ?? null, t, language)}
                 </span>
               )}
             />

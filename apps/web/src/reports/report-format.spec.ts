@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ReportColumn } from '@centralita/contracts';
-import { defaultWindow, formatReportCell, reportQuery } from './report-format';
+import type { ConversationDetail, ReportColumn } from '@centralita/contracts';
+import { defaultWindow, formatReportCell, messageSender, reportQuery, transitionActor, transitionText } from './report-format';
 
 const column = (kind: ReportColumn['kind'], key: ReportColumn['key'] = 'value'): ReportColumn => ({ key, kind });
 
@@ -17,6 +17,18 @@ describe(formatReportCell.name, () => {
     expect(formatReportCell(column('text', 'id'), '4f3f4a9d-1111-4222-8333-444455556666')).toBe('4f3f4a9d');
   });
 
+  it('shows states, channels, outcomes and dispositions by their label in the reader’s language, names as they are', () => {
+    expect(formatReportCell(column('text', 'status'), 'LiningUp', undefined, 'ru')).toBe('В очереди');
+    expect(formatReportCell(column('text', 'status'), 'Closed', undefined, 'el')).toBe('Κλειστή');
+    expect(formatReportCell(column('text', 'status'), 'Active')).toBe('Activa');
+    expect(formatReportCell(column('text', 'channel'), 'webchat', undefined, 'ru')).toBe('WebChat');
+    expect(formatReportCell(column('text', 'channel'), 'phone', undefined, 'de')).toBe('Telefon');
+    expect(formatReportCell(column('text', 'outcome'), 'noAnswer', undefined, 'en')).toBe('No answer');
+    expect(formatReportCell(column('text', 'disposition'), 'wrongNumber', undefined, 'sr')).toBe('Pogrešan broj');
+    expect(formatReportCell(column('text', 'customer'), 'LiningUp', undefined, 'ru')).toBe('LiningUp');
+    expect(formatReportCell(column('text', 'status'), null, undefined, 'ru')).toBe('N/A');
+  });
+
   it('keeps formula-looking text as text on screen', () => {
     expect(formatReportCell(column('text'), '=HYPERLINK("x")')).toBe('=HYPERLINK("x")');
   });
@@ -31,5 +43,40 @@ describe(reportQuery.name, () => {
       to: to.toISOString(),
       channel: 'webchat',
     });
+  });
+});
+
+type Transition = ConversationDetail['transitions'][number];
+const transition = (over: Partial<Transition>): Transition => ({
+  at: '2026-01-15T09:00:00.000Z',
+  from: 'LiningUp',
+  to: 'Active',
+  event: 'conversation.assigned',
+  actorKind: 'agent',
+  actor: 'Ana Agente',
+  ...over,
+});
+
+describe('conversation detail texts', () => {
+  it('names the states and the event of a status change, never their codes', () => {
+    expect(transitionText(transition({}), 'es')).toBe('En cola → Activa (Asignada a un agente)');
+    expect(transitionText(transition({ from: null, to: 'Transitory', event: 'xstate.init' }), 'el')).toBe('— → Μεταβατική (Δημιουργήθηκε)');
+    expect(transitionText(transition({ from: 'Transitory', to: 'LiningUp', event: 'conversation.menuCompleted' }), 'ru')).toBe(
+      'Переходная → В очереди (Меню пройдено)',
+    );
+  });
+
+  it('names agents and supervisors, and the customer and the system by their role', () => {
+    expect(transitionActor(transition({}), 'ru')).toBe('Ana Agente');
+    expect(transitionActor(transition({ actorKind: 'supervisor', actor: 'Sara' }), 'ru')).toBe('Sara');
+    expect(transitionActor(transition({ actorKind: 'customer', actor: 'visitor-4f3f4a9d' }), 'ru')).toBe('Клиент');
+    expect(transitionActor(transition({ actorKind: 'system', actor: null }), 'el')).toBe('Σύστημα');
+    expect(transitionActor(transition({ actorKind: 'agent', actor: null }), 'de')).toBe('Agent');
+  });
+
+  it('writes a system message’s sender in the reader’s language', () => {
+    const message = { at: '2026-01-15T09:00:00.000Z', text: 'hola', sender: 'System', senderKind: 'system' };
+    expect(messageSender(message, 'it')).toBe('Sistema');
+    expect(messageSender({ ...message, senderKind: 'customer', sender: 'Carla' }, 'it')).toBe('Carla');
   });
 });

@@ -1,4 +1,12 @@
-import type { ReportCell, ReportColumn } from '@centralita/contracts';
+import {
+  DEFAULT_LANGUAGE,
+  reportCellLabel,
+  valueLabel,
+  type ConversationDetail,
+  type Language,
+  type ReportCell,
+  type ReportColumn,
+} from '@centralita/contracts';
 import { formatDateTime, formatDuration, formatNullable, type Translate } from '../format/format';
 
 export interface ReportFilterState {
@@ -24,8 +32,11 @@ export function reportQuery(filters: ReportFilterState): Record<string, string> 
   return query;
 }
 
-/** A cell as the table shows it (spec §9: dates DD-MM-YYYY hh:mm:ss, durations hh:mm:ss, null N/A). */
-export function formatReportCell(column: ReportColumn, value: ReportCell, t?: Translate): string {
+/**
+ * A cell as the table shows it (spec §9: dates DD-MM-YYYY hh:mm:ss, durations hh:mm:ss, null N/A);
+ * states, channels, outcomes and dispositions by their label in `language`, as the exported file writes them.
+ */
+export function formatReportCell(column: ReportColumn, value: ReportCell, t?: Translate, language: Language = DEFAULT_LANGUAGE): string {
   if (value === null || value === undefined) return formatNullable(null, t);
   switch (column.kind) {
     case 'datetime':
@@ -35,6 +46,29 @@ export function formatReportCell(column: ReportColumn, value: ReportCell, t?: Tr
     case 'ratio':
       return `${(Number(value) * 100).toFixed(1)} %`;
     default:
-      return column.key === 'id' ? String(value).slice(0, 8) : formatNullable(value, t);
+      return column.key === 'id' ? String(value).slice(0, 8) : formatNullable(reportCellLabel(column.key, value, language), t);
   }
+}
+
+type Transition = ConversationDetail['transitions'][number];
+type DetailMessage = ConversationDetail['messages'][number];
+
+/** A status change of the conversation detail: 'En cola → Activa (Asignada a un agente)'. */
+export function transitionText(row: Transition, language: Language): string {
+  const state = (code: string | null) => (code === null ? '—' : valueLabel('conversationStatus', code, language));
+  return `${state(row.from)} → ${state(row.to)} (${valueLabel('conversationEvent', row.event, language)})`;
+}
+
+/**
+ * Who made a status change: an agent or supervisor by name; the customer and the system by their
+ * role, since the log holds only a visitor id or nothing for them.
+ */
+export function transitionActor(row: Transition, language: Language): string {
+  if ((row.actorKind === 'agent' || row.actorKind === 'supervisor') && row.actor) return row.actor;
+  return valueLabel('actor', row.actorKind, language);
+}
+
+/** Who wrote a message: the customer's or agent's name; system messages by the role, translated. */
+export function messageSender(message: DetailMessage, language: Language): string {
+  return message.senderKind === 'system' ? valueLabel('actor', 'system', language) : message.sender;
 }

@@ -3,6 +3,9 @@
  *
  *   <script src="https://console.example/widget.js" data-tenant="<clientId>" data-line="<lineId>" data-lang="es" async></script>
  *
+ * data-lang is optional: without it the chat follows the visitor's browser languages (the first
+ * of es, en, el, it, sr, de, ru they list; Spanish otherwise), as widget-logic's pickLanguage does.
+ *
  * It adds a launcher button that opens a 360 px panel holding an iframe of the console's
  * /WindowChat/windowChat/ page, coloured with the tenant's branding. Deliberately import-free, so
  * the bundle is one small classic-compatible file that never pulls the console in.
@@ -14,14 +17,24 @@ interface Branding {
   mainColor?: string | null;
 }
 
+/**
+ * The query of the chat page the launcher opens. Only the embed's own data-lang fixes the language:
+ * the host page's <html lang> is not the visitor's choice (site templates often say "en" whatever
+ * the content), so without data-lang the chat page follows the visitor's browser.
+ */
+export function frameQuery(dataset: { tenant?: string; line?: string; lang?: string }): URLSearchParams {
+  const params = new URLSearchParams({ tenant: dataset.tenant ?? '', line: dataset.line ?? '', embed: '1' });
+  const lang = dataset.lang?.trim();
+  if (lang) params.set('lang', lang);
+  return params;
+}
+
 function boot(script: HTMLScriptElement): void {
-  const tenant = script.dataset.tenant ?? '';
   const line = script.dataset.line ?? '';
   if (!line) return;
+  const tenant = script.dataset.tenant ?? '';
   const origin = new URL(script.src, window.location.href).origin;
-  const params = new URLSearchParams({ tenant, line, embed: '1' });
-  const lang = script.dataset.lang ?? document.documentElement.lang;
-  if (lang) params.set('lang', lang);
+  const params = frameQuery(script.dataset);
 
   const host = document.createElement('div');
   host.setAttribute('data-centralita-widget', '');

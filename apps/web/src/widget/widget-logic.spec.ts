@@ -1,5 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { WIDGET_WIDTH_PX } from '@centralita/contracts';
+import { frameQuery } from './embed';
 import { LAUNCHER } from './launcher-config';
 import {
   pickLanguage,
@@ -24,6 +25,21 @@ describe('web-chat widget logic', () => {
     expect(pickLanguage('', ['ru-RU', 'en'])).toBe('ru');
     expect(pickLanguage('?lang=xx', ['ja'])).toBe('es');
     expect(pickLanguage('?lang=sp', [])).toBe('es');
+  });
+
+  it('follows the first supported browser language when the embed names none', () => {
+    expect(pickLanguage('', ['ja-JP', 'el-GR', 'en'])).toBe('el');
+    expect(pickLanguage('?tenant=t&line=l&embed=1', ['sr-Latn-RS', 'de'])).toBe('sr');
+    expect(pickLanguage('', ['fr-FR', 'pt'])).toBe('es');
+  });
+
+  it('passes only the embed’s own data-lang to the chat page, never the host page’s language', () => {
+    expect(frameQuery({ tenant: 't1', line: 'l1' }).toString()).toBe('tenant=t1&line=l1&embed=1');
+    expect(frameQuery({ tenant: 't1', line: 'l1', lang: ' ' }).has('lang')).toBe(false);
+    expect(frameQuery({ tenant: 't1', line: 'l1', lang: 'it' }).get('lang')).toBe('it');
+    // The chat page then picks: the embed's language, else the browser's.
+    expect(pickLanguage(`?${frameQuery({ line: 'l1' }).toString()}`, ['ru-RU'])).toBe('ru');
+    expect(pickLanguage(`?${frameQuery({ line: 'l1', lang: 'de' }).toString()}`, ['ru-RU'])).toBe('de');
   });
 
   it('requires a name and validates an optional email', () => {

@@ -5,6 +5,7 @@ import {
   REPORT_MAX_RANGE_DAYS,
   csvLine,
   neutraliseCell,
+  valueLabel,
   type ConversationDetail,
   type Language,
   type ReportExportJob,
@@ -212,7 +213,8 @@ export class ReportsService {
 
   /**
    * The detail as a plain-text transcript or a CSV of its events (cells neutralised), labelled in
-   * `language`, the requester's (DOWNLOAD_LABELS: labels only, values stay codes and ISO times).
+   * `language`, the requester's: headings, states, events, channel and roles in words (DOWNLOAD_LABELS);
+   * names and text as written, times ISO-8601.
    */
   async conversationDetailFile(
     tenantId: string,
@@ -222,12 +224,20 @@ export class ReportsService {
   ): Promise<{ body: string; fileName: string }> {
     const d = await this.conversationDetail(tenantId, id);
     const fileName = `conversation-${id}.${format}`;
+    const state = (code: string | null) => (code === null ? '-' : valueLabel('conversationStatus', code, language));
+    const change = (t: ConversationDetail['transitions'][number]) =>
+      `${state(t.from)} -> ${state(t.to)} (${valueLabel('conversationEvent', t.event, language)})`;
+    // Agents and supervisors by name; the customer (a visitor id) and the system by their role.
+    const actor = (t: ConversationDetail['transitions'][number]) =>
+      (t.actorKind === 'agent' || t.actorKind === 'supervisor') && t.actor ? t.actor : valueLabel('actor', t.actorKind, language);
+    const sender = (m: ConversationDetail['messages'][number]) =>
+      m.senderKind === 'system' ? valueLabel('actor', 'system', language) : m.sender;
     if (format === 'csv') {
       const labels = DOWNLOAD_LABELS[language].detailCsv;
       const rows: string[][] = [[labels.time, labels.kind, labels.who, labels.text]];
       const events = [
-        ...d.messages.map((m) => [m.at, labels.message, m.sender, m.text]),
-        ...d.transitions.map((t) => [t.at, labels.status, t.actor ?? t.actorKind, `${t.from ?? ''} -> ${t.to} (${t.event})`]),
+        ...d.messages.map((m) => [m.at, labels.message, sender(m), m.text]),
+        ...d.transitions.map((t) => [t.at, labels.status, actor(t), change(t)]),
         ...d.surveyAnswers.map((a) => [a.at, labels.survey, d.customer, `${a.question}: ${a.value}`]),
       ].sort((a, b) => a[0]!.localeCompare(b[0]!));
       rows.push(...events);
@@ -236,19 +246,21 @@ export class ReportsService {
     const labels = DOWNLOAD_LABELS[language].transcript;
     const lines = [
       `${labels.conversation} ${d.id}`,
-      `${labels.channel}: ${d.channel}`,
+      `${labels.channel}: ${valueLabel('channel', d.channel, language)}`,
       `${labels.line}: ${d.line ?? labels.none}`,
       `${labels.customer}: ${d.customer}`,
       `${labels.agents}: ${d.agents.join(', ') || labels.none}`,
-      `${labels.status}: ${d.status}`,
+      `${labels.status}: ${valueLabel('conversationStatus', d.status, language)}`,
       `${labels.started}: ${d.createdAt}`,
       `${labels.closed}: ${d.closedAt ?? labels.none}`,
       '',
       labels.messages,
-      ...d.messages.map((m) => `[${m.at}] ${m.sender}: ${m.text}`),
+      ...d.messages.map((m) => `[${m.at}] ${sender(m)}: ${m.text}`),
       '',
       labels.statusChanges,
-      ...d.transitions.map((t) => `[${t.at}] ${t.from ?? '-'} -> ${t.to} (${t.event}${t.actor ? `, ${t.actor}` : ''})`),
+      ...d.transitions.map(
+        (t) => `[${t.at}] ${state(t.from)} -> ${state(t.to)} (${valueLabel('conversationEvent', t.event, language)}, ${actor(t)})`,
+      ),
     ];
     if (d.surveyAnswers.length) lines.push('', labels.survey, ...d.surveyAnswers.map((a) => `[${a.at}] ${a.question}: ${a.value}`));
     return { body: `${lines.join('\n')}\n`, fileName };

@@ -15,7 +15,7 @@ import {
 import { displayChannel } from '@centralita/contracts';
 import { useApi } from '../../app/ServicesContext';
 import { formatNullable } from '../../format/format';
-import { hoursToRows, rowsToHours, type DayHours } from '../admin-logic';
+import { businessHoursProblems, hoursToRows, rowsToHours, type DayHours } from '../admin-logic';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
 import { CheckInput, FieldShell, NumberInput, SelectInput, TextInput } from '../fields';
@@ -133,6 +133,12 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
   const weekday = new Intl.DateTimeFormat(i18n.language === 'sr' ? 'sr-Latn' : i18n.language, { weekday: 'long' });
   // 2023-01-01 was a Sunday: day n of the week is January 1 + n.
   const dayName = (day: number) => weekday.format(new Date(2023, 0, 1 + day));
+  // The shared rule says only that some window is wrong; name each day, its times and the fix.
+  const hoursError = errorFor('hours')
+    ? businessHoursProblems(values.hours)
+        .map(({ day, problem, from, to }) => t(`admin.lines.hoursProblems.${problem}`, { day: dayName(day), from, to }))
+        .join(' ') || errorFor('hours')
+    : null;
   const setDay = (day: number, patch: Partial<DayHours>) =>
     set('hours')(values.hours.map((row) => (row.day === day ? { ...row, ...patch } : row)));
   const [polls, setPolls] = useState<{ value: string; label: string }[]>([]);
@@ -232,13 +238,7 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
       <div className="admin-field admin-field--check">
         <CheckInput id="line-internal" label={t('admin.lines.internalLabel')} checked={values.internal} onChange={set('internal')} />
       </div>
-      <FieldShell
-        id="line-hours"
-        label={t('admin.lines.businessHours')}
-        hint={t('admin.lines.businessHoursHint')}
-        error={errorFor('hours')}
-        wide
-      >
+      <FieldShell id="line-hours" label={t('admin.lines.businessHours')} hint={t('admin.lines.businessHoursHint')} error={hoursError} wide>
         <div className="admin-hours" data-testid="line-hours">
           {values.hours.map((row) => (
             <div key={row.day} className="admin-hours__row">
