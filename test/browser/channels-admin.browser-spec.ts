@@ -223,6 +223,8 @@ describe('Channel accounts screen (browser)', () => {
     expect(stored.name).toBe(renamed);
     expect(stored.secretsSet).toEqual(expect.arrayContaining(['accessToken', 'appSecret']));
 
+    // WhatsApp's webhook is pasted at Meta: no register action (Telegram's accounts have one).
+    expect(await edited.getByTestId('channel-account-register').count()).toBe(0);
     await edited.getByTestId('channel-account-test').click();
     await page.getByTestId('toast-container').getByText('La prueba de conexión falló').waitFor();
     await page

@@ -84,7 +84,11 @@ describe('inactivity timer', () => {
     const timerJobs = (await timers.getJobs(['delayed', 'waiting', 'active', 'completed'])).filter((job) =>
       job.id?.startsWith(`cin.${id}.`),
     );
-    expect(timerJobs).toHaveLength(1);
+    // Messages arm nothing: only a timer that fires re-arms the next one (for what is left of the
+    // timeout). On a slow machine the first timer may fire while the customer is still writing.
+    const firings = Math.floor((Date.now() - armedAt) / (TIMEOUT_S * 1000));
+    expect(timerJobs.length).toBeGreaterThanOrEqual(1);
+    expect(timerJobs.length).toBeLessThanOrEqual(1 + firings);
 
     const closed = await eventually(
       async () => {

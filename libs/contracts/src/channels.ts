@@ -38,6 +38,11 @@ export interface ChannelKindView {
   attachments: Partial<Record<AttachmentKind, { maxBytes: number; mimeTypes: string[] }>>;
   /** X is paid-only and being replaced: offered only when CHANNEL_X_ENABLED=on. */
   enabled: boolean;
+  /**
+   * The platform can tell the provider the account's webhook URL itself (Telegram's setWebhook):
+   * POST /api/channel-accounts/:id/register-webhook. Otherwise the administrator pastes it.
+   */
+  registersWebhook: boolean;
 }
 
 /** A connected account: GET/POST /api/channel-accounts, PUT/DELETE /api/channel-accounts/:id. */

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { ChannelAccountView, MessageView } from '@centralita/contracts';
+import type { ChannelAccountView, MessageView, ChannelKindView } from '@centralita/contracts';
 import request from 'supertest';
 import { startTelegramFake, type TelegramFake } from '../../../../test/fakes/telegram';
 import { eventually } from '../../../../test/support/eventually';
@@ -83,6 +83,10 @@ describe('Telegram channel end to end (API, worker, Bot API fake)', () => {
     const register = (id: string, token: string) => a().http().post(`/api/channel-accounts/${id}/register-webhook`).set(bearer(token));
 
     it("calls setWebhook with the account's webhook URL and its verify token as secret_token", async () => {
+      // The console offers the action for kinds whose adapter can register (Telegram), not others.
+      const kinds = (await a().http().get('/api/channel-kinds').set(bearer(who.admin)).expect(200)).body.data as ChannelKindView[];
+      expect(kinds.find((kind) => kind.kind === 'telegram')?.registersWebhook).toBe(true);
+      expect(kinds.find((kind) => kind.kind === 'whatsapp')?.registersWebhook).toBe(false);
       const response = await register(account.id, who.admin);
       expect(response.status).toBe(200);
       expect(response.body.data).toEqual({ ok: true, message: account.webhookUrl });

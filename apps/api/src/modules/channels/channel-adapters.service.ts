@@ -69,6 +69,7 @@ export class ChannelAdaptersService {
             ]),
           ),
           enabled: this.switchedOn(kind),
+          registersWebhook: typeof adapter.registerWebhook === 'function',
         },
       ];
     });

@@ -113,6 +113,21 @@ export function ChannelsAdminPage({ route }: { route: AppRoute }) {
     }
   };
 
+  // Telegram has no page to paste a webhook URL into: the platform calls setWebhook for the admin.
+  const register = async (account: ChannelAccountView) => {
+    setBusy(account.id);
+    try {
+      const answer = await api.registerWebhook(account.id);
+      if (answer.ok) toast.success(t('channels.register.ok', { name: account.name }));
+      else toast.error(t('channels.register.failed'), answer.message?.trim() || t('channels.check.noReason'));
+    } catch (error) {
+      toast.error(t('channels.register.failed'), describeError(error, t));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const registers = (account: ChannelAccountView) => kinds.some((kind) => kind.kind === account.kind && kind.registersWebhook);
+
   const remove = async () => {
     const account = pendingDelete;
     setPendingDelete(null);
@@ -216,7 +231,7 @@ export function ChannelsAdminPage({ route }: { route: AppRoute }) {
           />
           <Column
             header={t('admin.list.actions')}
-            style={{ width: '10rem' }}
+            style={{ width: '12rem' }}
             body={(row: ChannelAccountView) => (
               <span className="channels-admin__actions">
                 <Button
@@ -229,6 +244,18 @@ export function ChannelsAdminPage({ route }: { route: AppRoute }) {
                   onClick={() => void test(row)}
                   data-testid="channel-account-test"
                 />
+                {registers(row) ? (
+                  <Button
+                    icon="pi pi-link"
+                    rounded
+                    text
+                    loading={busy === row.id}
+                    tooltip={t('channels.register.run')}
+                    aria-label={t('channels.register.runFor', { name: row.name })}
+                    onClick={() => void register(row)}
+                    data-testid="channel-account-register"
+                  />
+                ) : null}
                 <Button
                   icon="pi pi-pencil"
                   rounded

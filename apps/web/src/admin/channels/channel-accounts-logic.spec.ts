@@ -29,6 +29,7 @@ const kindView = (kind: ChannelKindView['kind'], overrides: Partial<ChannelKindV
   templates: false,
   attachments: {},
   enabled: true,
+  registersWebhook: false,
   ...overrides,
 });
 

@@ -29,6 +29,8 @@ export function createChannelsApi(client: ApiClient) {
     update: (id: string, body: ChannelAccountUpdate) => client.request<ChannelAccountView>(path(id), { method: 'PUT', body }),
     remove: (id: string) => client.request<unknown>(path(id), { method: 'DELETE' }),
     test: (id: string) => client.post<ConnectionCheck>(`${path(id)}/test`, {}),
+    /** Tells the provider the account's webhook URL (kinds with registersWebhook). */
+    registerWebhook: (id: string) => client.post<ConnectionCheck>(`${path(id)}/register-webhook`, {}),
     lines: () => client.get<OptionItem[]>('/api/attention-lines/options'),
   };
 }

@@ -24,6 +24,7 @@ const whatsapp: ChannelKindView = {
     document: { maxBytes: 100 * MB, mimeTypes: ['application/pdf'] },
   },
   enabled: true,
+  registersWebhook: false,
 };
 
 describe('attachment rules', () => {
