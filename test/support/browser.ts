@@ -64,14 +64,30 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
 
 /** An API call from a test, answered with the envelope's data; a non-2xx answer throws with its message. */
 export async function api<T>(method: string, route: string, token: string | null, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl()}${route}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const send = () =>
+    fetch(`${baseUrl()}${route}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  let response: Response;
+  try {
+    response = await send();
+  } catch (error) {
+    // Jest runs suites one after another in the same process, and fetch's pool keeps connections
+    // across them: a connection the API closed while this process was busy loading the next suite
+    // is reused once and fails before the request was read ("other side closed"). Sent again, once.
+    if (!isStaleConnection(error)) throw error;
+    response = await send();
+  }
   const envelope = (await response.json()) as { data: T; errorMessage?: string };
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
   return envelope.data;
+}
+
+function isStaleConnection(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET' || /other side closed/.test(cause?.message ?? '');
 }
 
 /**
