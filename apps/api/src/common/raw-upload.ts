@@ -25,6 +25,18 @@ export function readRawUpload(req: Request, limit: number, types: readonly strin
       }),
     );
   }
+  return readBodyWithin(req, limit, () => new AppException('payload_too_large', { message: `The file is larger than ${limit} bytes.` }));
+}
+
+/**
+ * The request body as sent, refused with `tooLarge()` as soon as more than `limit` bytes arrive
+ * (the rest is drained, not buffered). File uploads and provider webhooks read their bodies so.
+ */
+export function readBodyWithin(
+  req: NodeJS.ReadableStream & { readableEnded?: boolean },
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -34,7 +46,7 @@ export function readRawUpload(req: Request, limit: number, types: readonly strin
       if (size > limit) {
         req.off('data', onData);
         req.resume();
-        reject(new AppException('payload_too_large', { message: `The file is larger than ${limit} bytes.` }));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);

@@ -6,6 +6,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { readBodyWithin } from '../../common/raw-upload';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox } from '../machine-host/outbox';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
@@ -163,22 +164,5 @@ export function readRawBody(
     req.resume();
     return Promise.reject(tooLarge());
   }
-  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+  return readBodyWithin(req, limit, tooLarge);
 }
