@@ -5,6 +5,7 @@
  *   const x = await startXFake({ accountUserId: '4337869213', consumerKey, consumerSecret, accessToken, accessTokenSecret });
  *   x.setWebhookUrl(`${api}/api/channels/twitter/${accountId}/webhook`);   // then point X_API_URL at x.url
  *   await x.crcCheck();                                     // X's CRC: GET ?crc_token=…, checks response_token
+ *   x.webhooks, x.subscriptions                             // what POST /2/webhooks (CRC first) and the subscription call registered
  *   const { dmEventIds } = await x.customerWrites({ senderId: '3001969357', name: 'Jordan', text: 'Hola' });
  *   await x.customerWrites([{ senderId, text: 'a' }, { senderId, image: { bytes, mimeType: 'image/png' } }]); // one batched payload
  *   await x.customerWrites({ senderId, text: 'dup' }, { duplicates: 5 });  // the same signed body 6 times
@@ -44,6 +45,11 @@ export interface XFakeOptions {
   accessTokenSecret: string;
   /** When set, `Authorization: Bearer <this>` is accepted too (OAuth 2.0 user context). */
   oauth2UserToken?: string;
+  /**
+   * The app-only bearer token `POST /oauth2/token` hands out for the consumer key and secret (the
+   * only authorization the `/2/webhooks` endpoints take). Default: a random one.
+   */
+  appBearerToken?: string;
   webhookUrl?: string;
   /** Extra attempts after a non-2xx webhook answer (default 3). */
   webhookRetries?: number;
@@ -104,6 +110,10 @@ export interface XFake {
   requests: XApiRequest[];
   deliveries: XWebhookDelivery[];
   setWebhookUrl(url: string): void;
+  /** Webhooks registered through `POST /2/webhooks` (X runs its CRC against the URL first), by id. */
+  webhooks: Map<string, { id: string; url: string; valid: boolean; createdAt: string }>;
+  /** Webhook ids the DM account is subscribed to (`POST /2/account_activity/webhooks/{id}/subscriptions/all`). */
+  subscriptions: Set<string>;
   /** X's CRC check against the webhook: true when the response_token is right. */
   crcCheck(): Promise<{ ok: boolean; status: number; body: string }>;
   /** The customer(s) write: one Account Activity payload with a direct_message_event per message. */
@@ -164,15 +174,19 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
   /** total_bytes announced by each chunked upload's INITIALIZE, checked at FINALIZE. */
   const expectedBytes = new Map<string, number>();
   let webhookUrl = options.webhookUrl;
+  const appBearerToken = options.appBearerToken ?? randomBytes(24).toString('base64url');
+  const webhooks: XFake['webhooks'] = new Map();
+  const subscriptions = new Set<string>();
   let mediaExpired = false;
   let nextId = 1_900_000_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e9)) * 1000n;
   const newId = () => String(nextId++);
   const mediaTtlMs = options.mediaTtlMs ?? 10 * 60_000;
 
-  function checkAuthorization(request: IncomingMessage, url: URL): { auth: 'oauth1' | 'oauth2' } | { error: string } {
+  function checkAuthorization(request: IncomingMessage, url: URL): { auth: 'oauth1' | 'oauth2' | 'app' } | { error: string } {
     const header = request.headers.authorization ?? '';
     if (header.startsWith('Bearer ')) {
       const token = header.slice(7);
+      if (token === appBearerToken) return { auth: 'app' };
       return options.oauth2UserToken && token === options.oauth2UserToken ? { auth: 'oauth2' } : { error: 'unknown bearer token' };
     }
     if (!header.startsWith('OAuth ')) return { error: 'no OAuth or Bearer authorization' };
@@ -228,6 +242,10 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
     const record: XApiRequest = { method, path: url.pathname + url.search, status: 0 };
     requests.push(record);
     const body = await readBody(request);
+    if (method === 'POST' && url.pathname === '/oauth2/token') {
+      record.status = appToken(request, body, response);
+      return;
+    }
     const authorization = checkAuthorization(request, url);
     if ('error' in authorization) {
       record.authError = authorization.error;
@@ -278,7 +296,128 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
       }
       return;
     }
+    if (url.pathname === '/2/webhooks' || url.pathname.startsWith('/2/webhooks/')) {
+      record.status =
+        authorization.auth === 'app'
+          ? await webhookRoute(method, url, body, response)
+          : answer(response, 403, unsupportedAuthentication('a user context', 'OAuth 2.0 Application-Only'));
+      return;
+    }
+    if (authorization.auth === 'app') {
+      record.status = answer(
+        response,
+        403,
+        unsupportedAuthentication('OAuth 2.0 Application-Only', 'OAuth 1.0a User Context, OAuth 2.0 User Context'),
+      );
+      return;
+    }
     record.status = await route(method, url, body, authorization.auth, response);
+  }
+
+  /** X's 403 for a token of the wrong kind (the webhook endpoints take only the app-only bearer token, the rest only user context). */
+  function unsupportedAuthentication(given: string, supported: string) {
+    return {
+      title: 'Unsupported Authentication',
+      detail: `Authenticating with ${given} is forbidden for this endpoint.  Supported authentication types are [${supported}].`,
+      type: 'https://api.twitter.com/2/problems/unsupported-authentication',
+      status: 403,
+    };
+  }
+
+  /** `POST /oauth2/token`: client credentials with Basic base64(form-encoded key:secret), as X documents. */
+  function appToken(request: IncomingMessage, body: Buffer, response: ServerResponse): number {
+    const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '');
+    const decoded = basic ? Buffer.from(basic[1], 'base64').toString('utf8') : '';
+    const [key, secret] = decoded.split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+    if (key !== options.consumerKey || secret !== options.consumerSecret) {
+      return answer(response, 403, {
+        errors: [{ code: 99, label: 'authenticity_token_error', message: 'Unable to verify your credentials' }],
+      });
+    }
+    if (new URLSearchParams(body.toString('utf8')).get('grant_type') !== 'client_credentials') {
+      return answer(response, 403, {
+        errors: [{ code: 170, label: 'forbidden_missing_parameter', message: 'Missing required parameter: grant_type' }],
+      });
+    }
+    return answer(response, 200, { token_type: 'bearer', access_token: appBearerToken });
+  }
+
+  /** X's CRC against a URL: GET ?crc_token=…, the answer must be sha256=<base64 HMAC(consumer secret, token)>. */
+  async function runCrc(target: string): Promise<{ ok: boolean; status: number; body: string }> {
+    const token = randomBytes(24).toString('base64url');
+    const crcUrl = new URL(target);
+    crcUrl.searchParams.set('crc_token', token);
+    let response: Response;
+    try {
+      response = await fetch(crcUrl);
+    } catch {
+      return { ok: false, status: 0, body: '' };
+    }
+    const body = await response.text();
+    const expected = `sha256=${createHmac('sha256', options.consumerSecret).update(token).digest('base64')}`;
+    let ok = false;
+    try {
+      ok = response.status === 200 && (JSON.parse(body) as { response_token?: string }).response_token === expected;
+    } catch {
+      ok = false;
+    }
+    return { ok, status: response.status, body };
+  }
+
+  /** `/2/webhooks`: list, create (after a passing CRC; one webhook per URL), re-validate (PUT), delete. */
+  async function webhookRoute(method: string, url: URL, raw: Buffer, response: ServerResponse): Promise<number> {
+    const view = (hook: { id: string; url: string; valid: boolean; createdAt: string }) => ({
+      id: hook.id,
+      url: hook.url,
+      valid: hook.valid,
+      created_at: hook.createdAt,
+    });
+    if (method === 'GET' && url.pathname === '/2/webhooks') {
+      const data = [...webhooks.values()].map(view);
+      return answer(response, 200, { data, meta: { result_count: data.length } });
+    }
+    if (method === 'POST' && url.pathname === '/2/webhooks') {
+      const target = jsonOf(raw)?.url;
+      if (typeof target !== 'string' || !URL.canParse(target))
+        return answer(response, 400, invalidRequest('The `url` query parameter value is not a valid URL.', 'url'));
+      if ([...webhooks.values()].some((hook) => hook.url === target)) {
+        return answer(
+          response,
+          400,
+          invalidRequest('DuplicateUrlFailed: a webhook with this URL already exists for the application.', 'url'),
+        );
+      }
+      const crc = await runCrc(target);
+      if (!crc.ok)
+        return answer(response, 400, invalidRequest(`CrcValidationFailed: the CRC response was not valid (HTTP ${crc.status}).`, 'url'));
+      const hook = { id: newId(), url: target, valid: true, createdAt: new Date().toISOString() };
+      webhooks.set(hook.id, hook);
+      return answer(response, 200, { data: view(hook) });
+    }
+    const byId = /^\/2\/webhooks\/([^/]+)$/.exec(url.pathname);
+    const hook = byId ? webhooks.get(decodeURIComponent(byId[1])) : undefined;
+    if (byId && !hook)
+      return answer(response, 404, {
+        title: 'Not Found Error',
+        detail: 'Webhook not found.',
+        type: 'https://api.twitter.com/2/problems/resource-not-found',
+        status: 404,
+      });
+    if (method === 'PUT' && hook) {
+      hook.valid = (await runCrc(hook.url)).ok;
+      return answer(response, 200, { data: { attempted: true } });
+    }
+    if (method === 'DELETE' && hook) {
+      webhooks.delete(hook.id);
+      subscriptions.delete(hook.id);
+      return answer(response, 200, { data: { deleted: true } });
+    }
+    return answer(response, 404, {
+      title: 'Not Found Error',
+      detail: `No route ${method} ${url.pathname}`,
+      type: 'about:blank',
+      status: 404,
+    });
   }
 
   function jsonOf(body: Buffer): Record<string, unknown> | undefined {
@@ -300,6 +439,24 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
           username: options.accountUsername ?? 'centralita',
         },
       });
+    }
+    const subscription = /^\/2\/account_activity\/webhooks\/([^/]+)\/subscriptions\/all$/.exec(path);
+    if (subscription) {
+      const hook = webhooks.get(decodeURIComponent(subscription[1]));
+      if (!hook)
+        return answer(response, 404, {
+          title: 'Not Found Error',
+          detail: 'Webhook not found.',
+          type: 'https://api.twitter.com/2/problems/resource-not-found',
+          status: 404,
+        });
+      if (method === 'GET') return answer(response, 200, { data: { subscribed: subscriptions.has(hook.id) } });
+      if (method === 'POST') {
+        if (subscriptions.has(hook.id))
+          return answer(response, 409, invalidRequest('DuplicateSubscriptionFailed: the user is already subscribed to this webhook.'));
+        subscriptions.add(hook.id);
+        return answer(response, 200, { data: { subscribed: true } });
+      }
     }
     const dm = /^\/2\/dm_conversations\/with\/([^/]+)\/messages$/.exec(path);
     if (method === 'POST' && dm) {
@@ -611,20 +768,10 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
     },
     async crcCheck() {
       if (!webhookUrl) throw new Error('X fake: no webhook URL (setWebhookUrl)');
-      const token = randomBytes(24).toString('base64url');
-      const target = new URL(webhookUrl);
-      target.searchParams.set('crc_token', token);
-      const response = await fetch(target);
-      const body = await response.text();
-      const expected = `sha256=${createHmac('sha256', options.consumerSecret).update(token).digest('base64')}`;
-      let ok = false;
-      try {
-        ok = response.status === 200 && (JSON.parse(body) as { response_token?: string }).response_token === expected;
-      } catch {
-        ok = false;
-      }
-      return { ok, status: response.status, body };
+      return runCrc(webhookUrl);
     },
+    webhooks,
+    subscriptions,
     customerWrites,
     customerTypes: (senderId) => typingOrRead('direct_message_indicate_typing_events', senderId),
     customerReads: (senderId, lastReadEventId) =>

@@ -65,6 +65,11 @@ describe('X channel end to end (API, worker, X fake)', () => {
       await sql<{ n: number }>(`SELECT count(*)::int AS n FROM channel_events WHERE account_id = $1 AND processed_at IS NULL`, [account.id])
     )[0]!.n;
 
+  it('offers webhook registration for X accounts (the adapter registers the URL and subscribes the account: twitter.adapter.spec)', async () => {
+    const kinds = (await a().http().get('/api/channel-kinds').set(bearer(who.admin)).expect(200)).body.data as ChannelKindView[];
+    expect(kinds.find((kind) => kind.kind === 'twitter')?.registersWebhook).toBe(true);
+  });
+
   it("answers X's CRC with the response_token (HMAC-SHA256 of the consumer secret), and 401 to an unsigned POST", async () => {
     const crc = await fake.crcCheck();
     expect(crc).toMatchObject({ ok: true, status: 200 });

@@ -63,7 +63,7 @@ function describeXError(status: number, body: unknown): { code: string; message:
 }
 
 /** One JSON call to X; answers the parsed body of a 2xx (null when empty). */
-export async function xCall<T>(method: 'GET' | 'POST', url: string, authorize: XAuthorization, jsonBody?: unknown): Promise<T> {
+export async function xCall<T>(method: 'GET' | 'POST' | 'PUT', url: string, authorize: XAuthorization, jsonBody?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -172,4 +172,87 @@ export async function uploadXMedia(
     await sleep(Math.min(Number.isFinite(checkAfter) && checkAfter >= 0 ? checkAfter : 1, 10) * 1000);
     answer = await xCall<UploadAnswer>('GET', `${apiUrl}/2/media/upload?command=STATUS&media_id=${encodeURIComponent(mediaId)}`, authorize);
   }
+}
+
+// ---- Webhook registration (X API v2 webhooks + Account Activity subscriptions) ---------------
+
+/** RFC 1738 form encoding of a consumer key or secret, as X's app-only token endpoint expects in Basic auth. */
+const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+
+/**
+ * The app-only bearer token (OAuth 2.0 client credentials) from the app's consumer key and secret:
+ * `POST /oauth2/token` with Basic auth and `grant_type=client_credentials`. The webhook endpoints
+ * take only this token; subscriptions take the DM account's user context.
+ */
+export async function xAppBearer(apiUrl: string, account: ChannelAccount): Promise<XAuthorization> {
+  const { consumerKey, consumerSecret } = account.secrets;
+  if (!consumerKey || !consumerSecret) {
+    throw new ChannelError('X account credentials missing: consumerKey, consumerSecret', { code: 'credentials_missing', retryable: false });
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${apiUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${formEncode(consumerKey)}:${formEncode(consumerSecret)}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded;charset=UTF-8',
+      },
+      body: 'grant_type=client_credentials',
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new ChannelError(`X unreachable: ${(error as Error).message}`, { code: 'network', retryable: true });
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // described from the status below
+  }
+  const token = (body as { token_type?: string; access_token?: string } | null)?.access_token;
+  if (!response.ok || typeof token !== 'string' || !token) {
+    const { code, message } = describeXError(response.status, body);
+    throw new ChannelError(`${message} (app-only token)`, {
+      code,
+      retryable: response.status === 429 || response.status >= 500,
+      status: response.status,
+    });
+  }
+  return () => `Bearer ${token}`;
+}
+
+interface XWebhookConfig {
+  id: string;
+  url: string;
+  valid?: boolean;
+}
+
+/**
+ * Points X's Account Activity webhooks for the DM account at `url`, idempotently: the app's webhook
+ * for that URL is reused when X already has it (X allows few webhooks per app and refuses a
+ * duplicate URL), else created (`POST /2/webhooks`, during which X runs its CRC against the URL, so
+ * the account must be saved and reachable first); then the account is subscribed
+ * (`POST /2/account_activity/webhooks/{id}/subscriptions/all`, user context) unless it already is.
+ */
+export async function registerXWebhook(apiUrl: string, account: ChannelAccount, url: string): Promise<void> {
+  const app = await xAppBearer(apiUrl, account);
+  const listed = await xCall<{ data?: XWebhookConfig[] }>('GET', `${apiUrl}/2/webhooks`, app);
+  let webhook = (listed?.data ?? []).find((config) => config.url === url);
+  if (!webhook) {
+    const created = await xCall<{ data?: XWebhookConfig }>('POST', `${apiUrl}/2/webhooks`, app, { url });
+    if (!created?.data?.id)
+      throw new ChannelError('X answered the webhook registration without an id', { code: 'unexpected_response', retryable: false });
+    webhook = created.data;
+  } else if (webhook.valid === false) {
+    // X marks a webhook invalid after a failed hourly CRC; PUT asks it to check again now.
+    await xCall('PUT', `${apiUrl}/2/webhooks/${encodeURIComponent(webhook.id)}`, app);
+  }
+  const user = xAuthorization(account);
+  const subscriptions = `${apiUrl}/2/account_activity/webhooks/${encodeURIComponent(webhook.id)}/subscriptions/all`;
+  const state = await xCall<{ data?: { subscribed?: boolean } }>('GET', subscriptions, user);
+  if (state?.data?.subscribed) return;
+  const subscribed = await xCall<{ data?: { subscribed?: boolean } }>('POST', subscriptions, user, {});
+  if (!subscribed?.data?.subscribed)
+    throw new ChannelError('X did not confirm the subscription', { code: 'unexpected_response', retryable: false });
 }

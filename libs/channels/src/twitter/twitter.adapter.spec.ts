@@ -154,6 +154,40 @@ describe('X (Twitter) DM adapter against the X fake', () => {
     });
   });
 
+  describe('registerWebhook (X API v2 webhooks + Account Activity subscription)', () => {
+    it("registers the URL after X's CRC passes, subscribes the account, and is idempotent", async () => {
+      expect(typeof adapter.registerWebhook).toBe('function');
+      await adapter.registerWebhook!(account(), receiver.url);
+      const hooks = [...x.webhooks.values()].filter((hook) => hook.url === receiver.url);
+      expect(hooks).toHaveLength(1);
+      expect(hooks[0].valid).toBe(true);
+      expect(x.subscriptions.has(hooks[0].id)).toBe(true);
+      // X refuses a duplicate URL and a duplicate subscription: a second registration reuses both.
+      await adapter.registerWebhook!(account(), receiver.url);
+      expect([...x.webhooks.values()].filter((hook) => hook.url === receiver.url)).toHaveLength(1);
+      const calls = x.requests.map((request) => `${request.method} ${request.path.split('?')[0]}`);
+      expect(calls.filter((call) => call === 'POST /2/webhooks')).toHaveLength(1);
+      expect(calls.filter((call) => call.startsWith('POST /2/account_activity/'))).toHaveLength(1);
+    });
+
+    it("fails with X's reason when the URL does not answer the CRC (nothing registered)", async () => {
+      const before = x.webhooks.size;
+      // Port 9 (discard) on loopback: nothing listens, so X's CRC request gets no answer.
+      const error = await adapter.registerWebhook!(account(), 'http://127.0.0.1:9/webhook').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ChannelError);
+      expect((error as ChannelError).message).toMatch(/CrcValidationFailed/);
+      expect((error as ChannelError).details.retryable).toBe(false);
+      expect(x.webhooks.size).toBe(before);
+    });
+
+    it('fails clearly when the consumer secret is wrong (no app-only token)', async () => {
+      const wrong = { ...account(), secrets: { ...account().secrets, consumerSecret: 'not-the-secret' } };
+      const error = await adapter.registerWebhook!(wrong, receiver.url).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ChannelError);
+      expect((error as ChannelError).message).toMatch(/Unable to verify your credentials.*app-only token/);
+    });
+  });
+
   describe('verifyWebhook', () => {
     it("answers X's CRC with the base64 HMAC-SHA256 response_token as JSON", async () => {
       const crc = await x.crcCheck();

@@ -9,7 +9,7 @@ import type {
 } from '../adapter';
 import { ChannelError } from '../adapter';
 import { downloadLimited } from '../http';
-import { uploadXMedia, xAuthorization, xCall } from './api';
+import { registerXWebhook, uploadXMedia, xAuthorization, xCall } from './api';
 import { X_CAPABILITIES, X_CREDENTIALS } from './capabilities';
 import { parseXWebhook, verifyXWebhook } from './webhook';
 
@@ -111,6 +111,9 @@ export function createTwitterAdapter(endpoints: ChannelEndpoints): ChannelAdapte
         fileName: media.fileName,
       };
     },
+
+    /** The Account Activity webhook and the DM account's subscription (api.ts registerXWebhook). */
+    registerWebhook: (account, url) => registerXWebhook(apiUrl, account, url),
 
     async testConnection(account: ChannelAccount): Promise<{ name: string }> {
       const answer = await xCall<{ data?: { id?: string; name?: string; username?: string } }>(
