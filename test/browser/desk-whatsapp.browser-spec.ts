@@ -215,7 +215,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
       verifiedName: 'Centralita Atención',
       templates: [
         { name: 'hello_world', language: 'en_US', category: 'UTILITY', status: 'APPROVED', body: 'Hello World' },
-        // Not offered: the header needs a parameter the agent has no field for (Meta would refuse it).
+        // Offered with a field for its header's parameter.
         {
           name: 'order_update',
           language: 'es',
@@ -226,6 +226,8 @@ describe('WhatsApp in the agent desk (browser)', () => {
         },
         // Not offered: not approved yet.
         { name: 'draft_notice', language: 'es', category: 'UTILITY', status: 'PENDING', body: 'Aviso {{1}}' },
+        // Not offered: an image header needs a file the picker does not ask for (Meta would refuse the send).
+        { name: 'receipt_image', language: 'es', category: 'UTILITY', status: 'APPROVED', mediaHeader: 'IMAGE', body: 'Su recibo {{1}}' },
         APPOINTMENT,
       ],
     });
@@ -423,9 +425,18 @@ describe('WhatsApp in the agent desk (browser)', () => {
     expect(await agent.getByTestId('chat-input').count()).toBe(0);
     // Only the account's approved templates that the picker can fill are offered.
     const offered = await picker.getByTestId('template-select').locator('option').allTextContents();
-    expect(offered).toEqual(['hello_world · en_US', 'appointment_reminder · es']);
+    expect(offered).toEqual(['hello_world · en_US', 'order_update · es', 'appointment_reminder · es']);
+
+    // A text header with a parameter gets its own field, previewed above the body; the category is named in Spanish.
+    await picker.getByTestId('template-select').selectOption('order_update|es');
+    await eventually(async () => expect(await picker.getByTestId('template-header-parameter').count()).toBe(1));
+    expect(await picker.getByTestId('template-parameter').count()).toBe(2);
+    await picker.getByTestId('template-header-parameter').fill('A-17');
+    await eventually(async () => expect(await picker.getByTestId('template-preview-header').textContent()).toBe('Pedido A-17'));
+    expect(await picker.getByTestId('template-category').textContent()).toBe('Utilidad');
 
     await picker.getByTestId('template-select').selectOption(`${APPOINTMENT.name}|${APPOINTMENT.language}`);
+    expect(await picker.getByTestId('template-header-parameter').count()).toBe(0);
     const parameters = picker.getByTestId('template-parameter');
     await eventually(async () => expect(await parameters.count()).toBe(2));
     const send = picker.getByTestId('template-send');

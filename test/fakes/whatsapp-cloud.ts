@@ -54,6 +54,8 @@ export interface FakeTemplate {
   body: string;
   /** A text header, possibly with {{1}}. */
   header?: string;
+  /** A media header instead (the send must then carry a header with that medium). */
+  mediaHeader?: 'IMAGE' | 'VIDEO' | 'DOCUMENT';
 }
 
 export interface FakeUpload {
@@ -533,6 +535,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         id: String(900_000 + start + index),
         components: [
           ...(template.header ? [{ type: 'HEADER', format: 'TEXT', text: template.header }] : []),
+          ...(template.mediaHeader ? [{ type: 'HEADER', format: template.mediaHeader, example: { header_handle: ['4::aW1hZ2U='] } }] : []),
           { type: 'BODY', text: template.body },
         ],
       })),

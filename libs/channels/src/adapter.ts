@@ -136,6 +136,9 @@ export interface TemplateInfo {
   /** The body text with its {{n}} placeholders. */
   body: string;
   parameterCount: number;
+  /** A text header with its {{n}} placeholders (sent as the header component's parameters), or null when there is none. */
+  headerText: string | null;
+  headerParameterCount: number;
 }
 
 /** One message to send: exactly one of text, media or template. */
@@ -191,7 +194,8 @@ export interface ChannelAdapter {
   /**
    * Points the provider's webhook at `url` (the account's webhook URL) with the account's
    * credentials and verify token, so connecting needs no trip to the provider's console; only
-   * providers with an API for it (Telegram's setWebhook). Throws ChannelError with the reason.
+   * providers with an API for it (Telegram's setWebhook, X's webhooks and subscriptions). Throws
+   * ChannelError with the reason.
    */
   registerWebhook?(account: ChannelAccount, url: string): Promise<void>;
 }

@@ -98,9 +98,13 @@ export interface ReplyWindowView {
 export interface TemplateView {
   name: string;
   language: string;
+  /** Meta's category word: UTILITY, MARKETING or AUTHENTICATION (the console names the TEMPLATE_CATEGORIES). */
   category: string;
   body: string;
   parameterCount: number;
+  /** The text header with its {{n}} placeholders, or null when the template has none. */
+  headerText: string | null;
+  headerParameterCount: number;
 }
 
 /** POST /api/conversations/:id/template-messages */
@@ -108,5 +112,10 @@ export interface TemplateMessageInput {
   name: string;
   language: string;
   bodyParameters: string[];
+  /** The text header's parameters in order; as many as headerParameterCount (omitted when it is 0). */
+  headerParameters?: string[];
   clientMessageId?: string;
 }
+
+/** Meta's template categories the console names (desk.templates.category.<key>); any other word is shown as sent. */
+export const TEMPLATE_CATEGORIES = ['UTILITY', 'MARKETING', 'AUTHENTICATION'] as const;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelAdapter, ChannelRegistry, TemplateInfo } from '@centralita/channels';
-import type { MessageView, ReplyWindowView } from '@centralita/contracts';
+import type { MessageView, ReplyWindowView, TemplateView } from '@centralita/contracts';
 import { ConfigCrypto } from '@centralita/contracts/server';
 import { CHANNEL_REGISTRY } from '../../src/modules/channels/channel-adapters.service';
 import { createLine, createStaff, createTenant, data, type StaffMember } from '../support/realtime';
@@ -27,6 +27,18 @@ describe('agent sends on a messaging channel: reply window, templates, opt-out',
       category: 'UTILITY',
       body: 'Hola {{1}}, su pedido {{2}} está en camino.',
       parameterCount: 2,
+      headerText: null,
+      headerParameterCount: 0,
+    },
+    {
+      name: 'ticket_update',
+      language: 'es',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      body: 'Hola {{1}}, su caso avanza.',
+      parameterCount: 1,
+      headerText: 'Caso {{1}}',
+      headerParameterCount: 1,
     },
   ];
 
@@ -140,6 +152,40 @@ describe('agent sends on a messaging channel: reply window, templates, opt-out',
     const [stored] = await agentMessages(id);
     expect(stored!.template).toEqual({ name: 'order_update', language: 'es', bodyParameters: ['Ana', 'A-17'] });
     expect(await sendJobs(sent.id)).toHaveLength(1);
+  });
+
+  it("takes a text header's parameters apart from the body's, checks their count, and shows header then body", async () => {
+    const id = await conversation(25 * 60);
+    const listed = data<TemplateView[]>(await t.http().get(`/api/conversations/${id}/templates`).set(bearer(agent.token)));
+    expect(listed.find((template) => template.name === 'ticket_update')).toMatchObject({
+      headerText: 'Caso {{1}}',
+      headerParameterCount: 1,
+    });
+    const missingHeader = await t
+      .http()
+      .post(`/api/conversations/${id}/template-messages`)
+      .set(bearer(agent.token))
+      .send({ name: 'ticket_update', language: 'es', bodyParameters: ['Ana'] });
+    expect(missingHeader.status).toBe(400);
+    expect(missingHeader.body.errorMessage).toBe('Template ticket_update takes 1 header parameters (got 0)');
+    const blank = await t
+      .http()
+      .post(`/api/conversations/${id}/template-messages`)
+      .set(bearer(agent.token))
+      .send({ name: 'ticket_update', language: 'es', bodyParameters: ['Ana'], headerParameters: [''] });
+    expect(blank.status).toBe(400);
+    expect(await agentMessages(id)).toEqual([]);
+
+    const sent = data<MessageView>(
+      await t
+        .http()
+        .post(`/api/conversations/${id}/template-messages`)
+        .set(bearer(agent.token))
+        .send({ name: 'ticket_update', language: 'es', bodyParameters: ['Ana'], headerParameters: ['C-9'] }),
+    );
+    expect(sent.text).toBe('Caso C-9\nHola Ana, su caso avanza.');
+    const [stored] = await agentMessages(id);
+    expect(stored!.template).toEqual({ name: 'ticket_update', language: 'es', bodyParameters: ['Ana'], headerParameters: ['C-9'] });
   });
 
   it('refuses any send to a customer who opted out (409 contact_opted_out), storing nothing', async () => {

@@ -349,13 +349,13 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                   templates={replyWindow.templates}
                   error={replyWindow.templatesError}
                   onRetry={replyWindow.reload}
-                  onSend={async (template, bodyParameters, clientMessageId) => {
+                  onSend={async (template, parameters, clientMessageId) => {
                     try {
                       desk.acceptMessage(
                         await api.sendTemplate(selected.id, {
                           name: template.name,
                           language: template.language,
-                          bodyParameters,
+                          ...parameters,
                           clientMessageId,
                         }),
                       );

@@ -40,7 +40,7 @@ interface PendingMessage {
   conversation_id: string;
   text: string;
   delivery_status: string | null;
-  template: { name: string; language: string; bodyParameters: string[] } | null;
+  template: { name: string; language: string; bodyParameters: string[]; headerParameters?: string[] } | null;
   agent_id: string | null;
   contact_id: string | null;
   contact_external_id: string | null;
@@ -152,7 +152,12 @@ async function outboundMessages(deps: ChannelSendDeps, message: PendingMessage, 
     return [
       {
         to,
-        template: { name: message.template.name, language: message.template.language, bodyParameters: message.template.bodyParameters },
+        template: {
+          name: message.template.name,
+          language: message.template.language,
+          bodyParameters: message.template.bodyParameters,
+          ...(message.template.headerParameters?.length ? { headerParameters: message.template.headerParameters } : {}),
+        },
       },
     ];
   }

@@ -750,10 +750,29 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
       expect((await sendError(adapter.testConnection(none))).details).toMatchObject({ code: 'missing_credentials' });
     });
 
-    it('lists the approved templates with their parameter counts, leaving out those whose header needs a parameter', async () => {
-      // order_update's header is 'Pedido {{1}}': agents fill body parameters only, and Meta refuses it without one.
+    it('lists the approved templates with their header and body parameter counts', async () => {
+      // order_update's header is 'Pedido {{1}}': the desk asks for it apart from the body's two.
       expect(await adapter.listTemplates!(account)).toEqual([
-        { name: 'hello_world', language: 'en_US', status: 'APPROVED', category: 'UTILITY', body: 'Hello World', parameterCount: 0 },
+        {
+          name: 'hello_world',
+          language: 'en_US',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          body: 'Hello World',
+          parameterCount: 0,
+          headerText: null,
+          headerParameterCount: 0,
+        },
+        {
+          name: 'order_update',
+          language: 'es',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          body: 'Hola {{1}}, tu pedido {{2}} está listo.',
+          parameterCount: 2,
+          headerText: 'Pedido {{1}}',
+          headerParameterCount: 1,
+        },
         {
           name: 'spring_offer',
           language: 'es',
@@ -761,10 +780,37 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           category: 'MARKETING',
           body: '¡{{1}} de descuento esta semana!',
           parameterCount: 1,
+          headerText: null,
+          headerParameterCount: 0,
         },
       ]);
       expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: `/${fake.graphVersion}/${fake.wabaId}/message_templates` });
       await expect(adapter.listTemplates!({ ...account, settings: {} })).rejects.toMatchObject({ details: { code: 'missing_settings' } });
+    });
+
+    it('leaves out templates with a media header (the desk asks for no file; Meta would refuse the send)', async () => {
+      const withMedia = await startWhatsAppFake({
+        templates: [
+          { name: 'receipt', language: 'es', category: 'UTILITY', status: 'APPROVED', mediaHeader: 'IMAGE', body: 'Su recibo {{1}}' },
+          { name: 'plain', language: 'es', category: 'UTILITY', status: 'APPROVED', body: 'Hola' },
+        ],
+      });
+      try {
+        const mediaAdapter = createWhatsAppAdapter({
+          metaGraphUrl: withMedia.url,
+          metaGraphVersion: withMedia.graphVersion,
+          telegramApiUrl: '',
+          xApiUrl: '',
+        });
+        const listed = await mediaAdapter.listTemplates!({
+          ...account,
+          settings: { wabaId: withMedia.wabaId },
+          secrets: { accessToken: withMedia.accessToken },
+        });
+        expect(listed.map((template) => template.name)).toEqual(['plain']);
+      } finally {
+        await withMedia.close();
+      }
     });
 
     it('follows Meta’s paging across pages', async () => {

@@ -243,10 +243,11 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
         for (const template of answer?.data ?? []) {
           // Only approved templates can be sent; pending, rejected and paused ones are not offered.
           if (!template.name || !template.language || template.status !== 'APPROVED') continue;
-          // Agents fill body parameters only (TemplateView, TemplateMessageInput): a header that needs
-          // one (a {{n}} in a text header, or an image/video/document header) would be refused by Meta
-          // (#132000 parameter count mismatch) after the agent sent it, so such templates are not offered.
-          if (!headerNeedsNoParameter(template.components)) continue;
+          // Agents fill text parameters (header and body). A media header (image, video, document,
+          // location) needs a file the picker does not ask for, and Meta refuses the send without it
+          // (#132012), so such templates are not offered.
+          const header = textHeaderOf(template.components);
+          if (header === undefined) continue;
           const body = template.components?.find((component) => component.type?.toUpperCase() === 'BODY')?.text ?? '';
           templates.push({
             name: template.name,
@@ -255,6 +256,8 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
             category: template.category ?? 'UNKNOWN',
             body,
             parameterCount: placeholderCount(body),
+            headerText: header,
+            headerParameterCount: placeholderCount(header ?? ''),
           });
         }
         // Paging links are followed only on the configured Graph host (never a URL from elsewhere).
@@ -265,11 +268,11 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
   };
 }
 
-/** True when a template has no header, or a text header without placeholders (sent with no header component). */
-function headerNeedsNoParameter(components: { type?: string; text?: string; format?: string }[] | undefined): boolean {
+/** A template's text header (null when it has none); undefined for a media header, which the desk cannot fill. */
+function textHeaderOf(components: { type?: string; text?: string; format?: string }[] | undefined): string | null | undefined {
   const header = components?.find((component) => component.type?.toUpperCase() === 'HEADER');
-  if (!header) return true;
-  return (header.format ?? 'TEXT').toUpperCase() === 'TEXT' && placeholderCount(header.text ?? '') === 0;
+  if (!header) return null;
+  return (header.format ?? 'TEXT').toUpperCase() === 'TEXT' ? (header.text ?? '') : undefined;
 }
 
 /** The number of distinct {{n}} placeholders of a template body. */

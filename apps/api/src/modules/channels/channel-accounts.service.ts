@@ -182,7 +182,15 @@ export class ChannelAccountsService {
     }
     try {
       const templates = await adapter.listTemplates(this.adapters.toAdapterAccount(row));
-      return templates.map(({ name, language, category, body, parameterCount }) => ({ name, language, category, body, parameterCount }));
+      return templates.map(({ name, language, category, body, parameterCount, headerText, headerParameterCount }) => ({
+        name,
+        language,
+        category,
+        body,
+        parameterCount,
+        headerText,
+        headerParameterCount,
+      }));
     } catch (error) {
       throw new AppException('service_unavailable', {
         status: HttpStatus.BAD_GATEWAY,

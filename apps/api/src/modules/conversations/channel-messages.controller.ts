@@ -64,12 +64,29 @@ export class ChannelMessagesController {
       const message = `Template ${template.name} takes ${template.parameterCount} body parameters (got ${body.bodyParameters.length})`;
       throw new AppException('validation', { message, data: { fields: { bodyParameters: [message] } } });
     }
-    // The desk shows what the customer reads; a rendered body longer than a message is cut (the provider sends the template itself).
-    const text = Array.from(renderTemplate(template.body, body.bodyParameters)).slice(0, LIMITS.maxMessageLength).join('');
+    const headerParameters = body.headerParameters ?? [];
+    if (headerParameters.length !== template.headerParameterCount) {
+      const message = `Template ${template.name} takes ${template.headerParameterCount} header parameters (got ${headerParameters.length})`;
+      throw new AppException('validation', { message, data: { fields: { headerParameters: [message] } } });
+    }
+    // The desk shows what the customer reads (header, then body); a rendered text longer than a
+    // message is cut (the provider sends the template itself).
+    const rendered = [
+      template.headerText ? renderTemplate(template.headerText, headerParameters) : '',
+      renderTemplate(template.body, body.bodyParameters),
+    ]
+      .filter(Boolean)
+      .join('\n');
+    const text = Array.from(rendered).slice(0, LIMITS.maxMessageLength).join('');
     return this.desk.send(principal, id, {
       text,
       clientMessageId: body.clientMessageId,
-      template: { name: template.name, language: template.language, bodyParameters: body.bodyParameters },
+      template: {
+        name: template.name,
+        language: template.language,
+        bodyParameters: body.bodyParameters,
+        ...(headerParameters.length ? { headerParameters } : {}),
+      },
     });
   }
 }

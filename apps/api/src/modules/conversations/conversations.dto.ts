@@ -217,6 +217,13 @@ export class TemplateMessageDto {
   @IsNotEmpty({ each: true, message: 'body parameters must not be empty' })
   bodyParameters!: string[];
 
+  @ApiPropertyOptional({ type: [String], description: "The text header's parameters in order; as many as the template's header has" })
+  @IsOptional()
+  @IsString({ each: true })
+  @MaxLength(60, { each: true, message: 'each header parameter must be at most 60 characters' })
+  @IsNotEmpty({ each: true, message: 'header parameters must not be empty' })
+  headerParameters?: string[];
+
   @ApiPropertyOptional({ description: 'Client-chosen id: the same message sent twice is stored once' })
   @IsOptional()
   @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'clientMessageId must be 1 to 64 letters, digits, "_", "." or "-"' })

@@ -53,6 +53,8 @@ export interface StoredTemplate {
   name: string;
   language: string;
   bodyParameters: string[];
+  /** The text header's parameters, when the template's header has placeholders. */
+  headerParameters?: string[];
 }
 
 /** A provider's message id, unique per tenant, channel and channel account (uq_messages_external_id). */

@@ -5,7 +5,14 @@ import type { TemplateView } from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
 import { newClientMessageId } from '../desk-api';
 import { windowTime, type ReplyWindowState } from '../logic/reply-window';
-import { templateKey, templateParameters, templateReady, templateSegments } from '../logic/templates';
+import {
+  templateCategoryKey,
+  templateKey,
+  templateParameters,
+  templateReady,
+  templateSegments,
+  type TemplateValues,
+} from '../logic/templates';
 
 /** Above the composer of a WhatsApp/Messenger/Instagram chat: whether free text can still go, and until when. */
 export function ReplyWindowBanner({
@@ -68,17 +75,21 @@ export function TemplatePicker({
   templates: TemplateView[] | null;
   error: unknown;
   onRetry: () => void;
-  onSend: (template: TemplateView, parameters: string[], clientMessageId: string) => Promise<unknown>;
+  onSend: (
+    template: TemplateView,
+    parameters: { bodyParameters: string[]; headerParameters?: string[] },
+    clientMessageId: string,
+  ) => Promise<unknown>;
 }) {
   const { t } = useTranslation();
   const [chosen, setChosen] = useState('');
-  const [values, setValues] = useState<string[]>([]);
+  const [values, setValues] = useState<TemplateValues>(NO_VALUES);
   const [sending, setSending] = useState(false);
   const template = useMemo(() => templates?.find((item) => templateKey(item) === chosen) ?? null, [templates, chosen]);
   useEffect(() => {
     if (!chosen && templates?.length) setChosen(templateKey(templates[0]));
   }, [templates, chosen]);
-  useEffect(() => setValues([]), [chosen]);
+  useEffect(() => setValues(NO_VALUES), [chosen]);
 
   if (error)
     return (
@@ -107,7 +118,7 @@ export function TemplatePicker({
     setSending(true);
     try {
       await onSend(template, templateParameters(template, values), newClientMessageId());
-      setValues([]);
+      setValues(NO_VALUES);
     } finally {
       setSending(false);
     }
@@ -131,42 +142,41 @@ export function TemplatePicker({
             ))}
           </select>
         </label>
-        {template
-          ? Array.from({ length: template.parameterCount }, (_, index) => (
-              <label key={index} className="desk-field desk-templates__param">
-                <span>{t('desk.templates.parameter', { n: index + 1 })}</span>
-                <input
-                  className="p-inputtext p-component"
-                  value={values[index] ?? ''}
-                  maxLength={1000}
-                  onChange={(event) =>
-                    setValues((held) => {
-                      const next = [...held];
-                      next[index] = event.target.value;
-                      return next;
-                    })
-                  }
-                  data-testid="template-parameter"
-                />
-              </label>
-            ))
-          : null}
+        {template ? (
+          <>
+            <ParameterFields
+              count={template.headerParameterCount}
+              values={values.header}
+              label={(n) => t('desk.templates.headerParameter', { n })}
+              maxLength={60}
+              testId="template-header-parameter"
+              onChange={(header) => setValues((held) => ({ ...held, header }))}
+            />
+            <ParameterFields
+              count={template.parameterCount}
+              values={values.body}
+              label={(n) => t('desk.templates.parameter', { n })}
+              maxLength={1000}
+              testId="template-parameter"
+              onChange={(body) => setValues((held) => ({ ...held, body }))}
+            />
+          </>
+        ) : null}
       </div>
       {template ? (
         <>
           <div className="desk-templates__preview" aria-label={t('desk.templates.preview')} data-testid="template-preview">
-            {templateSegments(template.body, values).map((segment, index) =>
-              'text' in segment ? (
-                <span key={index}>{segment.text}</span>
-              ) : (
-                <mark key={index} className={segment.value ? 'desk-templates__value' : 'desk-templates__gap'}>
-                  {segment.value ?? `{{${segment.parameter}}}`}
-                </mark>
-              ),
-            )}
+            {template.headerText ? (
+              <strong className="desk-templates__header" data-testid="template-preview-header">
+                <Segments text={template.headerText} values={values.header} />
+              </strong>
+            ) : null}
+            <Segments text={template.body} values={values.body} />
           </div>
           <div className="desk-templates__actions">
-            <span className="muted">{template.category}</span>
+            <span className="muted" data-testid="template-category">
+              {templateCategoryKey(template.category) ? t(templateCategoryKey(template.category)!) : template.category}
+            </span>
             <Button
               label={t('desk.templates.send')}
               icon="pi pi-send"
@@ -180,5 +190,62 @@ export function TemplatePicker({
         </>
       ) : null}
     </div>
+  );
+}
+
+const NO_VALUES: TemplateValues = { header: [], body: [] };
+
+/** A template text (header or body) with its {{n}} placeholders filled by what the agent typed, gaps marked. */
+function Segments({ text, values }: { text: string; values: readonly string[] }) {
+  return (
+    <>
+      {templateSegments(text, values).map((segment, index) =>
+        'text' in segment ? (
+          <span key={index}>{segment.text}</span>
+        ) : (
+          <mark key={index} className={segment.value ? 'desk-templates__value' : 'desk-templates__gap'}>
+            {segment.value ?? `{{${segment.parameter}}}`}
+          </mark>
+        ),
+      )}
+    </>
+  );
+}
+
+/** One input per {{n}} of a header or a body. */
+function ParameterFields({
+  count,
+  values,
+  label,
+  maxLength,
+  testId,
+  onChange,
+}: {
+  count: number;
+  values: readonly string[];
+  label: (n: number) => string;
+  maxLength: number;
+  testId: string;
+  onChange: (values: string[]) => void;
+}) {
+  return (
+    <>
+      {Array.from({ length: count }, (_, index) => (
+        <label key={index} className="desk-field desk-templates__param">
+          <span>{label(index + 1)}</span>
+          <input
+            className="p-inputtext p-component"
+            value={values[index] ?? ''}
+            maxLength={maxLength}
+            onChange={(event) => {
+              const next = [...values];
+              next[index] = event.target.value;
+              onChange(next);
+            }}
+            data-testid={testId}
+          />
+        </label>
+      ))}
+    </>
   );
 }

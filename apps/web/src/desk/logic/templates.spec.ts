@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { renderTemplate, templateKey, templateParameters, templateReady, templateSegments } from './templates';
+import { renderTemplate, templateCategoryKey, templateKey, templateParameters, templateReady, templateSegments } from './templates';
 
 const BODY = 'Hello {{1}}, your order {{2}} ships {{ 3 }}. Thanks, {{1}}!';
 
@@ -24,10 +24,30 @@ describe('template preview', () => {
   });
 
   it('is ready only when every parameter is filled, and sends exactly that many', () => {
-    expect(templateReady({ parameterCount: 2 }, ['Ada', ''])).toBe(false);
-    expect(templateReady({ parameterCount: 2 }, ['Ada', 'A-17'])).toBe(true);
-    expect(templateReady({ parameterCount: 0 }, [])).toBe(true);
-    expect(templateParameters({ parameterCount: 2 }, [' Ada ', 'A-17', 'extra'])).toEqual(['Ada', 'A-17']);
+    const body = { parameterCount: 2, headerParameterCount: 0 };
+    expect(templateReady(body, { header: [], body: ['Ada', ''] })).toBe(false);
+    expect(templateReady(body, { header: [], body: ['Ada', 'A-17'] })).toBe(true);
+    expect(templateReady({ parameterCount: 0, headerParameterCount: 0 }, { header: [], body: [] })).toBe(true);
+    expect(templateParameters(body, { header: ['ignored'], body: [' Ada ', 'A-17', 'extra'] })).toEqual({
+      bodyParameters: ['Ada', 'A-17'],
+    });
+  });
+
+  it("counts a text header's parameters apart from the body's", () => {
+    const withHeader = { parameterCount: 1, headerParameterCount: 1 };
+    expect(templateReady(withHeader, { header: [], body: ['Ada'] })).toBe(false);
+    expect(templateReady(withHeader, { header: [' '], body: ['Ada'] })).toBe(false);
+    expect(templateReady(withHeader, { header: ['A-17'], body: ['Ada'] })).toBe(true);
+    expect(templateParameters(withHeader, { header: [' A-17 '], body: ['Ada'] })).toEqual({
+      bodyParameters: ['Ada'],
+      headerParameters: ['A-17'],
+    });
+  });
+
+  it("names Meta's categories through translation keys and leaves other words as sent", () => {
+    expect(templateCategoryKey('UTILITY')).toBe('desk.templates.category.UTILITY');
+    expect(templateCategoryKey('AUTHENTICATION')).toBe('desk.templates.category.AUTHENTICATION');
+    expect(templateCategoryKey('SOMETHING_NEW')).toBeNull();
   });
 
   it('tells templates apart by name and language', () => {

@@ -1,4 +1,4 @@
-import type { TemplateView } from '@centralita/contracts';
+import { TEMPLATE_CATEGORIES, type TemplateView } from '@centralita/contracts';
 
 /** A piece of a template body: literal text, or the n-th (1-based) parameter with what the agent typed. */
 export type TemplateSegment = { text: string } | { parameter: number; value: string | null };
@@ -30,15 +30,35 @@ export function renderTemplate(body: string, values: readonly string[]): string 
     .join('');
 }
 
-/** Every parameter the template has is filled (providers refuse a template with a blank one). */
-export function templateReady(template: Pick<TemplateView, 'parameterCount'>, values: readonly string[]): boolean {
-  for (let index = 0; index < template.parameterCount; index += 1) if (!values[index]?.trim()) return false;
-  return true;
+/** What the agent typed: the text header's parameters and the body's, each in {{n}} order. */
+export interface TemplateValues {
+  header: readonly string[];
+  body: readonly string[];
 }
 
-/** The values to send: exactly parameterCount, trimmed. */
-export function templateParameters(template: Pick<TemplateView, 'parameterCount'>, values: readonly string[]): string[] {
-  return Array.from({ length: template.parameterCount }, (_, index) => (values[index] ?? '').trim());
+const filled = (count: number, values: readonly string[]) =>
+  Array.from({ length: count }, (_, index) => values[index]?.trim()).every(Boolean);
+const exactly = (count: number, values: readonly string[]) => Array.from({ length: count }, (_, index) => (values[index] ?? '').trim());
+
+/** Every parameter the template has, header and body, is filled (providers refuse a template with a blank one). */
+export function templateReady(template: Pick<TemplateView, 'parameterCount' | 'headerParameterCount'>, values: TemplateValues): boolean {
+  return filled(template.headerParameterCount, values.header) && filled(template.parameterCount, values.body);
+}
+
+/** The values to send: exactly as many as the header and the body take, trimmed (no header parameters when it takes none). */
+export function templateParameters(
+  template: Pick<TemplateView, 'parameterCount' | 'headerParameterCount'>,
+  values: TemplateValues,
+): { bodyParameters: string[]; headerParameters?: string[] } {
+  const bodyParameters = exactly(template.parameterCount, values.body);
+  return template.headerParameterCount
+    ? { bodyParameters, headerParameters: exactly(template.headerParameterCount, values.header) }
+    : { bodyParameters };
+}
+
+/** Meta's category word as a translation key when the console names it (TEMPLATE_CATEGORIES), else null (shown as sent). */
+export function templateCategoryKey(category: string): string | null {
+  return (TEMPLATE_CATEGORIES as readonly string[]).includes(category) ? `desk.templates.category.${category}` : null;
 }
 
 /** One template of an account: name and language together (the same name exists per language). */
