@@ -303,6 +303,47 @@ describe('dashboards replay of a scripted day', () => {
     expect(byCampaign).toEqual([expect.objectContaining({ key: campaignId, offered: 1, answered: 1 })]);
   });
 
+  it('splits the queues by channel, and the channel filter keeps only its row', async () => {
+    // Line B's one conversation (C4) came in by WhatsApp for this check only: the figures read the
+    // channel from the conversation's log rows, as the machine wrote them. The log is append-only
+    // (a trigger), so this transaction alone runs with triggers off (session_replication_role).
+    const channelOfLineB = (channel: string) =>
+      t.dataSource.transaction(async (manager) => {
+        await manager.query(`SET LOCAL session_replication_role = replica`);
+        await manager.query(
+          `UPDATE transition_log SET data = jsonb_set(data, '{channel}', to_jsonb($3::text))
+           WHERE tenant_id = $1 AND entity_type = 'conversation' AND data ? 'channel'
+             AND entity_id IN (SELECT id FROM conversations WHERE tenant_id = $1 AND attention_line_id = $2)`,
+          [tenant.client.id, lineB, channel],
+        );
+      });
+    await channelOfLineB('whatsapp');
+    try {
+      const byChannel = await get<QueueStatusRow[]>('queues', { by: 'channel' });
+      expect(byChannel.map((row) => row.key).sort()).toEqual(['webchat', 'whatsapp']);
+      expect(byChannel.find((row) => row.key === 'webchat')).toMatchObject({
+        offered: 3,
+        answered: 2,
+        abandoned: 1,
+        answeredWithinThreshold: 1,
+      });
+      expect(byChannel.find((row) => row.key === 'whatsapp')).toMatchObject({ offered: 1, answered: 1, averageSpeedOfAnswerMs: 100_000 });
+      const onlyWhatsApp = await get<QueueStatusRow[]>('queues', { by: 'channel', channel: 'whatsapp' });
+      expect(onlyWhatsApp).toEqual([expect.objectContaining({ key: 'whatsapp', offered: 1 })]);
+      expect(
+        (
+          await t
+            .http()
+            .get('/api/dashboards/queues')
+            .query(query({ by: 'country' }))
+            .set(bearer(supervisor.token))
+        ).status,
+      ).toBe(400);
+    } finally {
+      await channelOfLineB('webchat');
+    }
+  });
+
   it('gives each agent handled contacts, AHT, time per state and occupancy', async () => {
     const agents = await get<AgentServiceRow[]>('agents');
     expect(agents.map((row) => row.agentId).sort()).toEqual([agent1.userId, agent2.userId].sort());

@@ -119,6 +119,10 @@ export function validateDashboardSettings(input: Partial<Record<keyof DashboardS
   return issues;
 }
 
+/** How the queue-status widget splits its rows (GET /api/dashboards/queues?by=…). */
+export const QUEUE_GROUPINGS = ['line', 'campaign', 'channel'] as const;
+export type QueueGrouping = (typeof QUEUE_GROUPINGS)[number];
+
 /** Filters every historical endpoint takes besides `from`/`to` (epoch ms or ISO-8601). */
 export interface DashboardFilters {
   from: number;

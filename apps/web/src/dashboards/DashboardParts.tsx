@@ -3,7 +3,8 @@ import { Button } from 'primereact/button';
 import { Calendar } from 'primereact/calendar';
 import { Dropdown } from 'primereact/dropdown';
 import { useTranslation } from 'react-i18next';
-import type { DashboardOption, DashboardOptions } from '@centralita/contracts';
+import { valueLabel, type DashboardOption, type DashboardOptions } from '@centralita/contracts';
+import { normaliseLanguage } from '../i18n/languages';
 import { describeError } from '../api/error-text';
 import type { DashboardFilterState } from './dashboard-format';
 
@@ -108,7 +109,8 @@ export function FilterBar({
   valid: boolean;
   show?: { line: boolean; campaign: boolean; channel: boolean; agent: boolean };
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const language = normaliseLanguage(i18n.resolvedLanguage ?? i18n.language);
   const change = (patch: Partial<DashboardFilterState>) => onChange({ ...filters, ...patch });
   const sources: Record<FilterKey, { list: DashboardOption[]; label: string; visible: boolean }> = {
     attentionLineId: { list: options.lines, label: t('dashboards.filters.line'), visible: show.line },
@@ -170,7 +172,7 @@ export function FilterBar({
             <Dropdown
               inputId="dash-channel"
               value={filters.channel ?? null}
-              options={options.channels.map((channel) => ({ value: channel, label: channel }))}
+              options={options.channels.map((channel) => ({ value: channel, label: valueLabel('channel', channel, language) }))}
               placeholder={t('dashboards.filters.all')}
               showClear
               emptyMessage={t('dashboards.filters.noOptions')}

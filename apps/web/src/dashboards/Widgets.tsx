@@ -1,7 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
 import { SelectButton } from 'primereact/selectbutton';
 import { useTranslation } from 'react-i18next';
-import type { DashboardSettings, DashboardSummary, DashboardWidget } from '@centralita/contracts';
+import { QUEUE_GROUPINGS, valueLabel, type DashboardSettings, type DashboardSummary, type DashboardWidget } from '@centralita/contracts';
+import { normaliseLanguage } from '../i18n/languages';
 import { formatDateTime } from '../format/format';
 import {
   activeOption,
@@ -203,14 +204,20 @@ export function TrendWidget({ state }: { state: DashboardState }) {
 }
 
 export function QueueStatusWidget({ state }: { state: DashboardState }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const help = useHelp(state);
-  const rows = useMemo(() => (state.data.queues ? named(t, state.data.queues) : undefined), [state.data.queues, t]);
+  const language = normaliseLanguage(i18n.resolvedLanguage ?? i18n.language);
+  const rows = useMemo(() => {
+    if (!state.data.queues) return undefined;
+    // By channel the key is the channel's code: its name is the channel's label in the user's language.
+    const labelled =
+      state.grouping === 'channel'
+        ? state.data.queues.map((row) => ({ ...row, name: valueLabel('channel', row.key, language) }))
+        : state.data.queues;
+    return named(t, labelled);
+  }, [state.data.queues, state.grouping, language, t]);
   const option = useMemo(() => (rows ? queueOption(rows, t) : null), [rows, t]);
-  const groupings = [
-    { value: 'line', label: t('dashboards.grouping.line') },
-    { value: 'campaign', label: t('dashboards.grouping.campaign') },
-  ];
+  const groupings = QUEUE_GROUPINGS.map((value) => ({ value, label: t(`dashboards.grouping.${value}`) }));
   return (
     <Panel
       id="queueStatus"
@@ -229,7 +236,7 @@ export function QueueStatusWidget({ state }: { state: DashboardState }) {
           <Table
             testId="table-queueStatus"
             head={[
-              t(state.grouping === 'line' ? 'dashboards.grouping.line' : 'dashboards.grouping.campaign'),
+              t(`dashboards.grouping.${state.grouping}`),
               t('dashboards.kpi.offered'),
               t('dashboards.kpi.answered'),
               t('dashboards.kpi.abandoned'),

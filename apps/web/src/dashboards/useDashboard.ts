@@ -8,6 +8,7 @@ import type {
   DashboardSummary,
   DashboardWidget,
   PauseDetailRow,
+  QueueGrouping,
   QueuePositionRow,
   QueueStatusRow,
   SentimentAlertView,
@@ -55,7 +56,7 @@ const LIVE: Source[] = ['activeByAgent', 'positions', 'summary', 'sentiment'];
 const EMPTY_OPTIONS: DashboardOptions = { lines: [], campaigns: [], agents: [], channels: [] };
 
 export type TrendUnit = 'hour' | 'day';
-export type QueueGrouping = 'line' | 'campaign';
+export type { QueueGrouping };
 
 /**
  * The state of one dashboard page: client settings, filter-bar options and filters, the figures

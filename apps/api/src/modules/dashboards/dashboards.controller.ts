@@ -1,4 +1,5 @@
 import {
+  QUEUE_GROUPINGS,
   DASHBOARD_WIDGETS,
   PERMISSIONS,
   SHORT_ABANDON_MODES,
@@ -10,6 +11,7 @@ import {
   type QueuePositionRow,
   type DashboardSummary,
   type PauseDetailRow,
+  type QueueGrouping,
   type QueueStatusRow,
   type SentimentReport,
   type StaffingRow,
@@ -52,7 +54,7 @@ export class TrendQueryDto extends DashboardQueryDto {
 }
 
 export class QueuesQueryDto extends DashboardQueryDto {
-  @ApiPropertyOptional({ enum: ['line', 'campaign'], default: 'line' }) @IsOptional() @IsIn(['line', 'campaign']) by?: 'line' | 'campaign';
+  @ApiPropertyOptional({ enum: QUEUE_GROUPINGS, default: 'line' }) @IsOptional() @IsIn(QUEUE_GROUPINGS) by?: QueueGrouping;
 }
 
 export class ActiveQueryDto {

@@ -11,6 +11,7 @@ import {
   type QueuePositionRow,
   type NegativeConversation,
   type PauseDetailRow,
+  type QueueGrouping,
   type QueueStatusRow,
   type SentimentReport,
   type StaffingRow,
@@ -256,12 +257,30 @@ export class DashboardsService {
     });
   }
 
-  async queues(tenantId: string, query: DashboardQuery, by: 'line' | 'campaign'): Promise<QueueStatusRow[]> {
+  async queues(tenantId: string, query: DashboardQuery, by: QueueGrouping): Promise<QueueStatusRow[]> {
     const { window, filter, settings, records } = await this.prepare(tenantId, query);
     const { episodes } = windowFacts(records, window, filter);
     const waiting = queueStatusAt(records.conversations, window.to).waiting.filter((contact) =>
       matches(contact, { ...filter, agentIds: undefined }),
     );
+    if (by === 'channel') {
+      // Every channel with traffic in the window or waiting now (webchat always): the key is the
+      // channel code, the name too (the console shows its label in the user's language).
+      const keys = new Set(['webchat', ...[...episodes, ...waiting].map((item) => item.channel ?? NO_GROUP)]);
+      if (filter.channel) for (const key of keys) if (key !== filter.channel) keys.delete(key);
+      const episodesBy = groupBy(episodes, (episode) => episode.channel);
+      const waitingBy = groupBy(waiting, (contact) => contact.channel);
+      return [...keys].map((key) => {
+        const status = summarizeWaiting(waitingBy.get(key) ?? []);
+        return {
+          key,
+          name: key,
+          ...queueFigures(episodesBy.get(key) ?? [], settings),
+          waitingNow: status.length,
+          longestWaitNowMs: status.longestWaitMs,
+        };
+      });
+    }
     const lineNames = await this.names(tenantId, 'attention_lines');
     if (by === 'line') {
       const keys = new Set([...lineNames.keys()].filter((id) => !filter.lineIds || filter.lineIds.has(id)));
