@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import type { ChannelAccountView, ChannelKindView, OptionItem } from '@centralita/contracts';
@@ -9,6 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startWhatsAppFake, type WhatsAppFake } from '../fakes/whatsapp-cloud';
 import { eventually } from '../support/eventually';
 import { DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
+import { startSuiteApi, type SuiteApi } from '../support/suite-api';
 
 /**
  * The channel accounts screen (/ChannelsAdmin/ChannelsAdmin) against the real API: an administrator
@@ -23,20 +22,9 @@ const ROOT = path.resolve(__dirname, '..', '..');
 // DESK_SCREENSHOTS=1 refreshes the docs' pictures; otherwise they go to the temp folder.
 const SCREENSHOTS = process.env.DESK_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(tmpdir(), 'centralita-channels-admin');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('Channel accounts screen (browser)', () => {
   let fake: WhatsAppFake;
-  let apiProcess: ChildProcess;
+  let suite: SuiteApi | undefined;
   let url: string;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
@@ -45,16 +33,7 @@ describe('Channel accounts screen (browser)', () => {
   let line: OptionItem;
   const accountName = `WhatsApp ventas ${randomBytes(2).toString('hex')}`;
 
-  async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${url}${route}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const envelope = (await response.json()) as { data: T; errorMessage?: string };
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
-    return envelope.data;
-  }
+  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, token || null, body);
 
   const accounts = async () => {
     const answer = await call<ChannelAccountView[] | { items: ChannelAccountView[] }>('GET', '/api/channel-accounts');
@@ -85,33 +64,8 @@ describe('Channel accounts screen (browser)', () => {
       phoneNumberId: String(randomInt(100_000_000, 999_999_999)) + '42',
       verifiedName: 'Centralita Ventas',
     });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    const databaseUrl = new URL(process.env.DATABASE_URL!);
-    databaseUrl.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-    apiProcess = spawn(process.execPath, [path.join(ROOT, 'apps/api/dist/main.js')], {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl.toString(),
-        PORT: String(port),
-        PUBLIC_URL: url,
-        WEB_DIST: path.join(ROOT, 'apps/web/dist'),
-        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-browser`,
-        RATE_LIMIT_LOGIN_IP: '100000',
-        RATE_LIMIT_RESET_IP: '100000',
-        META_GRAPH_URL: fake.url,
-        META_GRAPH_VERSION: fake.graphVersion,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await eventually(
-      async () => {
-        if (apiProcess.exitCode !== null) throw new Error(`the API exited with ${apiProcess.exitCode}`);
-        if (!(await fetch(`${url}/api/health`)).ok) throw new Error('not healthy yet');
-      },
-      // An API process starts in seconds, but a loaded CI machine has been seen taking over 30 s.
-      { timeoutMs: 120_000, intervalMs: 200 },
-    );
+    suite = await startSuiteApi({ env: { META_GRAPH_URL: fake.url, META_GRAPH_VERSION: fake.graphVersion } });
+    url = suite.url;
     token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
     kinds = await call<ChannelKindView[]>('GET', '/api/channel-kinds');
     const lines = await call<OptionItem[]>('GET', '/api/attention-lines/options');
@@ -125,11 +79,7 @@ describe('Channel accounts screen (browser)', () => {
     await browser?.close();
     const account = token ? await ours().catch(() => undefined) : undefined;
     if (account) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
-    if (apiProcess && apiProcess.exitCode === null) {
-      const exited = new Promise((resolve) => apiProcess.once('exit', resolve));
-      apiProcess.kill('SIGTERM');
-      await exited;
-    }
+    await suite?.stop();
     await fake?.close();
   });
 

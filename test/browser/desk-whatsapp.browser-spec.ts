@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -12,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startWhatsAppFake, type FakeTemplate, type WhatsAppFake } from '../fakes/whatsapp-cloud';
 import { eventually } from '../support/eventually';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
+import { browserDatabaseUrl, startSuiteApi, type SuiteApi } from '../support/suite-api';
 
 /**
  * WhatsApp in the agent's desk, end to end: a customer of the local WhatsApp Cloud API writes, the
@@ -22,24 +20,14 @@ import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser } from '../sup
  *
  * The tier's shared API has no META_GRAPH_URL and no worker, so this suite starts an API and a
  * worker of its own, both pointed at the fake, on the tier's database and queue prefix (one cluster
- * with the shared API: either may deliver the other's outbox rows and socket pushes).
+ * with the shared API: either may deliver the other's outbox rows and socket pushes), never at the
+ * same time as another suite's worker (test/support/suite-api.ts).
  */
 jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // DESK_SCREENSHOTS=1 refreshes the docs' pictures; otherwise they go to the temp folder.
 const SCREENSHOTS = process.env.DESK_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(tmpdir(), 'centralita-desk-whatsapp');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** CRC-32 of PNG chunks (the PNG spec's polynomial). */
 function crc32(bytes: Buffer): number {
@@ -91,10 +79,8 @@ const APPOINTMENT: FakeTemplate = {
 
 describe('WhatsApp in the agent desk (browser)', () => {
   let fake: WhatsAppFake;
-  let apiProcess: ChildProcess;
-  let workerProcess: ChildProcess;
+  let suite: SuiteApi | undefined;
   let url: string;
-  let databaseUrl: string;
   let db: Client;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
@@ -109,34 +95,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
   const lateCustomer = { from: `34622${randomInt(100_000, 999_999)}`, name: `Marcos Gil ${tag}` };
 
   /** A call to this suite's API, answered with the envelope's data. */
-  async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${url}${route}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const envelope = (await response.json()) as { data: T; errorMessage?: string };
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${envelope.errorMessage}`);
-    return envelope.data;
-  }
-
-  /** Waits until a child process answers on /api/health (or dies). */
-  async function healthy(child: ChildProcess, at: string): Promise<void> {
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
-        if (!(await fetch(`${at}/api/health`)).ok) throw new Error('not healthy yet');
-      },
-      { timeoutMs: 120_000, intervalMs: 200 },
-    );
-  }
-
-  async function stop(child: ChildProcess | undefined): Promise<void> {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-  }
+  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, adminToken, body);
 
   const conversationItem = (name: string) => agent.getByTestId('conversation-item').filter({ has: agent.getByText(name, { exact: true }) });
 
@@ -179,10 +138,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     // The tier's database (browser-setup.ts), shared with its API: this suite only reads and moves its own rows.
-    const browserDatabase = new URL(process.env.DATABASE_URL!);
-    browserDatabase.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-    databaseUrl = browserDatabase.toString();
-    db = new Client({ connectionString: databaseUrl });
+    db = new Client({ connectionString: browserDatabaseUrl() });
     await db.connect();
 
     // The line and its agent through the tier's shared API (the agent's invitation is read from its mail queue).
@@ -231,33 +187,11 @@ describe('WhatsApp in the agent desk (browser)', () => {
         APPOINTMENT,
       ],
     });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    const env = {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      PUBLIC_URL: url,
-      WEB_DIST: path.join(ROOT, 'apps/web/dist'),
-      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-browser`,
-      RATE_LIMIT_LOGIN_IP: '100000',
-      RATE_LIMIT_RESET_IP: '100000',
-      META_GRAPH_URL: fake.url,
-      META_GRAPH_VERSION: fake.graphVersion,
-      // The worker's status updates are outbox rows an API's poller delivers once stale: sooner than
-      // the default 2 s, still well after any process's own fast path has marked its rows.
-      OUTBOX_STALE_MS: '800',
-      OUTBOX_POLL_MS: '200',
-      // The worker must not dial other suites' campaigns.
-      DIALER_ENABLED: 'false',
-    };
-    apiProcess = spawn(process.execPath, [path.join(ROOT, 'apps/api/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    workerProcess = spawn(process.execPath, [path.join(ROOT, 'apps/worker/dist/main.js')], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
+    suite = await startSuiteApi({
+      worker: true,
+      env: { META_GRAPH_URL: fake.url, META_GRAPH_VERSION: fake.graphVersion },
     });
-    await healthy(apiProcess, url);
+    url = suite.url;
     adminToken = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD }))
       .accessToken;
 
@@ -288,15 +222,15 @@ describe('WhatsApp in the agent desk (browser)', () => {
     await agent.goto('/conversations/agentConversations');
     await agent.locator('[data-testid=connection-status][data-status=online]').waitFor();
     await agent.getByTestId('presence-available').click();
-  }, 240_000);
+    // Up to 200 s waiting for another suite's worker to finish (suite-api.ts), then the start itself.
+  }, 360_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
     await browser?.close();
     if (account) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
     if (adminToken && lineId) await call('DELETE', `/api/attention-lines/${lineId}`).catch(() => undefined);
-    await stop(workerProcess);
-    await stop(apiProcess);
+    await suite?.stop();
     await fake?.close();
     await db?.end();
   });
@@ -330,7 +264,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
       async () => {
         const text = fake.sent.find((sent) => sent.type === 'text' && sent.text === reply);
         const image = fake.sent.find((sent) => sent.type === 'image');
-        if (workerProcess.exitCode !== null) throw new Error(`the worker exited with ${workerProcess.exitCode}`);
+        suite!.assertRunning();
         if (!text || !image) {
           const { rows } = await db.query(
             `SELECT m.text, m.delivery_status, m.delivery_error, (SELECT count(*) FROM message_attachments a WHERE a.message_id = m.id) AS files

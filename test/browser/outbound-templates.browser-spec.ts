@@ -120,7 +120,7 @@ describe('Outbound templates', () => {
     await page.goto('/OutboundCampaign/CreateTemplates');
     const row = page.getByTestId('admin-list').locator('tr', { hasText: 'Renewal call script' });
     await row.getByTestId('admin-edit').click();
-    await page.getByTestId('tpl-preview-text').getByText('Hola Lucía Fernández', { exact: false }).waitFor();
+    await page.getByTestId('tpl-preview-text').getByText('Hello Lucía Fernández', { exact: false }).waitFor();
     await page.getByTestId('tpl-test-send').click();
     await page.getByTestId('tpl-test-result').getByText('Sin contacto', { exact: false }).waitFor();
     await screenshot(page, 'outbound-templates-es');
@@ -154,8 +154,8 @@ describe('Outbound templates', () => {
       const phone = (await page.getByTestId('preview-phone').textContent())!;
       const script = page.getByTestId('preview-script');
       await script.getByText('Guion: Renewal call script').waitFor();
-      await script.getByText(`Hola ${name}, le llamo de Centralita`, { exact: false }).waitFor();
-      await script.getByText(`confirmo su número: ${phone}.`, { exact: false }).waitFor();
+      await script.getByText(`Hello ${name}, I am calling from Centralita`, { exact: false }).waitFor();
+      await script.getByText(`let me confirm your number: ${phone}.`, { exact: false }).waitFor();
       if (SHOTS) {
         await page.getByTestId('outbound-panel').scrollIntoViewIfNeeded();
         await page.getByTestId('outbound-panel').screenshot({ path: shot('outbound-templates-desk-es') });

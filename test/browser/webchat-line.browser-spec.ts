@@ -14,7 +14,7 @@ const SHOTS = process.env.WEBCHAT_SCREENSHOTS === '1';
 const shot = (name: string) => path.join(__dirname, `../../docs/screenshots/${name}.png`);
 
 const WELCOME = 'Bienvenido a la tienda demo: ¿en qué te ayudamos?';
-const OFF_HOURS = 'Ahora estamos cerrados: volvemos el lunes a las 9.';
+const OFF_HOURS = 'Ahora estamos cerrados. ¡Gracias por escribirnos!';
 const TITLE = 'Ayuda de la tienda demo';
 
 async function call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {

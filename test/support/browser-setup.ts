@@ -61,6 +61,9 @@ export default async function browserSetup(): Promise<void> {
     // The softphone suite's SIP server (kamailio) listens on loopback: allowed for this deployment
     // the way an operator allows an on-premises range (outgoing-addresses.e2e-spec.ts covers the refusals).
     OUTGOING_ALLOWED_CIDRS: '127.0.0.0/8',
+    // The suites find the demo content by its English names ('Customer service', 'Welcome campaign'…);
+    // `npm start` seeds it in Spanish (seed-content holds all seven languages).
+    SEED_LANGUAGE: 'en',
   };
   const seeded = spawnSync(process.execPath, [path.join(ROOT, 'apps/api/dist/database/cli.js'), 'seed'], { env, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`seeding the demo tenant failed:\n${seeded.stdout}\n${seeded.stderr}`);

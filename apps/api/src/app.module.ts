@@ -39,6 +39,9 @@ import { DashboardsModule } from './modules/dashboards/dashboards.module';
 import { ReportsModule } from './modules/reports/reports.module';
 import { ChannelsModule } from './modules/channels/channels.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
+import { MailBlacklistModule } from './modules/mail-blacklist/mail-blacklist.module';
+import { ContactsModule } from './modules/contacts/contacts.module';
+import { CasesModule } from './modules/cases/cases.module';
 
 @Module({})
 export class AppModule {
@@ -85,6 +88,9 @@ export class AppModule {
         OutboundTemplatesModule,
         ChannelsModule,
         AttachmentsModule,
+        MailBlacklistModule,
+        ContactsModule,
+        CasesModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

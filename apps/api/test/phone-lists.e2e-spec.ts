@@ -64,7 +64,12 @@ describe('Phone lists import (e2e)', () => {
     const failed = (await t.http().get(`/api/phone-lists/imports/${state.id}`).set(bearer(adminA)).expect(200)).body.data;
     expect(failed).toMatchObject({ status: 'failed', importedRows: 0, errorRows: 2, phoneListId: null });
     expect(await t.dataSource.getRepository(PhoneList).countBy({ name: 'Half list' })).toBe(0);
-    const csv = await t.http().get(`/api/phone-lists/imports/${state.id}/errors.csv`).set(bearer(adminA)).expect(200);
+    const csv = await t
+      .http()
+      .get(`/api/phone-lists/imports/${state.id}/errors.csv`)
+      .set(bearer(adminA))
+      .set('Accept-Language', 'en')
+      .expect(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.headers['content-disposition']).toContain('attachment');
     expect(csv.text).toContain('3,"888-7777","phone must have at least 8 digits"');

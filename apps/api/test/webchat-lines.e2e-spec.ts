@@ -58,6 +58,9 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
       offHoursMessage: '',
       widgetTitle: '',
       timeZone: 'UTC',
+      // No windows: always open, so nothing to say about opening again.
+      businessHours: [],
+      nextOpening: null,
       // Nobody serves the line yet and it has no handle times: nothing to estimate from, and the widget says so.
       estimatedWaitSeconds: null,
       nobodyServing: true,
@@ -101,6 +104,11 @@ describe('web chat lines: welcome, business hours, deleted lines; emoticons and 
     const line = await createLine(t.dataSource, tenantA, 'Office hours');
     await setHours(line, [{ day: notToday('UTC'), from: '00:00', to: '23:59' }]);
     expect(await lineView(line)).toMatchObject({ open: false, offHoursMessage: 'Acme is closed: back at 9.' });
+    // The widget names when it opens again: that weekday at 00:00 in the line's zone, and the week's windows.
+    const closed = await lineView(line);
+    expect(closed.businessHours).toEqual([{ day: notToday('UTC'), from: '00:00', to: '23:59' }]);
+    expect(closed.nextOpening).toMatchObject({ day: notToday('UTC'), time: '00:00', daysAhead: 3 });
+    expect(new Date(closed.nextOpening!.at).getUTCDay()).toBe(notToday('UTC'));
     const refused = await start(line).expect(409);
     expect(refused.body).toMatchObject({ statusCode: 409, errorCode: 'conflict', errorMessage: LINE_CLOSED_MESSAGE });
     const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM conversations WHERE entry_line_id = $1`, [line]);

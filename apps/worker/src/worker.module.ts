@@ -1,16 +1,17 @@
 import { QUEUES } from '@centralita/contracts';
 import { BullModule } from '@nestjs/bullmq';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { WORKER_CONFIG, type WorkerConfig } from './config/worker-config';
 import { MailProcessor } from './mail/mail.processor';
 import { MailTransportService } from './mail/mail-transport.service';
 import { DataSource } from 'typeorm';
 import { IMPORT_DB, PhoneListImportProcessor } from './phone-lists/phone-list-import.processor';
+import { GEO_IMPORT_DB, GeoImportProcessor } from './cases/geo-import.processor';
 import { REPORT_DB, ReportExportProcessor } from './reports/report-export.processor';
 import { DialerService } from './dialer/dialer.service';
 import { SENTIMENT_DB, SentimentProcessor } from './sentiment/sentiment.processor';
 import { channelEndpointsFromEnv, createChannelRegistry } from '@centralita/channels';
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { checkFileStoreAtStartup, ConfigCrypto } from '@centralita/contracts/server';
 import { CHANNEL_SEND_DB, ChannelSendProcessor, WORKER_CHANNEL_REGISTRY } from './channels/channel-send.processor';
 
 @Module({})
@@ -26,12 +27,18 @@ export class WorkerModule {
         }),
         BullModule.registerQueue({ name: QUEUES.mail }),
         BullModule.registerQueue({ name: QUEUES.phoneListImport }),
+        BullModule.registerQueue({ name: QUEUES.geoImport }),
         BullModule.registerQueue({ name: QUEUES.reportExport }),
         BullModule.registerQueue({ name: QUEUES.sentiment }),
         BullModule.registerQueue({ name: QUEUES.channelSend }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
+        {
+          // FILE_STORE=s3: wrong credentials, bucket or region stop the worker at start, naming the setting.
+          provide: 'FILE_STORE_CHECK',
+          useFactory: () => checkFileStoreAtStartup(config.fileStore, (message) => new Logger('FileStore').warn(message)),
+        },
         MailTransportService,
         MailProcessor,
         {
@@ -46,6 +53,18 @@ export class WorkerModule {
             }),
         },
         PhoneListImportProcessor,
+        {
+          provide: GEO_IMPORT_DB,
+          // Cases' geographic imports: rare and small, one connection, opened on the first import.
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 1, application_name: 'centralita-geo-import' },
+            }),
+        },
+        GeoImportProcessor,
         {
           provide: REPORT_DB,
           // Its own small pool: a long export never starves the imports; connected on the first export.

@@ -2,6 +2,9 @@ import { LANGUAGES } from './constants';
 import {
   ACTOR_KIND_CODES,
   CALL_DISPOSITION_CODES,
+  CALL_STATUS_CODES,
+  PAUSE_REASON_CODES,
+  fillLabel,
   CALL_OUTCOME_CODES,
   CONVERSATION_EVENT_CODES,
   CONVERSATION_STATUS_CODES,
@@ -91,5 +94,18 @@ describe(valueLabel.name, () => {
     expect(valueLabel('channel', 'carrier-pigeon', 'el')).toBe('carrier-pigeon');
     // Inherited object keys are not labels.
     expect(valueLabel('actor', 'toString', 'en')).toBe('toString');
+  });
+});
+
+describe('outbound call states and pause reasons', () => {
+  it.each(LANGUAGES)('names every call state and built-in pause reason in %s', (language) => {
+    for (const code of CALL_STATUS_CODES) expect(valueLabel('callStatus', code, language)).not.toBe(code);
+    for (const code of PAUSE_REASON_CODES) expect(valueLabel('pauseReason', code, language)).not.toBe(code);
+    expect(valueLabel('pauseReason', 'tenant_own', language)).toBe('tenant_own');
+  });
+
+  it('fills the placeholders of the phone-list errors tables', () => {
+    expect(fillLabel(DOWNLOAD_LABELS.es.phoneImportErrors.duplicate, { line: 7 })).toBe('Repite la línea 7');
+    expect(fillLabel(DOWNLOAD_LABELS.en.phoneImportFailure.too_many_rows, { rows: 50000 })).toBe('The file has more than 50000 rows.');
   });
 });

@@ -1,3 +1,4 @@
+import type { PhoneImportFailureCode } from './admin';
 import { CHANNEL_KINDS, channelKindOf, type Language } from './constants';
 
 /*
@@ -63,6 +64,25 @@ export interface DownloadLabels {
   callOutcome: Record<CallOutcomeCode, string>;
   /** What the agent recorded after an outbound call. */
   callDisposition: Record<CallDispositionCode, string>;
+  /**
+   * The errors file of a phone-list import (GET /api/phone-lists/imports/:id/errors.csv): header
+   * row and why a row was refused ({count} digits, {line} of the first copy).
+   */
+  phoneImportErrors: {
+    line: string;
+    value: string;
+    problem: string;
+    required: string;
+    digits: string;
+    invalid: string;
+    duplicate: string;
+  };
+  /** Why a whole file was refused (PhoneImportState.failureCode), with {mb}, {rows}, {columns}, {chars}, {seconds}. */
+  phoneImportFailure: Record<PhoneImportFailureCode, string>;
+  /** An outbound call attempt's state (libs/domain OUTBOUND_CALL_STATUSES), as the console's outbound screens name it. */
+  callStatus: Record<CallStatusCode, string>;
+  /** The built-in agent pause reasons; a tenant's own codes are shown as they are. */
+  pauseReason: Record<PauseReasonCode, string>;
 }
 
 /** The conversation machine's states (libs/domain CONVERSATION_STATUSES; a console spec keeps them equal). */
@@ -95,8 +115,34 @@ export type CallOutcomeCode = (typeof CALL_OUTCOME_CODES)[number];
 export const CALL_DISPOSITION_CODES = ['sale', 'interested', 'callback', 'notInterested', 'wrongNumber', 'doNotCall'] as const;
 export type CallDispositionCode = (typeof CALL_DISPOSITION_CODES)[number];
 
+/** Why the worker refused one row of a phone-list import (stored with the row's error). */
+export const PHONE_ROW_ERROR_CODES = ['required', 'digits', 'invalid', 'duplicate'] as const;
+export type PhoneRowErrorCode = (typeof PHONE_ROW_ERROR_CODES)[number];
+
+/** libs/domain OUTBOUND_CALL_STATUSES (a console spec keeps them equal). */
+export const CALL_STATUS_CODES = [
+  'queued',
+  'dialing',
+  'ringing',
+  'answeredByHuman',
+  'connected',
+  'wrapUp',
+  'done',
+  'abandoned',
+  'answeringMachine',
+  'busy',
+  'noAnswer',
+  'failed',
+  'cancelled',
+] as const;
+export type CallStatusCode = (typeof CALL_STATUS_CODES)[number];
+/** The pause reasons every tenant starts with (seed) and the one the platform takes for a lost connection. */
+export const PAUSE_REASON_CODES = ['break', 'lunch', 'training', 'meeting', 'auto_away'] as const;
+export type PauseReasonCode = (typeof PAUSE_REASON_CODES)[number];
+
 /** The tables of DownloadLabels that label stored codes (see valueLabel). */
-export type ValueLabelKind = 'conversationStatus' | 'conversationEvent' | 'actor' | 'channel' | 'callOutcome' | 'callDisposition';
+export type ValueLabelKind =
+  'conversationStatus' | 'conversationEvent' | 'actor' | 'channel' | 'callOutcome' | 'callDisposition' | 'callStatus' | 'pauseReason';
 
 export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
   es: {
@@ -175,6 +221,58 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       wrongNumber: 'Número equivocado',
       doNotCall: 'No llamar',
     },
+    phoneImportErrors: {
+      line: 'Línea',
+      value: 'Valor',
+      problem: 'Problema',
+      required: 'Falta el teléfono',
+      digits: 'El teléfono debe tener al menos {count} dígitos',
+      invalid: 'El teléfono no es un número válido',
+      duplicate: 'Repite la línea {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'El archivo supera {mb} MB.',
+      not_spreadsheet: 'El archivo no es un xlsx ni un csv de texto.',
+      invalid_xlsx: 'El archivo xlsx no es válido o está dañado.',
+      too_many_parts: 'El archivo xlsx tiene demasiadas partes internas.',
+      zip_bomb: 'El archivo se descomprime por encima del tamaño permitido (posible bomba zip).',
+      unsupported_compression: 'El archivo xlsx usa una compresión no admitida.',
+      no_worksheet: 'El archivo xlsx no tiene ninguna hoja.',
+      formulas: 'El archivo contiene fórmulas; exporte solo valores y vuelva a intentarlo.',
+      too_many_rows: 'El archivo tiene más de {rows} filas.',
+      rows_invalid: 'Hay filas con errores; corríjalas y vuelva a importar el archivo.',
+      no_phones: 'El archivo no tiene números de teléfono.',
+      encrypted: 'El archivo está protegido con contraseña; guárdelo sin contraseña y vuelva a intentarlo.',
+      bad_cell_reference:
+        'El archivo xlsx hace referencia a celdas fuera de los límites de una hoja; está dañado o no lo creó un programa de hojas de cálculo.',
+      too_many_columns: 'Una fila tiene más de {columns} columnas.',
+      cell_too_large: 'Una celda contiene más de {chars} caracteres.',
+      too_many_cells: 'El archivo xlsx tiene demasiados textos distintos.',
+      too_slow: 'La lectura del archivo tardó más de {seconds} segundos; divídalo en archivos más pequeños.',
+      import_failed: 'No se pudo completar la importación; vuelva a intentarlo.',
+    },
+    callStatus: {
+      queued: 'En cola',
+      dialing: 'Marcando',
+      ringing: 'Timbrando',
+      answeredByHuman: 'Contestada por persona',
+      connected: 'Conectada',
+      wrapUp: 'Cierre',
+      done: 'Finalizada',
+      abandoned: 'Abandonada',
+      answeringMachine: 'Contestador',
+      busy: 'Ocupado',
+      noAnswer: 'Sin respuesta',
+      failed: 'Fallida',
+      cancelled: 'Cancelada',
+    },
+    pauseReason: {
+      break: 'Descanso',
+      lunch: 'Almuerzo',
+      training: 'Capacitación',
+      meeting: 'Reunión',
+      auto_away: 'Ausente (desconexión)',
+    },
   },
   en: {
     transcript: {
@@ -251,6 +349,58 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       notInterested: 'Not interested',
       wrongNumber: 'Wrong number',
       doNotCall: 'Do not call',
+    },
+    phoneImportErrors: {
+      line: 'Line',
+      value: 'Value',
+      problem: 'Problem',
+      required: 'phone is required',
+      digits: 'phone must have at least {count} digits',
+      invalid: 'phone is not a valid number',
+      duplicate: 'duplicate of line {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'The file is larger than {mb} MB.',
+      not_spreadsheet: 'The file is neither xlsx nor csv text.',
+      invalid_xlsx: 'The xlsx file is not valid or is damaged.',
+      too_many_parts: 'The xlsx file has too many internal parts.',
+      zip_bomb: 'The file inflates beyond the allowed size (possible zip bomb).',
+      unsupported_compression: 'The xlsx file uses an unsupported compression.',
+      no_worksheet: 'The xlsx file has no worksheet.',
+      formulas: 'The file contains formulas; export plain values and try again.',
+      too_many_rows: 'The file has more than {rows} rows.',
+      rows_invalid: 'Some rows have errors; correct them and import the file again.',
+      no_phones: 'The file has no phone numbers.',
+      encrypted: 'The file is password-protected; save it without a password and try again.',
+      bad_cell_reference:
+        'The xlsx file refers to cells outside the limits of a worksheet; it is damaged or was not made by a spreadsheet program.',
+      too_many_columns: 'A row has more than {columns} columns.',
+      cell_too_large: 'A cell holds more than {chars} characters.',
+      too_many_cells: 'The xlsx file has too many different texts.',
+      too_slow: 'The file took more than {seconds} seconds to read; split it into smaller files.',
+      import_failed: 'The import could not be completed; try again.',
+    },
+    callStatus: {
+      queued: 'Queued',
+      dialing: 'Dialling',
+      ringing: 'Ringing',
+      answeredByHuman: 'Answered by a person',
+      connected: 'Connected',
+      wrapUp: 'Wrap-up',
+      done: 'Done',
+      abandoned: 'Abandoned',
+      answeringMachine: 'Answering machine',
+      busy: 'Busy',
+      noAnswer: 'No answer',
+      failed: 'Failed',
+      cancelled: 'Cancelled',
+    },
+    pauseReason: {
+      break: 'Break',
+      lunch: 'Lunch',
+      training: 'Training',
+      meeting: 'Meeting',
+      auto_away: 'Away (disconnected)',
     },
   },
   el: {
@@ -337,6 +487,58 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       wrongNumber: 'Λάθος αριθμός',
       doNotCall: 'Μην καλείτε',
     },
+    phoneImportErrors: {
+      line: 'Γραμμή',
+      value: 'Τιμή',
+      problem: 'Πρόβλημα',
+      required: 'Λείπει το τηλέφωνο',
+      digits: 'Το τηλέφωνο πρέπει να έχει τουλάχιστον {count} ψηφία',
+      invalid: 'Το τηλέφωνο δεν είναι έγκυρος αριθμός',
+      duplicate: 'Διπλότυπο της γραμμής {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'Το αρχείο είναι μεγαλύτερο από {mb} MB.',
+      not_spreadsheet: 'Το αρχείο δεν είναι ούτε xlsx ούτε κείμενο csv.',
+      invalid_xlsx: 'Το αρχείο xlsx δεν είναι έγκυρο ή είναι κατεστραμμένο.',
+      too_many_parts: 'Το αρχείο xlsx έχει πάρα πολλά εσωτερικά μέρη.',
+      zip_bomb: 'Το αρχείο αποσυμπιέζεται πέρα από το επιτρεπτό μέγεθος (πιθανή βόμβα zip).',
+      unsupported_compression: 'Το αρχείο xlsx χρησιμοποιεί μη υποστηριζόμενη συμπίεση.',
+      no_worksheet: 'Το αρχείο xlsx δεν έχει φύλλο εργασίας.',
+      formulas: 'Το αρχείο περιέχει τύπους· εξαγάγετε μόνο τιμές και δοκιμάστε ξανά.',
+      too_many_rows: 'Το αρχείο έχει περισσότερες από {rows} γραμμές.',
+      rows_invalid: 'Ορισμένες γραμμές έχουν σφάλματα· διορθώστε τις και εισαγάγετε ξανά το αρχείο.',
+      no_phones: 'Το αρχείο δεν έχει αριθμούς τηλεφώνου.',
+      encrypted: 'Το αρχείο προστατεύεται με κωδικό πρόσβασης· αποθηκεύστε το χωρίς κωδικό και δοκιμάστε ξανά.',
+      bad_cell_reference:
+        'Το αρχείο xlsx αναφέρεται σε κελιά εκτός των ορίων ενός φύλλου· είναι κατεστραμμένο ή δεν δημιουργήθηκε από πρόγραμμα υπολογιστικών φύλλων.',
+      too_many_columns: 'Μια γραμμή έχει περισσότερες από {columns} στήλες.',
+      cell_too_large: 'Ένα κελί περιέχει περισσότερους από {chars} χαρακτήρες.',
+      too_many_cells: 'Το αρχείο xlsx έχει πάρα πολλά διαφορετικά κείμενα.',
+      too_slow: 'Η ανάγνωση του αρχείου διήρκεσε περισσότερο από {seconds} δευτερόλεπτα· χωρίστε το σε μικρότερα αρχεία.',
+      import_failed: 'Η εισαγωγή δεν ολοκληρώθηκε· δοκιμάστε ξανά.',
+    },
+    callStatus: {
+      queued: 'Σε ουρά',
+      dialing: 'Κλήση',
+      ringing: 'Κουδουνίζει',
+      answeredByHuman: 'Απάντησε άνθρωπος',
+      connected: 'Συνδεδεμένη',
+      wrapUp: 'Ολοκλήρωση',
+      done: 'Τέλος',
+      abandoned: 'Εγκαταλείφθηκε',
+      answeringMachine: 'Τηλεφωνητής',
+      busy: 'Κατειλημμένο',
+      noAnswer: 'Χωρίς απάντηση',
+      failed: 'Απέτυχε',
+      cancelled: 'Ακυρώθηκε',
+    },
+    pauseReason: {
+      break: 'Διάλειμμα',
+      lunch: 'Γεύμα',
+      training: 'Εκπαίδευση',
+      meeting: 'Σύσκεψη',
+      auto_away: 'Απών (αποσύνδεση)',
+    },
   },
   it: {
     transcript: {
@@ -413,6 +615,58 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       notInterested: 'Non interessato',
       wrongNumber: 'Numero errato',
       doNotCall: 'Non chiamare',
+    },
+    phoneImportErrors: {
+      line: 'Riga',
+      value: 'Valore',
+      problem: 'Problema',
+      required: 'Manca il telefono',
+      digits: 'Il telefono deve avere almeno {count} cifre',
+      invalid: 'Il telefono non è un numero valido',
+      duplicate: 'Duplicato della riga {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'Il file supera {mb} MB.',
+      not_spreadsheet: 'Il file non è né xlsx né testo csv.',
+      invalid_xlsx: 'Il file xlsx non è valido o è danneggiato.',
+      too_many_parts: 'Il file xlsx ha troppe parti interne.',
+      zip_bomb: 'Il file si decomprime oltre la dimensione consentita (possibile zip bomb).',
+      unsupported_compression: 'Il file xlsx usa una compressione non supportata.',
+      no_worksheet: 'Il file xlsx non ha alcun foglio.',
+      formulas: 'Il file contiene formule; esporta solo i valori e riprova.',
+      too_many_rows: 'Il file ha più di {rows} righe.',
+      rows_invalid: 'Alcune righe contengono errori; correggile e importa di nuovo il file.',
+      no_phones: 'Il file non contiene numeri di telefono.',
+      encrypted: 'Il file è protetto da password; salvalo senza password e riprova.',
+      bad_cell_reference:
+        'Il file xlsx fa riferimento a celle fuori dai limiti di un foglio; è danneggiato o non è stato creato da un programma per fogli di calcolo.',
+      too_many_columns: 'Una riga ha più di {columns} colonne.',
+      cell_too_large: 'Una cella contiene più di {chars} caratteri.',
+      too_many_cells: 'Il file xlsx contiene troppi testi diversi.',
+      too_slow: 'La lettura del file ha richiesto più di {seconds} secondi; dividilo in file più piccoli.',
+      import_failed: "Non è stato possibile completare l'importazione; riprova.",
+    },
+    callStatus: {
+      queued: 'In coda',
+      dialing: 'Composizione',
+      ringing: 'Squilla',
+      answeredByHuman: 'Risposta da una persona',
+      connected: 'Connessa',
+      wrapUp: 'Chiusura',
+      done: 'Conclusa',
+      abandoned: 'Abbandonata',
+      answeringMachine: 'Segreteria',
+      busy: 'Occupato',
+      noAnswer: 'Nessuna risposta',
+      failed: 'Fallita',
+      cancelled: 'Annullata',
+    },
+    pauseReason: {
+      break: 'Pausa',
+      lunch: 'Pranzo',
+      training: 'Formazione',
+      meeting: 'Riunione',
+      auto_away: 'Assente (disconnesso)',
     },
   },
   sr: {
@@ -491,6 +745,57 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       wrongNumber: 'Pogrešan broj',
       doNotCall: 'Ne zvati',
     },
+    phoneImportErrors: {
+      line: 'Red',
+      value: 'Vrednost',
+      problem: 'Problem',
+      required: 'Nedostaje telefon',
+      digits: 'Telefon mora imati najmanje {count} cifara',
+      invalid: 'Telefon nije ispravan broj',
+      duplicate: 'Duplikat reda {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'Datoteka je veća od {mb} MB.',
+      not_spreadsheet: 'Datoteka nije ni xlsx ni csv tekst.',
+      invalid_xlsx: 'Datoteka xlsx nije ispravna ili je oštećena.',
+      too_many_parts: 'Datoteka xlsx ima previše unutrašnjih delova.',
+      zip_bomb: 'Datoteka se raspakuje preko dozvoljene veličine (moguća zip bomba).',
+      unsupported_compression: 'Datoteka xlsx koristi nepodržanu kompresiju.',
+      no_worksheet: 'Datoteka xlsx nema nijedan list.',
+      formulas: 'Datoteka sadrži formule; izvezite samo vrednosti i pokušajte ponovo.',
+      too_many_rows: 'Datoteka ima više od {rows} redova.',
+      rows_invalid: 'Neki redovi imaju greške; ispravite ih i ponovo uvezite datoteku.',
+      no_phones: 'Datoteka nema brojeve telefona.',
+      encrypted: 'Datoteka je zaštićena lozinkom; sačuvajte je bez lozinke i pokušajte ponovo.',
+      bad_cell_reference: 'Datoteka xlsx upućuje na ćelije izvan granica radnog lista; oštećena je ili je nije napravio program za tabele.',
+      too_many_columns: 'Red ima više od {columns} kolona.',
+      cell_too_large: 'Ćelija sadrži više od {chars} znakova.',
+      too_many_cells: 'Datoteka xlsx ima previše različitih tekstova.',
+      too_slow: 'Čitanje datoteke trajalo je duže od {seconds} sekundi; podelite je na manje datoteke.',
+      import_failed: 'Uvoz nije mogao da se završi; pokušajte ponovo.',
+    },
+    callStatus: {
+      queued: 'U redu',
+      dialing: 'Biranje',
+      ringing: 'Zvoni',
+      answeredByHuman: 'Javila se osoba',
+      connected: 'Povezan',
+      wrapUp: 'Završavanje',
+      done: 'Gotov',
+      abandoned: 'Napušten',
+      answeringMachine: 'Telefonska sekretarica',
+      busy: 'Zauzeto',
+      noAnswer: 'Nema odgovora',
+      failed: 'Neuspešan',
+      cancelled: 'Otkazan',
+    },
+    pauseReason: {
+      break: 'Odmor',
+      lunch: 'Ručak',
+      training: 'Obuka',
+      meeting: 'Sastanak',
+      auto_away: 'Odsutan (prekid veze)',
+    },
   },
   de: {
     transcript: {
@@ -567,6 +872,58 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       notInterested: 'Kein Interesse',
       wrongNumber: 'Falsche Nummer',
       doNotCall: 'Nicht anrufen',
+    },
+    phoneImportErrors: {
+      line: 'Zeile',
+      value: 'Wert',
+      problem: 'Problem',
+      required: 'Telefonnummer fehlt',
+      digits: 'Die Telefonnummer muss mindestens {count} Ziffern haben',
+      invalid: 'Die Telefonnummer ist keine gültige Nummer',
+      duplicate: 'Duplikat von Zeile {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'Die Datei ist größer als {mb} MB.',
+      not_spreadsheet: 'Die Datei ist weder xlsx noch CSV-Text.',
+      invalid_xlsx: 'Die xlsx-Datei ist ungültig oder beschädigt.',
+      too_many_parts: 'Die xlsx-Datei hat zu viele interne Teile.',
+      zip_bomb: 'Die Datei wird beim Entpacken größer als erlaubt (mögliche Zip-Bombe).',
+      unsupported_compression: 'Die xlsx-Datei verwendet eine nicht unterstützte Komprimierung.',
+      no_worksheet: 'Die xlsx-Datei hat kein Arbeitsblatt.',
+      formulas: 'Die Datei enthält Formeln; exportieren Sie nur Werte und versuchen Sie es erneut.',
+      too_many_rows: 'Die Datei hat mehr als {rows} Zeilen.',
+      rows_invalid: 'Einige Zeilen sind fehlerhaft; korrigieren Sie sie und importieren Sie die Datei erneut.',
+      no_phones: 'Die Datei enthält keine Telefonnummern.',
+      encrypted: 'Die Datei ist passwortgeschützt; speichern Sie sie ohne Passwort und versuchen Sie es erneut.',
+      bad_cell_reference:
+        'Die xlsx-Datei verweist auf Zellen außerhalb der Grenzen eines Tabellenblatts; sie ist beschädigt oder wurde nicht von einem Tabellenkalkulationsprogramm erstellt.',
+      too_many_columns: 'Eine Zeile hat mehr als {columns} Spalten.',
+      cell_too_large: 'Eine Zelle enthält mehr als {chars} Zeichen.',
+      too_many_cells: 'Die xlsx-Datei enthält zu viele verschiedene Texte.',
+      too_slow: 'Das Lesen der Datei dauerte länger als {seconds} Sekunden; teilen Sie sie in kleinere Dateien auf.',
+      import_failed: 'Der Import konnte nicht abgeschlossen werden; versuchen Sie es erneut.',
+    },
+    callStatus: {
+      queued: 'In Warteschlange',
+      dialing: 'Wählt',
+      ringing: 'Klingelt',
+      answeredByHuman: 'Von einer Person angenommen',
+      connected: 'Verbunden',
+      wrapUp: 'Nachbereitung',
+      done: 'Erledigt',
+      abandoned: 'Abgebrochen',
+      answeringMachine: 'Anrufbeantworter',
+      busy: 'Besetzt',
+      noAnswer: 'Keine Antwort',
+      failed: 'Fehlgeschlagen',
+      cancelled: 'Storniert',
+    },
+    pauseReason: {
+      break: 'Pause',
+      lunch: 'Mittagessen',
+      training: 'Schulung',
+      meeting: 'Besprechung',
+      auto_away: 'Abwesend (getrennt)',
     },
   },
   ru: {
@@ -645,6 +1002,57 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       wrongNumber: 'Неверный номер',
       doNotCall: 'Не звонить',
     },
+    phoneImportErrors: {
+      line: 'Строка',
+      value: 'Значение',
+      problem: 'Проблема',
+      required: 'Не указан телефон',
+      digits: 'Телефон должен содержать не менее {count} цифр',
+      invalid: 'Телефон не является допустимым номером',
+      duplicate: 'Повтор строки {line}',
+    },
+    phoneImportFailure: {
+      too_large: 'Файл больше {mb} МБ.',
+      not_spreadsheet: 'Файл не является ни xlsx, ни текстом csv.',
+      invalid_xlsx: 'Файл xlsx недействителен или повреждён.',
+      too_many_parts: 'В файле xlsx слишком много внутренних частей.',
+      zip_bomb: 'При распаковке файл превышает допустимый размер (возможна zip-бомба).',
+      unsupported_compression: 'Файл xlsx использует неподдерживаемое сжатие.',
+      no_worksheet: 'В файле xlsx нет ни одного листа.',
+      formulas: 'Файл содержит формулы; экспортируйте только значения и повторите попытку.',
+      too_many_rows: 'В файле больше {rows} строк.',
+      rows_invalid: 'В некоторых строках есть ошибки; исправьте их и импортируйте файл снова.',
+      no_phones: 'В файле нет телефонных номеров.',
+      encrypted: 'Файл защищён паролем; сохраните его без пароля и повторите попытку.',
+      bad_cell_reference: 'Файл xlsx ссылается на ячейки за пределами листа; он повреждён или создан не программой для работы с таблицами.',
+      too_many_columns: 'В строке больше {columns} столбцов.',
+      cell_too_large: 'Ячейка содержит больше {chars} символов.',
+      too_many_cells: 'В файле xlsx слишком много различных текстов.',
+      too_slow: 'Чтение файла заняло больше {seconds} секунд; разделите его на файлы поменьше.',
+      import_failed: 'Не удалось завершить импорт; повторите попытку.',
+    },
+    callStatus: {
+      queued: 'В очереди',
+      dialing: 'Набор',
+      ringing: 'Звонит',
+      answeredByHuman: 'Ответил человек',
+      connected: 'Соединён',
+      wrapUp: 'Завершение',
+      done: 'Готово',
+      abandoned: 'Брошен',
+      answeringMachine: 'Автоответчик',
+      busy: 'Занято',
+      noAnswer: 'Нет ответа',
+      failed: 'Ошибка',
+      cancelled: 'Отменён',
+    },
+    pauseReason: {
+      break: 'Перерыв',
+      lunch: 'Обед',
+      training: 'Обучение',
+      meeting: 'Совещание',
+      auto_away: 'Отошёл (отключение)',
+    },
   },
 };
 
@@ -661,4 +1069,9 @@ export function valueLabel(kind: ValueLabelKind, code: string, language: Languag
   const table = DOWNLOAD_LABELS[language][kind] as Record<string, string>;
   const key = kind === 'channel' ? code.trim().toLowerCase() : code;
   return Object.hasOwn(table, key) ? table[key]! : code;
+}
+
+/** `text` with each {name} replaced by its value (the download tables' placeholders). */
+export function fillLabel(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
 }

@@ -22,3 +22,7 @@ export * from './survey';
 export * from './webchat';
 export * from './outbound-templates';
 export * from './channels';
+export * from './cases';
+export * from './api-messages';
+export * from './mail-blacklist';
+export * from './contacts';

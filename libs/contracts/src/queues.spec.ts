@@ -14,6 +14,7 @@ describe('queue registry', () => {
       dialerTicks: 'dialer-ticks',
       channelInbound: 'channel-inbound',
       channelSend: 'channel-send',
+      geoImport: 'geo-import',
     });
   });
 

@@ -8,6 +8,7 @@ import type { SentimentJob } from './dashboards';
 import type { PhoneListImportJob } from './admin';
 import type { OutboundCallEventJob } from './outbound';
 import type { ReportExportJob } from './reports';
+import type { GeoImportJob } from './cases';
 
 export const QUEUES = {
   /** API → worker: one mail to send (or, in development, keep in the dev mailbox). */
@@ -30,6 +31,8 @@ export const QUEUES = {
   channelInbound: 'channel-inbound',
   /** API (through the outbox) → worker: send one agent message through its channel adapter; job id `channel-send.<messageId>`. */
   channelSend: 'channel-send',
+  /** API → worker: one spreadsheet of provinces, cantons and districts (cases); job id = import id. */
+  geoImport: 'geo-import',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -65,6 +68,7 @@ export interface QueueJobs {
   [QUEUES.dialerTicks]: { name: 'tick'; data: Record<string, never> };
   [QUEUES.channelInbound]: { name: 'process'; data: ChannelInboundJob };
   [QUEUES.channelSend]: { name: 'send'; data: ChannelSendJob };
+  [QUEUES.geoImport]: { name: 'import'; data: GeoImportJob };
 }
 
 /** One raw webhook body stored in channel_events, to parse and take in. */

@@ -75,3 +75,13 @@ describe(reportCellLabel.name, () => {
     expect(reportCellLabel('status', '', 'ru')).toBe('');
   });
 });
+
+describe('pause reasons in report cells', () => {
+  it("names each built-in reason in the reader's language and keeps a tenant's own code", () => {
+    expect(reportCellLabel('reasons', 'break: 300; lunch: 1800; coffee_run: 60', 'es')).toBe(
+      'Descanso: 300; Almuerzo: 1800; coffee_run: 60',
+    );
+    expect(reportCellLabel('reasons', 'auto_away: 12', 'ru')).toBe('Отошёл (отключение): 12');
+    expect(reportCellLabel('reasons', null, 'en')).toBeNull();
+  });
+});

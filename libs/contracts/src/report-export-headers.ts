@@ -332,6 +332,21 @@ const LABELLED_COLUMNS: Partial<Record<ReportColumnKey, ValueLabelKind>> = {
  * The console's table and the worker's export files both write cells through it.
  */
 export function reportCellLabel(key: ReportColumnKey, value: ReportCell, language: Language): ReportCell {
+  if (key === 'reasons' && typeof value === 'string') return pauseReasonsLabel(value, language);
   const kind = LABELLED_COLUMNS[key];
   return kind && typeof value === 'string' && value !== '' ? valueLabel(kind, value, language) : value;
+}
+
+/**
+ * The pauses report's reasons cell ("break: 300; lunch: 1800", reason code and seconds, written by
+ * the report engine) with each built-in reason named in `language` ("Descanso: 300; Almuerzo: 1800").
+ */
+function pauseReasonsLabel(value: string, language: Language): string {
+  return value
+    .split('; ')
+    .map((part) => {
+      const at = part.lastIndexOf(': ');
+      return at > 0 ? `${valueLabel('pauseReason', part.slice(0, at), language)}${part.slice(at)}` : part;
+    })
+    .join('; ');
 }

@@ -152,6 +152,8 @@ export const APP_ROUTES: AppRoute[] = [
     capability: 'admin',
     icon: 'pi pi-share-alt',
   },
+  // The spec's BlackListMail (issue 20 item 5): a screen of its own, with the channel settings' permission.
+  { path: '/settings/BlackListMail', titleKey: 'mailBlacklist', permission: P.settingsManage, capability: 'admin', icon: 'pi pi-ban' },
   { path: '/emails/SendEmail', titleKey: 'sendEmail', permission: P.emailsSend, capability: 'crm', icon: 'pi pi-envelope' },
   // Campaigns
   { path: '/campaings/campaings', titleKey: 'campaigns', permission: P.campaignsManage, capability: 'admin', icon: 'pi pi-megaphone' },
@@ -175,6 +177,14 @@ export const APP_ROUTES: AppRoute[] = [
     icon: 'pi pi-directions',
   },
   { path: '/attentionList/attentionEdit', titleKey: 'editServiceLine', permission: P.attentionLinesManage, capability: 'admin' },
+  // Not in spec §2: the administrator's web-chat page per line (embed snippet, direct link, preview), issue 24 item 7.
+  {
+    path: '/attentionList/webChat',
+    titleKey: 'webChatEmbed',
+    permission: P.attentionLinesManage,
+    capability: 'admin',
+    icon: 'pi pi-code',
+  },
   // Cases
   { path: '/crm/crmlist', titleKey: 'cases', permission: P.crmUse, capability: 'crm', icon: 'pi pi-briefcase' },
   // Lists

@@ -1,4 +1,4 @@
-import { CATALOGUE_MESSAGES, type ErrorCode } from '@centralita/contracts';
+import { CATALOGUE_MESSAGES, type ApiMessageKey, type ApiMessageParams, type ErrorCode } from '@centralita/contracts';
 import { HttpStatus } from '@nestjs/common';
 
 /** HTTP status and default (English) message per error code; clients translate `errors.<code>`. */
@@ -35,6 +35,12 @@ export interface AppExceptionOptions {
   status?: HttpStatus;
   data?: unknown;
   headers?: Record<string, string>;
+  /**
+   * The refusal as an i18n key the console translates (`apiMessages.<key>`), for the hand-written
+   * 400/409s an admin form can meet; the envelope's data carries it as `messageKey`/`messageParams`.
+   */
+  messageKey?: ApiMessageKey;
+  params?: ApiMessageParams;
 }
 
 /**
@@ -45,6 +51,8 @@ export class AppException extends Error {
   readonly status: HttpStatus;
   readonly data: unknown;
   readonly headers: Record<string, string>;
+  readonly messageKey: ApiMessageKey | null;
+  readonly params: ApiMessageParams | null;
 
   constructor(
     readonly code: ErrorCode,
@@ -55,6 +63,18 @@ export class AppException extends Error {
     this.status = options.status ?? DEFAULTS[code].status;
     this.data = options.data ?? null;
     this.headers = options.headers ?? {};
+    this.messageKey = options.messageKey ?? null;
+    this.params = options.params ?? null;
+  }
+
+  /**
+   * The envelope's data: `data`, plus `messageKey`/`messageParams` when the refusal is keyed (a
+   * keyed exception's data is always an object, so the key has somewhere to go).
+   */
+  envelopeData(): unknown {
+    if (!this.messageKey) return this.data;
+    const base = this.data && typeof this.data === 'object' && !Array.isArray(this.data) ? (this.data as Record<string, unknown>) : {};
+    return { ...base, messageKey: this.messageKey, ...(this.params ? { messageParams: this.params } : {}) };
   }
 
   static notFound(): AppException {

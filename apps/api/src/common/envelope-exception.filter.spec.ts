@@ -28,6 +28,31 @@ describe('mapError', () => {
     });
   });
 
+  it('adds the i18n key and values of a keyed refusal to its data, keeping the English message', () => {
+    const keyed = mapError(
+      new AppException('conflict', {
+        message: 'code is already used by another role',
+        messageKey: 'roleCodeTaken',
+        data: { fields: { code: ['code is already used by another role'] } },
+      }),
+    );
+    expect(keyed.status).toBe(409);
+    expect(keyed.body).toEqual({
+      statusCode: 409,
+      errorCode: 'conflict',
+      errorMessage: 'code is already used by another role',
+      data: { fields: { code: ['code is already used by another role'] }, messageKey: 'roleCodeTaken' },
+    });
+    const withValues = mapError(
+      new AppException('validation', {
+        message: 'sortField must be one of name',
+        messageKey: 'unknownSortField',
+        params: { options: 'name' },
+      }),
+    );
+    expect(withValues.body.data).toEqual({ messageKey: 'unknownSortField', messageParams: { options: 'name' } });
+  });
+
   it("uses the spec's generic messages for 401, 404 and 500", () => {
     expect(mapError(new UnauthorizedException('jwt malformed')).body).toEqual({
       statusCode: 401,

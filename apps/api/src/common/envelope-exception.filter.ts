@@ -77,7 +77,7 @@ export function mapError(error: unknown, logger?: Logger): MappedError {
   });
 
   if (error instanceof AppException) {
-    return { status: error.status, body: envelope(error.status, error.code, error.message, error.data), headers: error.headers };
+    return { status: error.status, body: envelope(error.status, error.code, error.message, error.envelopeData()), headers: error.headers };
   }
   const parser = bodyParserError(error);
   if (parser) return { status: parser.status, body: envelope(parser.status, parser.code, parser.message), headers: {} };

@@ -6,7 +6,11 @@ import { AppException } from './app.exception';
 @Injectable()
 export class ParseUuidPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
-    if (!isUUID(value)) throw new AppException('validation', { message: `${metadata.data ?? 'id'} must be a UUID` });
+    if (!isUUID(value)) {
+      const field = metadata.data ?? 'id';
+      const message = `${field} must be a UUID`;
+      throw new AppException('validation', { message, data: { fields: { [field]: [message] }, issues: [{ field, rule: 'isUuid' }] } });
+    }
     return value;
   }
 }

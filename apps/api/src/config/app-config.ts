@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { configEncryptionKeyProblem, parseAllowedCidrs } from '@centralita/contracts/server';
+import { configEncryptionKeyProblem, parseAllowedCidrs, parseFileStoreConfig, type FileStoreConfig } from '@centralita/contracts/server';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type TrustProxy = false | number | string[];
@@ -43,6 +43,8 @@ export interface AppConfig {
    * (OUTGOING_ALLOWED_CIDRS, e.g. on-premises trunks on 10.20.0.0/16): per deployment, never per tenant.
    */
   outgoingAllowedCidrs: string[];
+  /** Where new files go (FILE_STORE=postgres|s3 and the S3_* settings; libs/contracts file-store-config.ts). */
+  fileStore: FileStoreConfig;
   jwt: {
     secret: string;
     /** true when no JWT_SECRET was given outside production: sessions end when the process restarts. */
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     selfRegistration: { enabled: flag('SELF_REGISTRATION'), resellerId: selfRegistrationReseller },
     devMailbox,
     outgoingAllowedCidrs: parseAllowedCidrs(read('OUTGOING_ALLOWED_CIDRS'), problems),
+    fileStore: parseFileStoreConfig(env, problems),
     jwt: {
       secret,
       ephemeral,

@@ -11,6 +11,7 @@ import { runMigrations } from './migrate';
 import { invitePlatformOperator } from './platform-operator';
 import { reencryptSecrets, publishedDevelopmentKey } from './reencrypt';
 import { seed } from './seed';
+import { seedLanguage } from './seed-content';
 
 /**
  * `reencrypt`: the NEW key is CONFIG_ENCRYPTION_KEY; the old one comes from OLD_CONFIG_ENCRYPTION_KEY
@@ -52,8 +53,13 @@ async function main(command: string | undefined): Promise<void> {
       const dataSource = createDataSource(databaseUrl);
       await dataSource.initialize();
       try {
-        const summary = await seed(dataSource);
-        console.log(`demo tenant ready (client ${summary.clientId}); ${summary.usersCreated} demo user(s) created`);
+        const language = seedLanguage(process.env.SEED_LANGUAGE);
+        const summary = await seed(dataSource, { language });
+        console.log(
+          `demo tenant ready (client ${summary.clientId}, language ${summary.language}); ${summary.usersCreated} demo user(s) created`,
+        );
+        if (summary.language !== language)
+          console.log(`the demo tenant already existed in "${summary.language}": its content stays in that language`);
       } finally {
         await dataSource.destroy();
       }

@@ -44,6 +44,10 @@ import { CampaignTimerDeadlines1763703600000 } from './migrations/1763703600000-
 import { CampaignIdleReason1763704100000 } from './migrations/1763704100000-campaign-idle-reason';
 import { ChannelAccounts1763704200000 } from './migrations/1763704200000-channel-accounts';
 import { MessageDeliveryAndAttachments1763704300000 } from './migrations/1763704300000-message-delivery-and-attachments';
+import { TenantLanguage1763704500000 } from './migrations/1763704500000-tenant-language';
+import { Cases1763704600000 } from './migrations/1763704600000-cases';
+import { MailBlacklistAndPersons1763704800000 } from './migrations/1763704800000-mail-blacklist-and-persons';
+import { S3FileStore1763704900000 } from './migrations/1763704900000-s3-file-store';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -116,6 +120,10 @@ export const MIGRATIONS = [
   CampaignIdleReason1763704100000,
   ChannelAccounts1763704200000,
   MessageDeliveryAndAttachments1763704300000,
+  TenantLanguage1763704500000,
+  Cases1763704600000,
+  MailBlacklistAndPersons1763704800000,
+  S3FileStore1763704900000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

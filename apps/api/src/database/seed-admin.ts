@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { DemoContent } from './seed-content';
 
 /** Fixed ids so the demo administration data is seeded once, however often `seed` runs. */
 const POLL_ID = '6f1d5a38-0c43-4a63-9d2a-5b3f0c1e7a01';
@@ -6,21 +7,22 @@ const Q1 = '6f1d5a38-0c43-4a63-9d2a-5b3f0c1e7a02';
 const Q2 = '6f1d5a38-0c43-4a63-9d2a-5b3f0c1e7a03';
 const Q3 = '6f1d5a38-0c43-4a63-9d2a-5b3f0c1e7a04';
 
-/** Demo data of the administration screens: a satisfaction poll with answers, templates and Q&A. */
-export async function seedAdminDemo(manager: EntityManager, clientId: string): Promise<void> {
+/** Demo data of the administration screens: a satisfaction poll with answers, templates and Q&A, in the tenant's language. */
+export async function seedAdminDemo(manager: EntityManager, clientId: string, content: DemoContent): Promise<void> {
+  const { poll } = content;
   const created: unknown[] = await manager.query(
     `INSERT INTO polls (id, client_id, name, description, active, lower_rank, upper_rank)
-     VALUES ($1, $2, 'Customer satisfaction', 'Asked when a web chat or WhatsApp conversation closes', true, 40, 60)
+     VALUES ($1, $2, $3, $4, true, 40, 60)
      ON CONFLICT DO NOTHING RETURNING id`,
-    [POLL_ID, clientId],
+    [POLL_ID, clientId, poll.name, poll.description],
   );
   if (created.length) {
     await manager.query(
       `INSERT INTO poll_questions (id, poll_id, client_id, position, text, response_type, options) VALUES
-       ($1, $4, $5, 1, 'How satisfied are you with the service?', 'single', ARRAY['Very satisfied','Satisfied','Neutral','Unsatisfied']),
-       ($2, $4, $5, 2, 'How likely are you to recommend us (0-10)?', 'scale', '{}'),
-       ($3, $4, $5, 3, 'Was your problem solved?', 'yesno', '{}')`,
-      [Q1, Q2, Q3, POLL_ID, clientId],
+       ($1, $4, $5, 1, $6, 'single', $9::text[]),
+       ($2, $4, $5, 2, $7, 'scale', '{}'),
+       ($3, $4, $5, 3, $8, 'yesno', '{}')`,
+      [Q1, Q2, Q3, POLL_ID, clientId, poll.satisfaction, poll.recommend, poll.solved, poll.options],
     );
     // First seed: customers of the external lines are surveyed with it, and those lines form the
     // demo campaign's live queue. Later seeds leave whatever an administrator changed.
@@ -30,11 +32,13 @@ export async function seedAdminDemo(manager: EntityManager, clientId: string): P
        WHERE client_id = $1 AND NOT internal AND poll_id IS NULL`,
       [clientId, POLL_ID],
     );
+    const [verySatisfied, satisfied, neutral, unsatisfied] = poll.options;
+    // The yes/no question stores its codes (the widget shows them in the customer's language).
     const answers: [string, string, number][] = [
-      [Q1, 'Very satisfied', 14],
-      [Q1, 'Satisfied', 9],
-      [Q1, 'Neutral', 4],
-      [Q1, 'Unsatisfied', 2],
+      [Q1, verySatisfied, 14],
+      [Q1, satisfied, 9],
+      [Q1, neutral, 4],
+      [Q1, unsatisfied, 2],
       [Q2, '10', 8],
       [Q2, '9', 7],
       [Q2, '8', 6],
@@ -53,22 +57,25 @@ export async function seedAdminDemo(manager: EntityManager, clientId: string): P
   }
   const hasMessages: { count: string }[] = await manager.query(`SELECT count(*) FROM predefined_messages WHERE client_id = $1`, [clientId]);
   if (Number(hasMessages[0].count) === 0) {
+    const messages = Object.entries(content.predefinedMessages);
     await manager.query(
-      `INSERT INTO predefined_messages (client_id, message, shortcut, scope) VALUES
-       ($1, 'Hello! Thank you for contacting us. How can I help you today?', '/hello', 'tenant'),
-       ($1, 'Thank you for waiting. I am checking that for you right now.', '/wait', 'tenant'),
-       ($1, 'Is there anything else I can help you with?', '/else', 'tenant')`,
-      [clientId],
+      `INSERT INTO predefined_messages (client_id, message, shortcut, scope)
+       SELECT $1, m.message, m.shortcut, 'tenant' FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(shortcut, message, n) ORDER BY m.n`,
+      [clientId, messages.map(([shortcut]) => shortcut), messages.map(([, message]) => message)],
     );
   }
   const hasQna: { count: string }[] = await manager.query(`SELECT count(*) FROM qna_entries WHERE client_id = $1`, [clientId]);
   if (Number(hasQna[0].count) === 0) {
     await manager.query(
-      `INSERT INTO qna_entries (client_id, question, answer, category) VALUES
-       ($1, 'What are the opening hours?', 'Monday to Friday from 08:00 to 18:00, Saturdays from 09:00 to 13:00.', 'General'),
-       ($1, 'How do I reset my password?', 'Use "Forgot password" on the sign-in page; the link is valid for 30 minutes.', 'Accounts'),
-       ($1, 'Which payment methods are accepted?', 'Credit and debit cards, bank transfer and cash at our branches.', 'Billing')`,
-      [clientId],
+      `INSERT INTO qna_entries (client_id, question, answer, category)
+       SELECT $1, q.question, q.answer, q.category FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS q(question, answer, category, n)
+       ORDER BY q.n`,
+      [
+        clientId,
+        content.qna.map((entry) => entry.question),
+        content.qna.map((entry) => entry.answer),
+        content.qna.map((entry) => entry.category),
+      ],
     );
   }
 }

@@ -1,25 +1,25 @@
 import { DEFAULT_RETRY_DELAYS } from '@centralita/contracts';
 import { describeCampaignState, dialerCampaignMachine, initial, persist } from '@centralita/domain';
 import type { EntityManager } from 'typeorm';
+import type { DemoContent } from './seed-content';
 
 const DEMO_LIST_ID = '00000000-0000-4000-8000-00000000d1a1';
 const DEMO_DIALER_CAMPAIGN_ID = '00000000-0000-4000-8000-00000000d1a2';
 const DEMO_TEMPLATE_ID = '00000000-0000-4000-8000-00000000d1a3';
 
-/** The demo campaign's script: the contact's name (with a default) and a fixed offer. */
-const DEMO_TEMPLATE = {
-  name: 'Renewal call script',
-  description: 'Se lee cuando el contacto contesta; la oferta es la misma para todos.',
-  script:
-    'Hola {{customerName}}, le llamo de Centralita por la renovación de su contrato. ' +
-    'Este mes tenemos {{offer}} para clientes como usted. ¿Tiene dos minutos? ' +
-    'Si prefiere que le llamemos más tarde, confirmo su número: {{phone}}.',
-  parameters: [
-    { key: 'customerName', label: 'Nombre del cliente', source: 'name', value: '', defaultValue: 'cliente' },
-    { key: 'offer', label: 'Oferta', source: 'fixed', value: 'un 20 % de descuento durante 12 meses', defaultValue: '' },
-    { key: 'phone', label: 'Teléfono', source: 'phone', value: '', defaultValue: '' },
-  ],
-};
+/** The demo campaign's script, in the tenant's language: the contact's name (with a default), a fixed offer, the phone. */
+function demoTemplate({ outbound }: DemoContent) {
+  return {
+    name: outbound.templateName,
+    description: outbound.templateDescription,
+    script: outbound.script,
+    parameters: [
+      { key: 'customerName', label: outbound.customerNameLabel, source: 'name', value: '', defaultValue: outbound.customerNameDefault },
+      { key: 'offer', label: outbound.offerLabel, source: 'fixed', value: outbound.offer, defaultValue: '' },
+      { key: 'phone', label: outbound.phoneLabel, source: 'phone', value: '', defaultValue: '' },
+    ],
+  };
+}
 
 /** Every day 09:00–21:00 in the contact's local time. */
 const DEMO_WINDOWS = Object.fromEntries(
@@ -45,11 +45,14 @@ const DEMO_CONTACTS = [
  * A demo phone list and a draft progressive dialer campaign over it (the carrier simulator answers
  * when a supervisor starts it and agents wait for outbound calls). Idempotent: fixed ids.
  */
-export async function seedOutboundDemo(manager: EntityManager, clientId: string): Promise<void> {
-  await manager.query(
-    `INSERT INTO phone_lists (id, client_id, name, entry_count) VALUES ($1, $2, 'Demo outbound list', $3) ON CONFLICT (id) DO NOTHING`,
-    [DEMO_LIST_ID, clientId, DEMO_CONTACTS.length],
-  );
+export async function seedOutboundDemo(manager: EntityManager, clientId: string, content: DemoContent): Promise<void> {
+  const script = demoTemplate(content);
+  await manager.query(`INSERT INTO phone_lists (id, client_id, name, entry_count) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`, [
+    DEMO_LIST_ID,
+    clientId,
+    content.outbound.listName,
+    DEMO_CONTACTS.length,
+  ]);
   let line = 2;
   for (const [phone, name] of DEMO_CONTACTS) {
     await manager.query(
@@ -60,14 +63,7 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
   const template = (await manager.query(
     `INSERT INTO outbound_templates (id, tenant_id, name, description, script, parameters) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT DO NOTHING RETURNING id`,
-    [
-      DEMO_TEMPLATE_ID,
-      clientId,
-      DEMO_TEMPLATE.name,
-      DEMO_TEMPLATE.description,
-      DEMO_TEMPLATE.script,
-      JSON.stringify(DEMO_TEMPLATE.parameters),
-    ],
+    [DEMO_TEMPLATE_ID, clientId, script.name, script.description, script.script, JSON.stringify(script.parameters)],
   )) as { id: string }[];
   const [exists] = (await manager.query(`SELECT id FROM dialer_campaigns WHERE id = $1`, [DEMO_DIALER_CAMPAIGN_ID])) as { id: string }[];
   // A demo database seeded before templates existed gets the script too (only when it was just added).
@@ -86,7 +82,7 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
   });
   const inserted = (await manager.query(
     `INSERT INTO dialer_campaigns (id, tenant_id, name, phone_list_id, mode, retry_delays, calling_windows, status, snapshot, version, last_event, template_id)
-     VALUES ($1, $2, 'Demo renewals (progressive)', $3, 'progressive', $4, $5, $6, $7, 1, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING id`,
+     VALUES ($1, $2, $10, $3, 'progressive', $4, $5, $6, $7, 1, $8, $9) ON CONFLICT (id) DO NOTHING RETURNING id`,
     [
       DEMO_DIALER_CAMPAIGN_ID,
       clientId,
@@ -100,6 +96,7 @@ export async function seedOutboundDemo(manager: EntityManager, clientId: string)
       (await manager.query(`SELECT id FROM outbound_templates WHERE id = $1 AND deleted_at IS NULL`, [DEMO_TEMPLATE_ID])).length
         ? DEMO_TEMPLATE_ID
         : null,
+      content.outbound.campaignName,
     ],
   )) as { id: string }[];
   if (inserted.length === 0) return;

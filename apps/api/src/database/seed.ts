@@ -1,6 +1,5 @@
-import { LEVEL_PERMISSIONS, type OrganisationLevel, type RoleCode } from '@centralita/contracts';
+import { LEVEL_PERMISSIONS, type Language, type OrganisationLevel, type RoleCode } from '@centralita/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AttentionLine } from '../modules/attention-lines/attention-line.entity';
 import { hashPassword } from '../modules/auth/password-hasher';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { Role } from '../modules/roles/role.entity';
@@ -8,6 +7,7 @@ import { ensurePlatform, ensureReseller, ensureResellerStaff, provisionClient } 
 import { User } from '../modules/users/user.entity';
 import { DEMO_CLIENT_ID, DEMO_RESELLER_ID } from './seed-ids';
 import { seedAdminDemo } from './seed-admin';
+import { demoContent, type DemoContent } from './seed-content';
 import { seedOutboundDemo } from './seed-outbound';
 import { seedTelephonyDemo } from './seed-telephony';
 
@@ -46,14 +46,25 @@ export interface SeedSummary {
   resellerId: string;
   clientId: string;
   usersCreated: number;
+  /** The demo tenant's language, the one its content was written in. */
+  language: Language;
+}
+
+export interface SeedOptions {
+  /**
+   * The language of a demo tenant created by this run (SEED_LANGUAGE; default Spanish). A tenant
+   * that exists keeps its own language, so seeding again never mixes two languages' content.
+   */
+  language?: Language;
 }
 
 /**
- * Seeds the demo tenant. Idempotent and safe under concurrency: rows that exist are left as they
- * are (a changed demo password stays changed), except that the demo ADMIN role always gains any
- * permission added to the product since the last run.
+ * Seeds the demo tenant, its content in the tenant's language (see seed-content). Idempotent and
+ * safe under concurrency: rows that exist are left as they are (a changed demo password stays
+ * changed), except that the demo ADMIN role always gains any permission added to the product since
+ * the last run.
  */
-export async function seed(dataSource: DataSource): Promise<SeedSummary> {
+export async function seed(dataSource: DataSource, options: SeedOptions = {}): Promise<SeedSummary> {
   const existing = await dataSource
     .getRepository(User)
     .find({ where: DEMO_ACCOUNTS.map(({ email }) => ({ email })), select: { email: true } });
@@ -68,7 +79,9 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
       resellerId: reseller.id,
       name: DEMO_CLIENT_NAME,
       subscriptionPlan: 'demo',
+      language: options.language ?? 'es',
     });
+    const content = demoContent(client.language);
 
     const admin = roles.get('ADMIN');
     const tenantPermissions = LEVEL_PERMISSIONS.tenant;
@@ -102,24 +115,23 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
       usersCreated += result.identifiers.filter(Boolean).length;
     }
 
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(AttentionLine)
-      .values([
-        { clientId: client.id, name: 'Customer service', type: 'inbound', channel: 'WebChat', internal: false },
-        { clientId: client.id, name: 'Internal help desk', type: 'inbound', channel: 'WhatsApp', internal: true },
-      ])
-      .orIgnore()
-      .execute();
+    // Only into a tenant without lines: a demo database seeded in another language (or before the
+    // content had languages) keeps its two lines instead of gaining two more under new names.
+    await manager.query(
+      `INSERT INTO attention_lines (client_id, name, type, channel, internal)
+       SELECT $1, v.name, 'inbound', v.channel, v.internal FROM (VALUES ($2, 'WebChat', false), ($3, 'WhatsApp', true)) AS v(name, channel, internal)
+       WHERE NOT EXISTS (SELECT 1 FROM attention_lines WHERE client_id = $1)
+       ON CONFLICT DO NOTHING`,
+      [client.id, content.lines.customerService, content.lines.helpDesk],
+    );
     await manager
       .createQueryBuilder()
       .insert()
       .into(Campaign)
       .values({
         clientId: client.id,
-        name: 'Welcome campaign',
-        description: 'Inbound web chat and WhatsApp for new customers',
+        name: content.lines.campaignName,
+        description: content.lines.campaignDescription,
         fromDate: '2025-01-01',
         toDate: '2030-12-31',
         identifier: 'WELCOME',
@@ -128,22 +140,23 @@ export async function seed(dataSource: DataSource): Promise<SeedSummary> {
       .orIgnore()
       .execute();
 
-    await seedRealtimeDemo(manager, client.id);
-    await seedAdminDemo(manager, client.id);
-    await seedTelephonyDemo(manager, client.id);
-    await seedOutboundDemo(manager, client.id);
+    await seedRealtimeDemo(manager, client.id, content);
+    await seedAdminDemo(manager, client.id, content);
+    await seedTelephonyDemo(manager, client.id, content);
+    await seedOutboundDemo(manager, client.id, content);
 
-    return { resellerId: reseller.id, clientId: client.id, usersCreated };
+    return { resellerId: reseller.id, clientId: client.id, usersCreated, language: client.language };
   });
 }
 
 /** Demo pause reasons, agents serving both demo lines, and their routing settings. */
-async function seedRealtimeDemo(manager: EntityManager, clientId: string): Promise<void> {
+async function seedRealtimeDemo(manager: EntityManager, clientId: string, content: DemoContent): Promise<void> {
+  const labels = content.pauseReasons;
   await manager.query(
     `INSERT INTO pause_reasons (tenant_id, code, label, position)
-     VALUES ($1, 'break', 'Break', 1), ($1, 'lunch', 'Lunch', 2), ($1, 'training', 'Training', 3), ($1, 'meeting', 'Meeting', 4)
+     VALUES ($1, 'break', $2, 1), ($1, 'lunch', $3, 2), ($1, 'training', $4, 3), ($1, 'meeting', $5, 4)
      ON CONFLICT DO NOTHING`,
-    [clientId],
+    [clientId, labels.break, labels.lunch, labels.training, labels.meeting],
   );
   await manager.query(
     `INSERT INTO agent_attention_lines (user_id, attention_line_id, tenant_id)

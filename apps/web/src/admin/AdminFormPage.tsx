@@ -4,11 +4,11 @@ import { Button } from 'primereact/button';
 import { useTranslation } from 'react-i18next';
 import type { AppRoute } from '@centralita/contracts';
 import { isApiError } from '../api/api-error';
-import { describeError } from '../api/error-text';
+import { describeError, type FieldLabel } from '../api/error-text';
 import { useApi } from '../app/ServicesContext';
 import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
-import { formTitleKey, serverIssues, type FormResource } from './admin-logic';
+import { formTitleKey, type FormResource } from './admin-logic';
 import type { AdminFormApi } from './useAdminForm';
 
 /** The id of the row an edit screen works on (?id=), or null on an add screen. */
@@ -28,6 +28,8 @@ interface AdminFormPageProps<V extends Record<string, unknown>> {
   toBody(values: V): unknown;
   /** The toast after a create (default admin.form.saved), e.g. "invitation sent to …". */
   createdMessage?(values: V): string;
+  /** The form's own label of a request field, for the API's refusals ("Identifier: …"). */
+  fieldLabel?: FieldLabel;
   children: ReactNode;
 }
 
@@ -41,6 +43,7 @@ export function AdminFormPage<V extends Record<string, unknown>>({
   load,
   toBody,
   createdMessage,
+  fieldLabel,
   children,
 }: AdminFormPageProps<V>) {
   const { t } = useTranslation();
@@ -78,8 +81,8 @@ export function AdminFormPage<V extends Record<string, unknown>>({
       toast.success(!id && createdMessage ? createdMessage(form.values) : t('admin.form.saved'));
       navigate(listPath);
     } catch (e) {
-      if (isApiError(e) && e.code === 'validation') form.showServerIssues(serverIssues(e.data));
-      setFailure(describeError(e, t));
+      if (isApiError(e)) form.showServerError(e);
+      setFailure(describeError(e, t, { fieldLabel }));
     } finally {
       setSaving(false);
     }

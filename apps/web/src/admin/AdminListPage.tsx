@@ -46,6 +46,8 @@ interface AdminListPageProps<T extends { id: string }> {
   noDelete?: boolean;
   /** Rendered under the table (e.g. pending invitations under the users). */
   footer?: ReactNode;
+  /** More buttons of a row, before its edit button (e.g. a service line's web-chat page). */
+  rowActions?: (row: T) => ReactNode;
 }
 
 /**
@@ -115,6 +117,7 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
 
   const actions = (row: T) => (
     <div className="admin-actions">
+      {props.rowActions?.(row)}
       <Button
         icon={props.viewOnly ? 'pi pi-eye' : 'pi pi-pencil'}
         rounded
@@ -208,7 +211,11 @@ export function AdminListPage<T extends { id: string }>(props: AdminListPageProp
               style={column.style}
             />
           ))}
-          <Column header={t('admin.list.actions')} body={actions} style={{ width: canAudit ? '9rem' : '6.5rem' }} />
+          <Column
+            header={t('admin.list.actions')}
+            body={actions}
+            style={{ width: `${(canAudit ? 9 : 6.5) + (props.rowActions ? 2.75 : 0)}rem` }}
+          />
         </DataTable>
       </section>
       {props.footer}

@@ -18,6 +18,8 @@ const clients = () => import('./screens/ClientScreens');
 const ivrs = () => import('./screens/IvrScreens');
 const trunks = () => import('./screens/TrunkScreens');
 const channelAccounts = () => import('./channels/ChannelsAdminPage');
+const mailBlacklist = () => import('./mail-blacklist/MailBlacklistPage');
+const webChatEmbed = () => import('./webchat/WebChatEmbedPage');
 
 /** Administration screens by route path (spec §2); the rest keep their PlaceholderPage. Loaded on demand. */
 export const ADMIN_SCREENS: Record<string, Screen> = {
@@ -34,6 +36,7 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/attentionList/attentionList': named(lines, 'AttentionLineListPage'),
   '/attentionList/attentionEdit': named(lines, 'AttentionLineFormPage'),
   '/qna/qna': named(qna, 'QnaPage'),
+  '/attentionList/webChat': named(webChatEmbed, 'WebChatEmbedPage'),
   '/settings/polls': named(polls, 'PollListPage'),
   '/settings/editpoll': named(polls, 'PollFormPage'),
   '/settings/pollanswers': named(polls, 'PollAnswersPage'),
@@ -45,6 +48,7 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/ChannelsAdmin/ChannelsAdmin': named(channelAccounts, 'ChannelsAdminPage'),
   '/clients/ClientList': named(clients, 'ClientListPage'),
   '/clients/Add': named(clients, 'ClientFormPage'),
+  '/settings/BlackListMail': named(mailBlacklist, 'MailBlacklistPage'),
   '/clients/Update': named(clients, 'ClientFormPage'),
   '/reseller/resellerSubmit': named(clients, 'ResellerPage'),
   '/settings/ivrMain': named(ivrs, 'IvrListPage'),

@@ -37,6 +37,8 @@ import './desk.css';
 import { ListState } from './components/ListState';
 import { SoftphoneDock } from '../softphone/SoftphoneDock';
 import { OutboundDeskPanel } from '../outbound/OutboundDeskPanel';
+import { ContactPersonPanel } from './components/ContactPersonPanel';
+import { DeskCaseAction } from '../crm/DeskCaseAction';
 
 /**
  * The query type the API's inbound processor gives a messaging conversation (WhatsApp, Messenger…),
@@ -753,6 +755,8 @@ function CustomerPanel({
               {context ? t('desk.customer.noEarlier') : t('common.loading')}
             </p>
           )}
+          <ContactPersonPanel conversationId={selected.id} />
+          <DeskCaseAction conversation={selected} />
         </>
       ) : (
         <p className="muted desk-empty">{t('desk.customer.none')}</p>

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import i18next from 'i18next';
 import { localeOption, localeOptions } from 'primereact/api';
 import { LANGUAGES } from '@centralita/contracts';
-import { PRIME_LOCALES, bindPrimeLocale } from './primereact-locale';
+import { PRIME_ARIA, PRIME_LOCALES, applyPrimeLocale, bindPrimeLocale } from './primereact-locale';
 
 describe('PrimeReact locale', () => {
   it('follows i18next: on start and on every language change', async () => {
@@ -36,5 +36,25 @@ describe('PrimeReact locale', () => {
     expect(own.dayNames).toHaveLength(7);
     expect(own.dayNamesShort).toHaveLength(7);
     expect(own.dayNamesMin).toHaveLength(7);
+  });
+
+  it.each(LANGUAGES.filter((lng) => lng !== 'en'))('%s reads the paginator and list ARIA labels in its own words', (lng) => {
+    applyPrimeLocale(lng);
+    const aria = localeOption('aria', lng) as Record<string, string>;
+    const english = (localeOptions('en') as { aria: Record<string, string> }).aria;
+    expect(aria.pageLabel).toMatch(/\{page\}/);
+    for (const key of [
+      'firstPageLabel',
+      'prevPageLabel',
+      'nextPageLabel',
+      'lastPageLabel',
+      'jumpToPageDropdownLabel',
+      'rowsPerPageLabel',
+    ]) {
+      expect(aria[key]).toBe(PRIME_ARIA[lng as Exclude<typeof lng, 'en'>][key]);
+      expect(aria[key]).not.toBe(english[key]);
+    }
+    // Labels not translated here keep PrimeReact's English rather than disappearing.
+    expect(aria.zoomImage).toBe(english.zoomImage);
   });
 });

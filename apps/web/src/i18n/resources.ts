@@ -7,6 +7,9 @@ import it from '../locales/it.json';
 import ru from '../locales/ru.json';
 import sr from '../locales/sr.json';
 import { CHANNELS_DICTIONARIES } from '../locales/channels';
+import { CRM_DICTIONARIES } from '../locales/crm';
+import { CONTACTS_DICTIONARIES } from '../locales/contacts';
+import { MAIL_BLACKLIST_DICTIONARIES } from '../locales/mailBlacklist';
 import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
 import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
@@ -29,6 +32,9 @@ export const AREA_DICTIONARIES = {
   outboundTemplates: OUTBOUND_TEMPLATES_DICTIONARIES,
   softphone: SOFTPHONE_DICTIONARIES,
   channels: CHANNELS_DICTIONARIES,
+  crm: CRM_DICTIONARIES,
+  mailBlacklist: MAIL_BLACKLIST_DICTIONARIES,
+  contacts: CONTACTS_DICTIONARIES,
 } as const;
 type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };
 

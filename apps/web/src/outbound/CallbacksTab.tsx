@@ -6,6 +6,7 @@ import { Dropdown } from 'primereact/dropdown';
 import { Tag } from 'primereact/tag';
 import { useTranslation } from 'react-i18next';
 import { ADMIN_PAGE_SIZES, type DialerCampaignView, type OutboundCallback } from '@centralita/contracts';
+import { PAGINATOR_TEMPLATE } from '../admin/lazy-paging';
 import { describeError } from '../api/error-text';
 import { ConfirmActionDialog } from '../components/DialogFooter';
 import { formatDateTime } from '../format/format';
@@ -140,6 +141,7 @@ export function CallbacksTab({ api, campaigns }: { api: OutboundApi; campaigns: 
         paginator={rows.length > 25}
         rows={25}
         rowsPerPageOptions={[...ADMIN_PAGE_SIZES]}
+        paginatorTemplate={PAGINATOR_TEMPLATE}
         size="small"
         stripedRows
         emptyMessage={campaignId || show !== 'pending' ? t('outbound.callbacks.noMatches') : t('outbound.callbacks.empty')}

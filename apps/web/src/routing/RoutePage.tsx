@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import type { AppRoute } from '@centralita/contracts';
 import { ADMIN_SCREENS } from '../admin/screens';
+import { CRM_SCREENS } from '../crm/screens';
 import { DASHBOARDS_SCREENS } from '../dashboards/screens';
 import { DESK_SCREENS } from '../desk/screens';
 import { OUTBOUND_SCREENS } from '../outbound/screens';
@@ -13,7 +14,15 @@ import { NoPermissionPage } from '../pages/NoPermissionPage';
 import { PlaceholderPage } from '../pages/PlaceholderPage';
 
 /** Every built screen by route path; a route without one shows its capability placeholder. */
-const SCREENS = { ...ADMIN_SCREENS, ...DESK_SCREENS, ...DASHBOARDS_SCREENS, ...REPORTS_SCREENS, ...OUTBOUND_SCREENS, ...SOFTPHONE_SCREENS };
+const SCREENS = {
+  ...ADMIN_SCREENS,
+  ...DESK_SCREENS,
+  ...DASHBOARDS_SCREENS,
+  ...REPORTS_SCREENS,
+  ...OUTBOUND_SCREENS,
+  ...SOFTPHONE_SCREENS,
+  ...CRM_SCREENS,
+};
 
 /** One console route: the permission check, then the screen (or its capability placeholder). */
 export function RoutePage({ route }: { route: AppRoute }) {

@@ -29,7 +29,6 @@ export const CONSOLE_ROUTES: AppRoute[] = [...APP_ROUTES, ...DEMO_ROUTES];
 export const PUBLIC_CAPABILITY_PAGES = [
   { path: '/session/vicidial/:id', titleKey: 'vicidial', capability: 'outbound', icon: 'pi pi-phone', param: 'id' },
   { path: '/session/vicidial/:id/:callback', titleKey: 'vicidial', capability: 'outbound', icon: 'pi pi-phone', param: 'id' },
-  { path: '/session/Unsubscribe/:email', titleKey: 'unsubscribe', capability: 'crm', icon: 'pi pi-envelope', param: 'email' },
   { path: '/VideoChatContainer/:videoChatId', titleKey: 'videoChat', capability: 'video', icon: 'pi pi-video', param: 'videoChatId' },
 ] as const satisfies ReadonlyArray<{ path: string; titleKey: string; capability: AppRoute['capability']; icon: string; param: string }>;
 

@@ -8,6 +8,7 @@ import { PublicCapabilityPage } from '../pages/session/PublicCapabilityPage';
 import { ResetPasswordPage } from '../pages/session/ResetPasswordPage';
 import { SignInPage } from '../pages/session/SignInPage';
 import { SignUpPage } from '../pages/session/SignUpPage';
+import { UnsubscribePage } from '../pages/unsubscribe/UnsubscribePage';
 import { WebChatPage } from '../widget/WebChatPage';
 import { RequireAuth } from './RequireAuth';
 import { RootRedirect } from './RootRedirect';
@@ -26,6 +27,8 @@ export const routes: RouteObject[] = [
   // The web-chat page is public (customers, and the widget's iframe); listed before the protected
   // routes so it wins over its APP_ROUTES entry.
   { path: '/WindowChat/windowChat/', element: <WebChatPage /> },
+  // The recipient's unsubscribe page (signed link from a mail; issue 20 item 5).
+  { path: '/session/Unsubscribe/:email', element: <UnsubscribePage /> },
   ...PUBLIC_CAPABILITY_PAGES.map(({ path, ...page }) => ({ path, element: <PublicCapabilityPage {...page} /> })),
   // Protected routes: every entry of APP_ROUTES (plus the demo prefixes) inside the layout.
   {

@@ -33,8 +33,13 @@ import { WEBCHAT_ATTACHMENT_RULES } from '../desk/logic/attachments';
 import { uploadFile } from '../desk/upload';
 import { connectVisitor } from '../desk/realtime/socket-client';
 import {
+  differentClock,
   pickLanguage,
   prechatScreen,
+  reopening,
+  scheduleRows,
+  clockTime,
+  weekdayName,
   QUERY_TYPES,
   readVisitor,
   submenusOf,
@@ -47,6 +52,7 @@ import {
   type PrechatErrors,
 } from './widget-logic';
 import '../desk/desk.css';
+import './widget.css';
 
 /**
  * The public web-chat page (/WindowChat/windowChat/?tenant=&line=&lang=), shown full page or in
@@ -118,6 +124,8 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
             offHoursMessage: '',
             widgetTitle: '',
             timeZone: 'UTC',
+            businessHours: [],
+            nextOpening: null,
             estimatedWaitSeconds: null,
             nobodyServing: false,
           });
@@ -256,13 +264,7 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
           {t('common.loading')}
         </p>
       );
-    else if (screen.kind === 'closed')
-      body = (
-        <div className="webchat-end" data-testid="webchat-off-hours">
-          <i className="pi pi-clock" aria-hidden="true" />
-          <p>{screen.message ?? t('desk.widget.offHours')}</p>
-        </div>
-      );
+    else if (screen.kind === 'closed') body = <OffHours message={screen.message ?? t('desk.widget.offHours')} info={lineInfo} />;
     else
       body = (
         <PrechatForm
@@ -417,6 +419,51 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
 }
 
 type VisitorApi = ReturnType<typeof createVisitorApi>;
+
+/**
+ * A closed line: the tenant's off-hours message (or the widget's own), then when the line opens
+ * again and the week's opening hours, in the line's zone (named when the visitor's clock differs).
+ */
+function OffHours({ message, info }: { message: string; info: WebchatLineView | null }) {
+  const { t, i18n } = useTranslation();
+  const language = i18n.language;
+  const next = info?.nextOpening ? reopening(info.nextOpening, language) : null;
+  const rows = scheduleRows(info?.businessHours ?? []);
+  const visitorZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zoneNote = info?.nextOpening && differentClock(info.nextOpening.at, info.timeZone, visitorZone);
+  return (
+    <div className="webchat-end webchat-off-hours" data-testid="webchat-off-hours">
+      <i className="pi pi-clock" aria-hidden="true" />
+      <p>{message}</p>
+      {next ? (
+        <p className="webchat-reopens" data-testid="webchat-reopens" data-at={info?.nextOpening?.at}>
+          <strong>{t(`desk.widget.${next.key}`, { day: next.day, time: next.time })}</strong>
+        </p>
+      ) : null}
+      {rows.length ? (
+        <div className="webchat-hours" data-testid="webchat-hours">
+          <span className="webchat-hours__title">{t('desk.widget.hoursTitle')}</span>
+          <dl>
+            {rows.map((row) => (
+              <div key={row.firstDay} className="webchat-hours__row">
+                <dt>
+                  {weekdayName(row.firstDay, language)}
+                  {row.lastDay !== row.firstDay ? ` – ${weekdayName(row.lastDay, language)}` : ''}
+                </dt>
+                <dd>{row.windows.map((window) => `${clockTime(window.from, language)}–${clockTime(window.to, language)}`).join(', ')}</dd>
+              </div>
+            ))}
+          </dl>
+          {zoneNote ? (
+            <span className="muted webchat-hours__zone" data-testid="webchat-hours-zone">
+              {t('desk.widget.hoursZone', { zone: info.timeZone })}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
 
 /**
  * Before starting: how long the line expects a new chat to wait, or that no agent is attending right

@@ -3,8 +3,12 @@ import { WIDGET_WIDTH_PX } from '@centralita/contracts';
 import { frameQuery } from './embed';
 import { LAUNCHER } from './launcher-config';
 import {
+  clockTime,
+  differentClock,
   pickLanguage,
   prechatScreen,
+  reopening,
+  scheduleRows,
   readVisitor,
   submenusOf,
   surveyAnswers,
@@ -138,5 +142,80 @@ describe('web-chat widget logic', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe('reopening', () => {
+  const monday9 = { at: '2026-01-12T08:00:00.000Z', day: 1, time: '09:00', daysAhead: 3 };
+
+  it('names the weekday and the time in the widget’s language', () => {
+    expect(reopening(monday9, 'es')).toEqual({ key: 'reopensOn', day: 'lunes', time: '09:00' });
+    expect(reopening(monday9, 'de')).toEqual({ key: 'reopensOn', day: 'Montag', time: '09:00' });
+    expect(reopening(monday9, 'en')).toMatchObject({ day: 'Monday', time: '09:00 AM' });
+    expect(reopening({ ...monday9, day: 3 }, 'sr').day).toBe('sreda');
+    expect(reopening({ ...monday9, day: 0 }, 'ru').day).toBe('воскресенье');
+  });
+
+  it('says today or tomorrow when the line opens within a day', () => {
+    expect(reopening({ ...monday9, daysAhead: 0 }, 'es').key).toBe('reopensToday');
+    expect(reopening({ ...monday9, daysAhead: 1 }, 'es').key).toBe('reopensTomorrow');
+    expect(reopening({ ...monday9, daysAhead: 7 }, 'es').key).toBe('reopensOn');
+  });
+});
+
+describe('scheduleRows', () => {
+  it('puts consecutive days with the same hours on one row, Monday first, closed days left out', () => {
+    const hours = [
+      { day: 6, from: '10:00', to: '14:00' },
+      ...[1, 2, 3, 4, 5].map((day) => ({ day, from: '09:00', to: '18:00' })),
+      { day: 0, from: '10:00', to: '14:00' },
+    ];
+    expect(scheduleRows(hours)).toEqual([
+      { firstDay: 1, lastDay: 5, windows: [{ from: '09:00', to: '18:00' }] },
+      { firstDay: 6, lastDay: 0, windows: [{ from: '10:00', to: '14:00' }] },
+    ]);
+  });
+
+  it('keeps a closed day between equal days apart, and lists a day’s windows in order', () => {
+    const hours = [
+      { day: 1, from: '15:00', to: '18:00' },
+      { day: 1, from: '09:00', to: '13:00' },
+      { day: 3, from: '09:00', to: '13:00' },
+      { day: 3, from: '15:00', to: '18:00' },
+    ];
+    const split = [
+      { from: '09:00', to: '13:00' },
+      { from: '15:00', to: '18:00' },
+    ];
+    expect(scheduleRows(hours)).toEqual([
+      { firstDay: 1, lastDay: 1, windows: split },
+      { firstDay: 3, lastDay: 3, windows: split },
+    ]);
+  });
+
+  it('ignores windows that can never open', () => {
+    expect(
+      scheduleRows([
+        { day: 1, from: '18:00', to: '09:00' },
+        { day: 9, from: '09:00', to: '10:00' },
+        { day: 2, from: '9:00', to: '10:00' },
+      ]),
+    ).toEqual([]);
+  });
+});
+
+describe('clockTime / differentClock', () => {
+  it('writes a wall-clock time as the language does', () => {
+    expect(clockTime('18:30', 'es')).toBe('18:30');
+    expect(clockTime('18:30', 'en')).toBe('06:30 PM');
+    expect(clockTime('24:00', 'es')).toBe('24:00');
+  });
+
+  it('tells when the visitor’s clock is not the line’s', () => {
+    const at = '2026-01-12T08:00:00.000Z';
+    expect(differentClock(at, 'Europe/Madrid', 'Europe/Madrid')).toBe(false);
+    expect(differentClock(at, 'Europe/Madrid', 'Europe/Rome')).toBe(false);
+    expect(differentClock(at, 'Europe/Madrid', 'America/Bogota')).toBe(true);
+    expect(differentClock(at, 'Europe/Madrid', undefined)).toBe(false);
   });
 });

@@ -1,4 +1,12 @@
-import { LANGUAGES, SURVEY_MULTIPLE_SEPARATOR, surveyAnswerProblem, type Language, type SurveyQuestionView } from '@centralita/contracts';
+import {
+  LANGUAGES,
+  SURVEY_MULTIPLE_SEPARATOR,
+  surveyAnswerProblem,
+  type BusinessHoursWindow,
+  type Language,
+  type LineOpening,
+  type SurveyQuestionView,
+} from '@centralita/contracts';
 
 /** The visitor token and the ids it belongs to, kept so a reload restores the conversation. */
 export interface StoredVisitor {
@@ -133,4 +141,92 @@ export function prechatScreen(
 /** The header's title: the WebChat channel card's widget title, else the translated default. */
 export function widgetTitle(info: { widgetTitle: string } | null, fallback: string): string {
   return info?.widgetTitle.trim() || fallback;
+}
+
+/** The BCP 47 tag Intl formats a widget language with (Serbian is written in Latin script here). */
+export const intlLocale = (language: string) => (language === 'sr' ? 'sr-Latn' : language);
+
+const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+// 2023-01-01 was a Sunday: weekday n is January 1 + n (in UTC, so no zone shifts the day).
+const weekdayDate = (day: number) => new Date(Date.UTC(2023, 0, 1 + day));
+
+/** A weekday (0 = Sunday) by name in `language`. */
+export function weekdayName(day: number, language: string): string {
+  return new Intl.DateTimeFormat(intlLocale(language), { weekday: 'long', timeZone: 'UTC' }).format(weekdayDate(day));
+}
+
+/** A wall-clock 'HH:MM' as `language` writes times (09:00, 09:00 AM…); '24:00' (end of day) as is. */
+export function clockTime(hhmm: string, language: string): string {
+  const match = HHMM.exec(hhmm);
+  if (!match) return hhmm;
+  return new Intl.DateTimeFormat(intlLocale(language), { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).format(
+    new Date(Date.UTC(2023, 0, 1, Number(match[1]), Number(match[2]))),
+  );
+}
+
+/**
+ * The off-hours sentence's key and values for when a closed line opens again (the line's wall
+ * clock, as the API computed it in the line's zone): later today, tomorrow, or on a weekday.
+ */
+export function reopening(
+  opening: LineOpening,
+  language: string,
+): { key: 'reopensToday' | 'reopensTomorrow' | 'reopensOn'; day: string; time: string } {
+  const key = opening.daysAhead === 0 ? 'reopensToday' : opening.daysAhead === 1 ? 'reopensTomorrow' : 'reopensOn';
+  return { key, day: weekdayName(opening.day, language), time: clockTime(opening.time, language) };
+}
+
+/** One row of the widget's opening hours: consecutive days (Monday first) sharing the same windows. */
+export interface ScheduleRow {
+  firstDay: number;
+  lastDay: number;
+  windows: { from: string; to: string }[];
+}
+
+const WEEK_FROM_MONDAY = [1, 2, 3, 4, 5, 6, 0];
+
+/**
+ * The week's opening windows as the widget lists them: Monday to Sunday, consecutive days with the
+ * same windows on one row ("Monday – Friday 09:00–18:00"), closed days left out, malformed windows
+ * (which never open) ignored.
+ */
+export function scheduleRows(hours: readonly BusinessHoursWindow[]): ScheduleRow[] {
+  const byDay = new Map<number, { from: string; to: string }[]>();
+  for (const window of hours) {
+    if (!Number.isInteger(window?.day) || window.day < 0 || window.day > 6) continue;
+    const to = window.to === '24:00' ? '24:00' : HHMM.test(window.to) ? window.to : null;
+    if (!HHMM.test(window.from) || !to || window.from >= to) continue;
+    byDay.set(window.day, [...(byDay.get(window.day) ?? []), { from: window.from, to }]);
+  }
+  const rows: ScheduleRow[] = [];
+  let previous: number | null = null;
+  for (const day of WEEK_FROM_MONDAY) {
+    const windows = (byDay.get(day) ?? []).sort((a, b) => a.from.localeCompare(b.from));
+    const last = rows.at(-1);
+    if (windows.length && last && previous === last.lastDay && sameWindows(last.windows, windows)) last.lastDay = day;
+    else if (windows.length) rows.push({ firstDay: day, lastDay: day, windows });
+    previous = windows.length ? day : null;
+  }
+  return rows;
+}
+
+function sameWindows(a: { from: string; to: string }[], b: { from: string; to: string }[]): boolean {
+  return a.length === b.length && a.every((window, index) => window.from === b[index].from && window.to === b[index].to);
+}
+
+/**
+ * Whether the visitor's clock differs from the line's at `at` (ISO): then the widget names the zone
+ * its times are in.
+ */
+export function differentClock(at: string, lineZone: string, visitorZone: string | undefined): boolean {
+  if (!visitorZone || visitorZone === lineZone) return false;
+  const time = (timeZone: string) =>
+    new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+      new Date(at),
+    );
+  try {
+    return time(lineZone) !== time(visitorZone);
+  } catch {
+    return false;
+  }
 }

@@ -1,10 +1,11 @@
 import type { ChannelRegistry } from '@centralita/channels';
 import { QUEUES, type QueueJobs } from '@centralita/contracts';
-import { ConfigCrypto, PostgresFileStore } from '@centralita/contracts/server';
+import { ConfigCrypto, createFileStore } from '@centralita/contracts/server';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
+import { WORKER_CONFIG, type WorkerConfig } from '../config/worker-config';
 import { channelSendBackoff, sendChannelMessage, type ChannelSendDeps } from './channel-send';
 
 export const CHANNEL_SEND_DB = Symbol('CHANNEL_SEND_DB');
@@ -27,9 +28,11 @@ export class ChannelSendProcessor extends WorkerHost implements OnModuleDestroy 
     @Inject(CHANNEL_SEND_DB) private readonly db: DataSource,
     @Inject(WORKER_CHANNEL_REGISTRY) registry: ChannelRegistry,
     crypto: ConfigCrypto,
+    @Inject(WORKER_CONFIG) config: WorkerConfig,
   ) {
     super();
-    this.deps = { db, registry, crypto, files: new PostgresFileStore((text, values) => db.query(text, values)) };
+    // Agents' attachments are read from the shared file store, built as the API builds it.
+    this.deps = { db, registry, crypto, files: createFileStore(config.fileStore, (text, values) => db.query(text, values)) };
   }
 
   async process(job: Job<ChannelSendQueueJob['data'], unknown, string>): Promise<unknown> {

@@ -14,6 +14,7 @@ describe('loadWorkerConfig', () => {
       reportRetentionHours: 24,
       outgoingAllowedCidrs: [],
       channelSendEnabled: true,
+      fileStore: { driver: 'postgres' },
     });
   });
 

@@ -1,4 +1,4 @@
-import { configEncryptionKeyProblem, parseAllowedCidrs } from '@centralita/contracts/server';
+import { configEncryptionKeyProblem, parseAllowedCidrs, parseFileStoreConfig, type FileStoreConfig } from '@centralita/contracts/server';
 
 /** What the worker reads from the environment, validated once at start-up. */
 export interface WorkerConfig {
@@ -23,6 +23,8 @@ export interface WorkerConfig {
    * e.g. workers dedicated to dialing, or a test's worker that must not send through real providers.
    */
   channelSendEnabled: boolean;
+  /** The API's file store settings (FILE_STORE, S3_*): both build it with createFileStore. */
+  fileStore: FileStoreConfig;
 }
 
 export class WorkerConfigError extends Error {
@@ -89,6 +91,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
   if (channelSendRaw !== undefined && channelSendEnabled === false && !['off', 'false', '0', 'no'].includes(channelSendRaw))
     problems.push(`CHANNEL_SEND_ENABLED must be on or off (got "${channelSendRaw}")`);
 
+  const fileStore = parseFileStoreConfig(env, problems);
+
   if (problems.length) throw new WorkerConfigError(problems);
   return {
     nodeEnv,
@@ -102,6 +106,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     reportRetentionHours,
     outgoingAllowedCidrs,
     channelSendEnabled,
+    fileStore,
     ...overrides,
   };
 }

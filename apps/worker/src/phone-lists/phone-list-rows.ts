@@ -1,4 +1,4 @@
-import { phoneDigits, validatePhone, LIMITS } from '@centralita/contracts';
+import { phoneDigits, validatePhone, LIMITS, type PhoneRowErrorCode } from '@centralita/contracts';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 
 export interface ImportedRow {
@@ -9,7 +9,10 @@ export interface ImportedRow {
 export interface RowError {
   line: number;
   value: string;
+  /** English, for logs and API clients; `code` (and `first`, the line a duplicate repeats) word it in the user's language. */
   reason: string;
+  code: PhoneRowErrorCode;
+  first?: number;
 }
 
 const PHONE_HEADERS = ['phone', 'telefono', 'teléfono', 'numero', 'número', 'number', 'mobile', 'celular'];
@@ -70,17 +73,18 @@ export class RowChecker {
         line,
         value,
         reason: issue.key === 'required' ? 'phone is required' : `phone must have at least ${LIMITS.minPhoneDigits} digits`,
+        code: issue.key === 'required' ? 'required' : 'digits',
       });
       return;
     }
     const e164 = toE164(raw, this.defaultCountry);
     if (!e164) {
-      this.errors.push({ line, value, reason: 'phone is not a valid number' });
+      this.errors.push({ line, value, reason: 'phone is not a valid number', code: 'invalid' });
       return;
     }
     const first = this.seen.get(e164);
     if (first !== undefined) {
-      this.errors.push({ line, value, reason: `duplicate of line ${first}` });
+      this.errors.push({ line, value, reason: `duplicate of line ${first}`, code: 'duplicate', first });
       return;
     }
     this.seen.set(e164, line);

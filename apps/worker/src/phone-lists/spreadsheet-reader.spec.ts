@@ -246,15 +246,15 @@ describe(checkRows.name, () => {
     );
     expect(valid).toEqual([{ line: 2, phone: '+50688887777', name: 'Ana' }]);
     expect(errors).toEqual([
-      { line: 3, value: '888-7777', reason: 'phone must have at least 8 digits' },
-      { line: 4, value: '+506 8888 7777', reason: 'duplicate of line 2' },
-      { line: 5, value: '', reason: 'phone is required' },
+      { line: 3, value: '888-7777', reason: 'phone must have at least 8 digits', code: 'digits' },
+      { line: 4, value: '+506 8888 7777', reason: 'duplicate of line 2', code: 'duplicate', first: 2 },
+      { line: 5, value: '', reason: 'phone is required', code: 'required' },
     ]);
   });
 
   it('echoes at most 200 characters of a refused value, however long the cell', () => {
     const { errors } = checkRows([['phone'], ['x'.repeat(30_000)]], 'CR');
-    expect(errors).toEqual([{ line: 2, value: 'x'.repeat(200), reason: 'phone must have at least 8 digits' }]);
+    expect(errors).toEqual([{ line: 2, value: 'x'.repeat(200), reason: 'phone must have at least 8 digits', code: 'digits' }]);
   });
 
   it('reads files without a header row (phone first, name second)', () => {

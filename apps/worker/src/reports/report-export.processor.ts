@@ -1,5 +1,5 @@
 import { QUEUES, type ReportExportJob } from '@centralita/contracts';
-import { PostgresFileStore, type FileStore } from '@centralita/contracts/server';
+import { createFileStore, type FileStore } from '@centralita/contracts/server';
 import type { SqlRunner } from '@centralita/domain';
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
@@ -13,7 +13,7 @@ const EXPIRE_EVERY_MS = 15 * 60_000;
 
 /**
  * Consumer of QUEUES.reportExport: `export` jobs stream a report into a CSV/XLSX file in the shared
- * file store (PostgreSQL large objects), which every API process downloads from; a repeating
+ * file store (PostgreSQL large objects or the S3 bucket), which every API process downloads from; a repeating
  * `expire` job (one BullMQ scheduler, whichever worker takes it) deletes files past the retention.
  */
 @Processor(QUEUES.reportExport, { concurrency: 1 })
@@ -21,7 +21,8 @@ export class ReportExportProcessor extends WorkerHost implements OnApplicationBo
   private readonly logger = new Logger(ReportExportProcessor.name);
   private ready: Promise<unknown> | null = null;
   private readonly run: SqlRunner = (text, values) => this.db.query(text, values);
-  readonly store: FileStore = new PostgresFileStore((text, values) => this.db.query(text, values));
+  /** The shared file store, built as the API builds it (FILE_STORE: large objects or the S3 bucket). */
+  readonly store: FileStore;
 
   constructor(
     @Inject(REPORT_DB) private readonly db: DataSource,
@@ -29,6 +30,7 @@ export class ReportExportProcessor extends WorkerHost implements OnApplicationBo
     @Optional() @InjectQueue(QUEUES.reportExport) private readonly queue?: Queue,
   ) {
     super();
+    this.store = createFileStore(config.fileStore, (text, values) => this.db.query(text, values));
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,20 +1,22 @@
 import { Readable, Writable } from 'node:stream';
 
 /**
- * One file store reachable from every API and worker process (report exports today; attachments
- * and recordings are meant to use it too). A file is a row of `stored_files` plus its bytes; the row
- * is created first, the owner records its id, then the bytes are streamed in and the file is marked
- * complete with its size. Readers only see complete files.
+ * One file store reachable from every API and worker process (attachments, customers' media,
+ * report exports). A file is a row of `stored_files` plus its bytes; the row is created first, the
+ * owner records its id, then the bytes are streamed in and the file is marked complete with its
+ * size. Readers only see complete files. The row's `driver` says which store holds the bytes, so
+ * files written before the store was switched stay readable.
  *
- * The default (and today the only) driver keeps the bytes in PostgreSQL large objects, written and
- * read in chunks with `lo_put`/`lo_get` (each chunk its own statement: no transaction held open for
- * the length of an export, memory bounded by one chunk). Deleting the row unlinks the large object
- * in the same transaction (trigger `stored_files_unlink`), so a tenant's deletion or any cascade
- * cannot leave bytes behind. An S3-compatible driver would implement the same interface.
+ * The default driver keeps the bytes in PostgreSQL large objects, written and read in chunks with
+ * `lo_put`/`lo_get` (each chunk its own statement: no transaction held open for the length of an
+ * export, memory bounded by one chunk). Deleting the row unlinks the large object in the same
+ * transaction (trigger `stored_files_unlink`), so a tenant's deletion or any cascade cannot leave
+ * bytes behind. The S3 driver (s3-file-store.ts, FILE_STORE=s3) implements the same contract with
+ * an outbox of deletions in place of the unlink.
  */
 export interface FileStore {
   /** Registers a new empty file; record the id with its owner before writing, so nothing is orphaned. */
-  create(tenantId: string, kind: string): Promise<FileUpload>;
+  create(tenantId: string, kind: string, options?: FileCreateOptions): Promise<FileUpload>;
   /** A complete file of the tenant, streamed in chunks; null when it does not exist (or is not complete). */
   open(tenantId: string, id: string): Promise<{ stream: Readable; byteSize: number } | null>;
   /** Deletes the file and its bytes; a missing file is not an error. */
@@ -23,10 +25,31 @@ export interface FileStore {
   removeAbandoned(before: Date): Promise<number>;
 }
 
+export interface FileCreateOptions {
+  /** Content-Type an object store records with the bytes (application/octet-stream otherwise). */
+  contentType?: string;
+}
+
+/**
+ * What a store's failure means for its caller: `configuration` (credentials, bucket, region: the
+ * operator must act; the message names the setting), `unavailable` (try again later), `not_found`.
+ */
+export class FileStoreError extends Error {
+  constructor(
+    readonly kind: 'configuration' | 'unavailable' | 'not_found',
+    message: string,
+    /** The store's own code (S3's `<Code>`), when it gave one. */
+    readonly storeCode?: string,
+  ) {
+    super(message);
+    this.name = 'FileStoreError';
+  }
+}
+
 export interface FileUpload {
   id: string;
   /**
-   * Takes the bytes; buffers at most one chunk and waits for PostgreSQL before taking more.
+   * Takes the bytes; buffers at most one chunk and waits for the store before taking more.
    * `finish` (end() resolving) means the bytes are stored and the file is complete.
    */
   stream: Writable;

@@ -26,6 +26,8 @@ export function sortColumn(query: Pick<PagedQuery, 'sortField'>, spec: Pick<List
   if (typeof column !== 'string') {
     throw new AppException('validation', {
       message: `sortField must be one of ${Object.keys(spec.sortable).join(', ')}`,
+      messageKey: 'unknownSortField',
+      params: { options: Object.keys(spec.sortable).join(', ') },
       data: { fields: { sortField: ['unknown sort field'] } },
     });
   }

@@ -198,7 +198,11 @@ export class AttentionLinesService {
       });
     } catch (error) {
       if (isUniqueViolation(error, 'uq_attention_lines_client_name')) {
-        throw new AppException('conflict', { message: 'name is already used by another attention line' });
+        throw new AppException('conflict', {
+          message: 'name is already used by another attention line',
+          messageKey: 'attentionLineNameTaken',
+          data: { fields: { name: ['name is already used by another attention line'] } },
+        });
       }
       throw error;
     }

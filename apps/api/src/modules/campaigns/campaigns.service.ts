@@ -150,6 +150,7 @@ export class CampaignsService {
       if (isUniqueViolation(error, 'uq_campaigns_client_identifier')) {
         throw new AppException('conflict', {
           message: 'identifier is already used by another campaign',
+          messageKey: 'campaignIdentifierTaken',
           data: { fields: { identifier: ['identifier is already used by another campaign'] } },
         });
       }

@@ -62,6 +62,7 @@ export function toClientSummary(c: Client): ClientSummary {
 
 const blank = (v: string | null | undefined) => (v && v.trim() ? v.trim() : null);
 const NAME_TAKEN = 'name is already used by another customer';
+const RESELLER_NAME_TAKEN = 'name is already used by another reseller';
 
 /**
  * Customers (tenants) and resellers, scoped by the caller's level (never by anything in the request):
@@ -109,7 +110,11 @@ export class ClientsService {
     const invitee = { adminEmail: (body.adminEmail ?? '').trim().toLowerCase(), adminName: (body.adminName ?? '').trim() };
     assertRules(validateInvitee(invitee));
     if (await this.dataSource.getRepository(Client).exists({ where: { resellerId, name: input.name } })) {
-      throw new AppException('conflict', { message: NAME_TAKEN });
+      throw new AppException('conflict', {
+        message: NAME_TAKEN,
+        messageKey: 'customerNameTaken',
+        data: { fields: { name: [NAME_TAKEN] } },
+      });
     }
     let invitation: PreparedInvitation;
     let created: ClientSummary;
@@ -144,7 +149,12 @@ export class ClientsService {
         return after;
       });
     } catch (error) {
-      if (isUniqueViolation(error, 'uq_clients_reseller_name')) throw new AppException('conflict', { message: NAME_TAKEN });
+      if (isUniqueViolation(error, 'uq_clients_reseller_name'))
+        throw new AppException('conflict', {
+          message: NAME_TAKEN,
+          messageKey: 'customerNameTaken',
+          data: { fields: { name: [NAME_TAKEN] } },
+        });
       throw error;
     }
     await this.invitations.send(invitation!);
@@ -167,7 +177,10 @@ export class ClientsService {
         : body,
     );
     if (principal.level === 'tenant' && (input.name !== current.name || input.subscriptionPlan !== current.subscriptionPlan)) {
-      throw AppException.forbidden('The name and the subscription plan of your organisation are set by your reseller.');
+      throw new AppException('forbidden', {
+        message: 'The name and the subscription plan of your organisation are set by your reseller.',
+        messageKey: 'organisationSetByReseller',
+      });
     }
     try {
       return await this.dataSource.transaction(async (manager) => {
@@ -178,7 +191,12 @@ export class ClientsService {
         return after;
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('conflict', { message: NAME_TAKEN });
+      if (isUniqueViolation(error))
+        throw new AppException('conflict', {
+          message: NAME_TAKEN,
+          messageKey: 'customerNameTaken',
+          data: { fields: { name: [NAME_TAKEN] } },
+        });
       throw error;
     }
   }
@@ -302,7 +320,11 @@ export class ClientsService {
     const invitee = { adminEmail: (body.adminEmail ?? '').trim().toLowerCase(), adminName: (body.adminName ?? '').trim() };
     assertRules(validateInvitee(invitee));
     if (await this.dataSource.getRepository(Reseller).exists({ where: { name } })) {
-      throw new AppException('conflict', { message: 'name is already used by another reseller' });
+      throw new AppException('conflict', {
+        message: RESELLER_NAME_TAKEN,
+        messageKey: 'resellerNameTaken',
+        data: { fields: { name: [RESELLER_NAME_TAKEN] } },
+      });
     }
     let invitation: PreparedInvitation;
     let created: ResellerSummary;
@@ -332,7 +354,12 @@ export class ClientsService {
         return after;
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('conflict', { message: 'name is already used by another reseller' });
+      if (isUniqueViolation(error))
+        throw new AppException('conflict', {
+          message: RESELLER_NAME_TAKEN,
+          messageKey: 'resellerNameTaken',
+          data: { fields: { name: [RESELLER_NAME_TAKEN] } },
+        });
       throw error;
     }
     await this.invitations.send(invitation!);
@@ -354,7 +381,12 @@ export class ClientsService {
         );
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppException('conflict', { message: 'name is already used by another reseller' });
+      if (isUniqueViolation(error))
+        throw new AppException('conflict', {
+          message: RESELLER_NAME_TAKEN,
+          messageKey: 'resellerNameTaken',
+          data: { fields: { name: [RESELLER_NAME_TAKEN] } },
+        });
       throw error;
     }
     return { ...before, name };

@@ -9,6 +9,7 @@ import { AgentController } from './agent.controller';
 import { ChannelMessagesController } from './channel-messages.controller';
 import { DeskService } from './desk.service';
 import { OutboundRulesService } from './outbound-rules.service';
+import { RequeueNoticeService } from './requeue-notice.service';
 import { NotesController, SupervisorController } from './supervisor.controller';
 import { SupervisorService } from './supervisor.service';
 import { WebchatController } from './webchat.controller';
@@ -18,7 +19,7 @@ import { WebchatService } from './webchat.service';
 @Module({
   imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule],
   controllers: [WebchatController, AgentController, SupervisorController, NotesController, ChannelMessagesController],
-  providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService],
+  providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService, RequeueNoticeService],
   exports: [DeskService, OutboundRulesService, WebchatService],
 })
 export class ConversationsModule {}

@@ -41,7 +41,8 @@ export class WebchatController {
   @Get('lines/:lineId')
   @Public()
   @ApiOperation({
-    summary: "Before starting: the tenant's welcome and off-hours messages, the widget title and whether the line is open now",
+    summary:
+      "Before starting: the tenant's welcome and off-hours messages, the widget title, whether the line is open now, its weekly hours and, while closed, when it opens again (in the line's zone)",
   })
   @ApiErrors(404)
   line(@Param('lineId') lineId: string): Promise<WebchatLineView> {

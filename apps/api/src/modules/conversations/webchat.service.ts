@@ -4,6 +4,7 @@ import {
   DEFAULT_BUSINESS_TIME_ZONE,
   isKnownTimeZone,
   isLineOpenAt,
+  nextLineOpening,
   surveyAnswerProblem,
   type BusinessHoursWindow,
   type WebchatLineView,
@@ -81,7 +82,8 @@ export class WebchatService {
   async lineInfo(lineId: string): Promise<WebchatLineView> {
     const line = await this.liveLine(lineId);
     const settings = await this.lineSettings(line.client_id);
-    const open = isLineOpenAt(line.business_hours, Date.now(), settings.timeZone);
+    const now = Date.now();
+    const open = isLineOpenAt(line.business_hours, now, settings.timeZone);
     const wait = open ? await this.routing.newcomerWait(line.id) : { seconds: null, nobodyServing: false };
     return {
       attentionLineId: line.id,
@@ -92,6 +94,10 @@ export class WebchatService {
       offHoursMessage: settings.offHoursMessage,
       widgetTitle: settings.widgetTitle,
       timeZone: settings.timeZone,
+      businessHours: line.business_hours
+        .map(({ day, from, to }) => ({ day, from, to }))
+        .sort((a, b) => a.day - b.day || String(a.from).localeCompare(String(b.from))),
+      nextOpening: open ? null : nextLineOpening(line.business_hours, now, settings.timeZone),
     };
   }
 
@@ -113,7 +119,9 @@ export class WebchatService {
    */
   private async lineSettings(
     tenantId: string,
-  ): Promise<Omit<WebchatLineView, 'attentionLineId' | 'open' | 'estimatedWaitSeconds' | 'nobodyServing'>> {
+  ): Promise<
+    Omit<WebchatLineView, 'attentionLineId' | 'open' | 'estimatedWaitSeconds' | 'nobodyServing' | 'businessHours' | 'nextOpening'>
+  > {
     const [row] = (await this.dataSource.query(
       `SELECT (SELECT settings FROM platform_settings WHERE client_id = $1) AS settings,
          (SELECT settings->>'timeZone' FROM dashboard_settings WHERE client_id = $1) AS time_zone,

@@ -343,6 +343,10 @@ export class InvitationsService {
   }
 
   private pendingConflict(): AppException {
-    return new AppException('conflict', { message: 'An invitation to this address is already pending: re-send it from the list.' });
+    return new AppException('conflict', {
+      message: 'An invitation to this address is already pending: re-send it from the list.',
+      messageKey: 'invitationPending',
+      data: { fields: { email: ['an invitation to this address is already pending'] } },
+    });
   }
 }

@@ -180,7 +180,13 @@ export class IvrsService {
     const current = await this.find(principal.clientId, id);
     const others = await this.ivrs.find({ where: { clientId: principal.clientId, id: Not(id) } });
     const user = others.find((o) => ivrTargets(o.draftTree).includes(id) || ivrTargets(o.publishedTree).includes(id));
-    if (user) throw new AppException('conflict', { message: `The IVR "${user.name}" sends calls to this IVR`, data: { usedBy: user.id } });
+    if (user)
+      throw new AppException('conflict', {
+        message: `The IVR "${user.name}" sends calls to this IVR`,
+        messageKey: 'ivrInUse',
+        params: { name: user.name },
+        data: { usedBy: user.id },
+      });
     await this.dataSource.transaction(async (manager) => {
       await manager.softDelete(Ivr, { id, clientId: principal.clientId });
       await this.audit.record(

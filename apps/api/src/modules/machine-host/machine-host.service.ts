@@ -36,6 +36,7 @@ import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { writeVersioned, writeVersionedBatch, type ColumnTypes, type VersionedWrite, type Written } from './versioned-write';
 import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
+import { assertEmailCloseHasCase } from '../cases/email-close-rule';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type ConversationEventInput = DistributiveOmit<ConversationEvent, 'at' | 'actor'>;
@@ -61,6 +62,12 @@ export interface AgentStepPlan {
    */
   requeue: string[];
 }
+
+/**
+ * What a customer whose conversation an agent left is told, written in the re-queuing transaction
+ * (the conversations module registers it: RequeueNoticeService). Answers the effects to write.
+ */
+export type RequeueNotifier = (manager: EntityManager, conversation: ConversationRow) => Promise<OutboxEffect[]>;
 
 /**
  * Thrown inside a transaction run with `retry` to roll it back and run it again: the command found
@@ -219,11 +226,18 @@ export class MachineHostService {
     run: (plans) => this.writeAgentSteps(plans),
   });
 
+  private requeueNotifier: RequeueNotifier | null = null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly relay: OutboxRelay,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
   ) {}
+
+  /** Registers what a re-queued customer is told (see requeueHeld); the host itself knows no channel. */
+  onRequeued(notifier: RequeueNotifier): void {
+    this.requeueNotifier = notifier;
+  }
 
   /**
    * Runs `work` in one transaction and hands the outbox rows it wrote to the relay after commit.
@@ -387,8 +401,8 @@ export class MachineHostService {
   /**
    * Puts conversations the agent left holding back on their lines, in the caller's transaction (a
    * system transfer to the conversation's own line; its release of the agent is a no-op, the agent
-   * no longer holds them). A conversation no longer Active with the agent, or without a line, is
-   * left as it is. `locked` are rows this transaction already holds (by id).
+   * no longer holds them), and tells each customer so (onRequeued). A conversation no longer Active
+   * with the agent, or without a line, is left as it is. `locked` are rows this transaction already holds (by id).
    */
   private async requeueHeld(
     manager: EntityManager,
@@ -410,6 +424,8 @@ export class MachineHostService {
         row,
       );
       outboxIds.push(...requeued.outboxIds);
+      // In the same transaction: the customer is told exactly when the conversation is back in the queue.
+      if (this.requeueNotifier) outboxIds.push(...(await writeOutbox(manager, await this.requeueNotifier(manager, requeued.row))));
     }
     return outboxIds;
   }
@@ -485,6 +501,7 @@ export class MachineHostService {
     locked?: ConversationRow,
   ): Promise<Dispatched<ConversationRow>> {
     const current = locked?.id === id ? locked : await this.lockConversation(manager, id, tenantId);
+    await assertEmailCloseHasCase(manager, current, input.type, actor);
     const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     // Effects first (a released agent is stepped in this same transaction, its rows written before
     // ours, as they always were); then the conversation's row, log row and outbox in one statement.
@@ -538,6 +555,7 @@ export class MachineHostService {
     for (let attempt = 1; attempt <= CONVERSATION_WRITE_ATTEMPTS; attempt++) {
       const given = attempt === 1 ? current : undefined;
       const row = given ?? (await this.readConversation(id, tenantId));
+      await assertEmailCloseHasCase(this.dataSource.manager, row, input.type, actor);
       let plan: ReturnType<MachineHostService['planConversationStep']>;
       try {
         plan = this.planConversationStep(row, input, actor);
@@ -684,6 +702,7 @@ export class MachineHostService {
     input: ConversationEventInput,
     actor: Actor,
   ): Promise<{ write: VersionedWrite; outboxIds: string[] }> {
+    await assertEmailCloseHasCase(manager, current, input.type, actor);
     const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);

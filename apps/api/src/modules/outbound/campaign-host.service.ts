@@ -90,7 +90,7 @@ export class CampaignHostService {
         timer?.at ?? null,
       ],
     )) as [CampaignRow[], number];
-    if (!row) throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again' });
+    if (!row) throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again', messageKey: 'changedMeanwhile' });
     await appendTransitionLog(manager, 'dialer_campaign', id, row.tenant_id, result.record, row.version);
     if (timer && Number(current.timer_at) !== timer.at) w.deadlines.push(timer.at);
     w.boards.add(id);

@@ -65,7 +65,13 @@ export class DoNotCallService {
        ON CONFLICT DO NOTHING RETURNING id, phone, campaign_id AS "campaignId", reason, created_at AS "createdAt"`,
       [principal.clientId, body.campaignId ?? null, phone, body.reason?.trim() || null, principal.userId],
     )) as DoNotCallEntry[];
-    if (rows.length === 0) throw new AppException('conflict', { message: `${phone} is already on that do-not-call list` });
+    if (rows.length === 0)
+      throw new AppException('conflict', {
+        message: `${phone} is already on that do-not-call list`,
+        messageKey: 'dncAlreadyListed',
+        params: { phone },
+        data: { fields: { phone: [`${phone} is already on that do-not-call list`] } },
+      });
     await this.audit.record(principal, { entityType: 'do_not_call', entityId: rows[0].id, action: 'create', before: null, after: rows[0] });
     const [entry] = (await this.dataSource.query(`${DNC_SELECT} WHERE d.id = $1`, [rows[0].id])) as DoNotCallEntry[];
     return entry ?? rows[0];

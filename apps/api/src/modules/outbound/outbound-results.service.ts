@@ -6,6 +6,8 @@ import {
   type OutboundCallView,
   type Page,
   type PagedQuery,
+  type ValueLabelKind,
+  valueLabel,
 } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -38,7 +40,10 @@ export class OutboundResultsService {
     return { items: rows.map((row) => callView(row, row.contact_name)), total, page, pageSize } as Page<OutboundCallView>;
   }
 
-  /** The campaign's calls as CSV, headed in `language`, the requester's (values stay codes and ISO times). */
+  /**
+   * The campaign's calls as CSV in `language`, the requester's: headers, states, outcomes and
+   * dispositions in words (a tenant's own disposition code stays as it is); times stay ISO-8601.
+   */
   async resultsCsv(principal: Principal, campaignId: string, language: Language = DEFAULT_LANGUAGE): Promise<string> {
     await this.campaigns.get(principal, campaignId);
     const rows = (await this.dataSource.query(
@@ -59,15 +64,16 @@ export class OutboundResultsService {
       labels.answeredAt,
       labels.finishedAt,
     ];
+    const label = (kind: ValueLabelKind, code: string | null) => (code ? valueLabel(kind, code, language) : code);
     const iso = (value: Date | null) => (value ? new Date(value).toISOString() : '');
     const lines = rows.map((row) =>
       [
         row.phone,
         row.contact_name,
         row.attempt,
-        row.status,
-        row.outcome,
-        row.disposition,
+        label('callStatus', row.status),
+        label('callOutcome', row.outcome),
+        label('callDisposition', row.disposition),
         row.agent_name,
         iso(row.created_at),
         iso(row.answered_at),

@@ -1,4 +1,4 @@
-import type { PhoneImportFailureCode } from '@centralita/contracts';
+import type { PhoneImportFailureCode, PhoneRowErrorCode } from '@centralita/contracts';
 import { Column, CreateDateColumn, DeleteDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Client } from '../tenancy/client.entity';
 
@@ -100,7 +100,7 @@ export class PhoneListImport {
 
   /** Line-by-line problems: [{line, value, reason}]. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
-  errors!: { line: number; value: string; reason: string }[];
+  errors!: { line: number; value: string; reason: string; code?: PhoneRowErrorCode; first?: number }[];
 
   @Column({ type: 'varchar', length: 300, nullable: true })
   failure!: string | null;

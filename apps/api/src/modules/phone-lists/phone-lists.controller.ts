@@ -1,6 +1,13 @@
-import { PERMISSIONS, type Page, type PhoneImportState, type PhoneListEntry, type PhoneListSummary } from '@centralita/contracts';
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Req, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  PERMISSIONS,
+  languageFromAcceptLanguage,
+  type Page,
+  type PhoneImportState,
+  type PhoneListEntry,
+  type PhoneListSummary,
+} from '@centralita/contracts';
+import { Controller, Delete, Get, Headers, HttpCode, HttpStatus, Param, Post, Query, Req, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { IsNotEmpty, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
@@ -73,9 +80,18 @@ export class PhoneListsController {
   @Get('imports/:id/errors.csv')
   @RequirePermission(PERMISSIONS.listsManage)
   @ApiOperation({ summary: 'Line-by-line problems of an import, as a CSV download (not enveloped)' })
+  @ApiHeader({
+    name: 'Accept-Language',
+    required: false,
+    description: 'Language of the headers and reasons (es en el it sr de ru; default es)',
+  })
   @ApiErrors(400, 401, 403, 404)
-  async errorFile(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<StreamableFile> {
-    const csv = await this.lists.errorFile(principal.clientId, id);
+  async errorFile(
+    @Param('id', ParseUuidPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+  ): Promise<StreamableFile> {
+    const csv = await this.lists.errorFile(principal.clientId, id, languageFromAcceptLanguage(acceptLanguage));
     return new StreamableFile(Buffer.from(`\uFEFF${csv}`, 'utf8'), {
       type: 'text/csv; charset=utf-8',
       disposition: 'attachment; filename="import-errors.csv"',

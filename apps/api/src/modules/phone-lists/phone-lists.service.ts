@@ -1,8 +1,9 @@
 import {
+  DEFAULT_LANGUAGE,
   LIMITS,
   PHONE_IMPORT_LIMITS,
   QUEUES,
-  neutraliseCell,
+  type Language,
   type Page,
   type PagedQuery,
   type PhoneImportState,
@@ -21,6 +22,7 @@ import { AuditService } from '../admin/audit.service';
 import { paginate } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
+import { importErrorCsv } from './import-error-file';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from './phone-list.entities';
 
 function toImportState(row: PhoneListImport): PhoneImportState {
@@ -139,13 +141,10 @@ export class PhoneListsService {
     return toImportState(await this.findImport(clientId, id));
   }
 
-  /** The line-by-line problems as CSV (cells neutralised so a spreadsheet never runs them). */
-  async errorFile(clientId: string, id: string): Promise<string> {
+  /** The line-by-line problems as CSV in `language`, the requester's (cells neutralised so a spreadsheet never runs them). */
+  async errorFile(clientId: string, id: string, language: Language = DEFAULT_LANGUAGE): Promise<string> {
     const row = await this.findImport(clientId, id);
-    const quote = (value: string) => `"${neutraliseCell(value).replace(/"/g, '""')}"`;
-    const lines = ['line,value,problem', ...row.errors.map((e) => [String(e.line), quote(e.value), quote(e.reason)].join(','))];
-    if (row.failure && row.errors.length === 0) lines.push(`,,${quote(row.failure)}`);
-    return `${lines.join('\r\n')}\r\n`;
+    return importErrorCsv({ errors: row.errors, failure: row.failure, failureCode: row.failureCode }, language);
   }
 
   private async find(clientId: string, id: string): Promise<PhoneList> {

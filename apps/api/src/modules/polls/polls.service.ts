@@ -1,4 +1,5 @@
 import {
+  type ApiMessageKey,
   validateAnswerGroup,
   validatePoll,
   type AnswerGroupInput,
@@ -187,7 +188,7 @@ export class PollsService {
     await this.find(clientId, pollId);
     const ids = [...new Set(body.answers.map((a) => a.questionId))];
     // Each question answered once: the answer set is bounded by the poll's questions.
-    if (ids.length !== body.answers.length) throw answeredTwice('answers must answer each question once');
+    if (ids.length !== body.answers.length) throw answeredTwice('answers must answer each question once', 'pollAnswerEachOnce');
     const found = await this.dataSource
       .getRepository(PollQuestion)
       .count({ where: { id: In(ids), pollId, clientId, retiredAt: IsNull() } });
@@ -205,7 +206,7 @@ export class PollsService {
           `SELECT 1 FROM poll_responses WHERE conversation_id = $1 AND question_id = ANY($2::uuid[]) LIMIT 1`,
           [conversationId, ids],
         )) as unknown[];
-        if (answered.length) throw answeredTwice('a question of answers was already answered for this conversation');
+        if (answered.length) throw answeredTwice('a question of answers was already answered for this conversation', 'pollAlreadyAnswered');
       }
       await manager
         .getRepository(PollResponse)
@@ -343,5 +344,5 @@ export class PollsService {
   }
 }
 
-const answeredTwice = (message: string): AppException =>
-  new AppException('validation', { message, data: { fields: { answers: [message] } } });
+const answeredTwice = (message: string, messageKey: ApiMessageKey): AppException =>
+  new AppException('validation', { message, messageKey, data: { fields: { answers: [message] } } });

@@ -1,4 +1,5 @@
 import {
+  type ApiMessageKey,
   DEFAULT_LANGUAGE,
   DOWNLOAD_LABELS,
   QUEUES,
@@ -30,17 +31,19 @@ import type { ReportFiltersDto, ReportPageQueryDto, StartExportDto } from './rep
 
 const DAY_MS = 24 * 3600 * 1000;
 
-function validationError(field: string, message: string): AppException {
-  return new AppException('validation', { message, data: { fields: { [field]: [message] } } });
+function validationError(field: string, message: string, messageKey?: ApiMessageKey, params?: Record<string, number>): AppException {
+  return new AppException('validation', { message, messageKey, params, data: { fields: { [field]: [message] } } });
 }
 
 /** from < to, and the window at most REPORT_MAX_RANGE_DAYS long; the filters the engine reads. */
 export function checkWindow(dto: ReportFiltersDto): ReportFilters {
   const from = Date.parse(dto.from);
   const to = Date.parse(dto.to);
-  if (!(from < to)) throw validationError('to', 'to must be after from');
+  if (!(from < to)) throw validationError('to', 'to must be after from', 'rangeEndBeforeStart');
   if (to - from > REPORT_MAX_RANGE_DAYS * DAY_MS)
-    throw validationError('to', `to must be at most ${REPORT_MAX_RANGE_DAYS} days after from`);
+    throw validationError('to', `to must be at most ${REPORT_MAX_RANGE_DAYS} days after from`, 'rangeTooLong', {
+      count: REPORT_MAX_RANGE_DAYS,
+    });
   const filters: ReportFilters = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   if (dto.attentionLineId) filters.attentionLineId = dto.attentionLineId;
   if (dto.campaignId) filters.campaignId = dto.campaignId;
@@ -135,9 +138,12 @@ export class ReportsService {
     const row = await this.findExport(tenantId, id);
     const file = row.status === 'done' && row.file_id ? await this.files.open(tenantId, row.file_id) : null;
     if (!file)
-      throw new AppException('conflict', {
-        message: row.status === 'expired' || row.status === 'done' ? 'The export has expired' : 'The export is not ready yet',
-      });
+      throw new AppException(
+        'conflict',
+        row.status === 'expired' || row.status === 'done'
+          ? { message: 'The export has expired', messageKey: 'exportExpired' }
+          : { message: 'The export is not ready yet', messageKey: 'exportNotReady' },
+      );
     return { stream: file.stream, byteSize: file.byteSize, fileName: row.file_name, format: row.format };
   }
 

@@ -95,9 +95,13 @@ export class RolesService {
     const curated = new Set((await this.curated(principal.clientId, id)).map((row) => row.routePath));
     assertCanGrantPermissions(principal, [...input.permissions, ...routePermissions(input.menuPaths.filter((path) => !curated.has(path)))]);
     if (current.builtIn && input.code !== current.code)
-      throw new AppException('conflict', { message: 'The code of a built-in role cannot change.' });
+      throw new AppException('conflict', {
+        message: 'The code of a built-in role cannot change.',
+        messageKey: 'builtInRoleCode',
+        data: { fields: { code: ['the code of a built-in role cannot change'] } },
+      });
     if (id === principal.roleId && !input.permissions.includes(PERMISSIONS.rolesManage)) {
-      throw new AppException('conflict', { message: 'You cannot remove roles.manage from your own role.' });
+      throw new AppException('conflict', { message: 'You cannot remove roles.manage from your own role.', messageKey: 'ownRolesManage' });
     }
     let saved: Role;
     try {
@@ -128,9 +132,9 @@ export class RolesService {
   async remove(principal: Principal, id: string): Promise<{ deleted: true }> {
     const role = await this.find(principal.clientId, id);
     assertCanGrantRole(principal, role, 'delete-role');
-    if (role.builtIn) throw new AppException('conflict', { message: 'Built-in roles cannot be deleted.' });
+    if (role.builtIn) throw new AppException('conflict', { message: 'Built-in roles cannot be deleted.', messageKey: 'builtInRoleDelete' });
     if (await this.dataSource.getRepository(User).exists({ where: { roleId: id, clientId: principal.clientId } })) {
-      throw new AppException('conflict', { message: 'The role is still given to users.' });
+      throw new AppException('conflict', { message: 'The role is still given to users.', messageKey: 'roleInUse' });
     }
     await this.dataSource.transaction(async (manager) => {
       const before = await this.snapshot(manager, role);
@@ -200,7 +204,11 @@ export class RolesService {
 
   private conflict(error: unknown): unknown {
     return isUniqueViolation(error, 'uq_roles_client_code')
-      ? new AppException('conflict', { message: 'code is already used by another role' })
+      ? new AppException('conflict', {
+          message: 'code is already used by another role',
+          messageKey: 'roleCodeTaken',
+          data: { fields: { code: ['code is already used by another role'] } },
+        })
       : error;
   }
 

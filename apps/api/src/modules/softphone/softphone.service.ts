@@ -151,7 +151,13 @@ export class SoftphoneService {
         `SELECT user_id FROM softphone_accounts WHERE client_id = $1 AND extension = $2 AND user_id <> $3`,
         [principal.clientId, input.extension, userId],
       )) as { user_id: string }[];
-      if (taken) throw new AppException('conflict', { message: `Extension ${input.extension} belongs to another user` });
+      if (taken)
+        throw new AppException('conflict', {
+          message: `Extension ${input.extension} belongs to another user`,
+          messageKey: 'extensionTaken',
+          params: { extension: input.extension },
+          data: { fields: { extension: [`Extension ${input.extension} belongs to another user`] } },
+        });
       const password =
         input.password === undefined || input.password === SECRET_MASK
           ? (current?.password_secret ?? null)

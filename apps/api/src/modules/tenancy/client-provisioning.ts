@@ -1,4 +1,4 @@
-import type { OrganisationLevel } from '@centralita/contracts';
+import type { Language, OrganisationLevel } from '@centralita/contracts';
 import { IsNull, type EntityManager } from 'typeorm';
 import { BUILT_IN_ROLES_BY_LEVEL } from '../roles/built-in-roles';
 import { Role } from '../roles/role.entity';
@@ -11,6 +11,8 @@ export interface ProvisionClientInput {
   name: string;
   branding?: Partial<Pick<Client, 'bannerUrl' | 'loginImageUrl' | 'mainColor' | 'menuLogoUrl' | 'completeMenuLogoUrl'>>;
   subscriptionPlan?: string | null;
+  /** The tenant's language when it is created (default Spanish); an existing tenant keeps its own. */
+  language?: Language;
 }
 
 export interface ProvisionedOrganisation {
@@ -33,6 +35,7 @@ export async function provisionClient(manager: EntityManager, input: ProvisionCl
       resellerId: input.resellerId,
       name: input.name,
       subscriptionPlan: input.subscriptionPlan ?? null,
+      ...(input.language ? { language: input.language } : {}),
       ...input.branding,
     })
     .orIgnore()

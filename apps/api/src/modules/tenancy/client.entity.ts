@@ -1,4 +1,4 @@
-import type { OrganisationLevel } from '@centralita/contracts';
+import type { Language, OrganisationLevel } from '@centralita/contracts';
 import {
   Check,
   Column,
@@ -22,6 +22,7 @@ import { Reseller } from './reseller.entity';
 @Entity({ name: 'clients' })
 @Unique('uq_clients_reseller_name', ['resellerId', 'name'])
 @Check('ck_clients_kind', `"kind" IN ('tenant', 'reseller', 'platform')`)
+@Check('ck_clients_language', `"language" IN ('es', 'en', 'el', 'it', 'sr', 'de', 'ru')`)
 @Check('ck_clients_reseller_by_kind', `("kind" = 'platform') = ("reseller_id" IS NULL)`)
 @Index('uq_clients_reseller_home', ['resellerId'], { unique: true, where: `"kind" = 'reseller'` })
 @Index('uq_clients_platform', ['kind'], { unique: true, where: `"kind" = 'platform'` })
@@ -62,6 +63,10 @@ export class Client {
 
   @Column({ name: 'subscription_plan', type: 'varchar', length: 60, nullable: true })
   subscriptionPlan!: string | null;
+
+  /** The tenant's language: its seeded content's, and what customers are told when their own is unknown. */
+  @Column({ type: 'varchar', length: 2, default: 'es' })
+  language!: Language;
 
   /** Origins allowed to frame the web-chat widget of this tenant. */
   @Column({ name: 'allowed_origins', type: 'text', array: true, default: () => "'{}'" })

@@ -104,6 +104,7 @@ export class UsersService {
     if (body.password)
       throw new AppException('validation', {
         message: 'password cannot be set when adding a user: they choose it from the invitation mail',
+        messageKey: 'userPasswordOnCreate',
         data: { fields: { password: ['password cannot be set when adding a user'] } },
       });
     const input = this.normalise(body);
@@ -141,9 +142,9 @@ export class UsersService {
     this.assertCanManage(principal, current, input.password ? 'set-password' : 'manage-user');
     if (input.password) assertStrongPassword(input.password, { email: input.email, name: input.name });
     if (id === principal.userId && !input.active)
-      throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+      throw new AppException('conflict', { message: 'You cannot deactivate your own account.', messageKey: 'cannotDeactivateSelf' });
     if (id === principal.userId && input.roleId !== current.roleId)
-      throw new AppException('conflict', { message: 'You cannot change your own role.' });
+      throw new AppException('conflict', { message: 'You cannot change your own role.', messageKey: 'cannotChangeOwnRole' });
     await this.checkReferences(principal.clientId, input);
     if (input.roleId !== current.roleId) await this.assertGrantable(principal, input.roleId);
     const before = await this.detail(principal.clientId, id);
@@ -194,7 +195,8 @@ export class UsersService {
 
   /** Users are never removed (conversations and the audit trail name them): deleting deactivates. */
   async remove(principal: Principal, id: string): Promise<{ deleted: true }> {
-    if (id === principal.userId) throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+    if (id === principal.userId)
+      throw new AppException('conflict', { message: 'You cannot deactivate your own account.', messageKey: 'cannotDeactivateSelf' });
     this.assertCanManage(principal, await this.find(principal.clientId, id));
     const before = await this.detail(principal.clientId, id);
     await this.sessions.endAllSessions(id, async (manager) => {
@@ -289,14 +291,14 @@ export class UsersService {
 
   async update(principal: Principal, id: string, changes: UpdateUserDto): Promise<UserSummary> {
     if (changes.name === undefined && changes.active === undefined && changes.roleId === undefined) {
-      throw new AppException('validation', { message: 'Give at least one of name, active, roleId' });
+      throw new AppException('validation', { message: 'Give at least one of name, active, roleId', messageKey: 'userNothingToChange' });
     }
     const user = await this.find(principal.clientId, id);
     this.assertCanManage(principal, user);
     if (id === principal.userId && changes.active === false)
-      throw new AppException('conflict', { message: 'You cannot deactivate your own account.' });
+      throw new AppException('conflict', { message: 'You cannot deactivate your own account.', messageKey: 'cannotDeactivateSelf' });
     if (id === principal.userId && changes.roleId !== undefined && changes.roleId !== user.roleId) {
-      throw new AppException('conflict', { message: 'You cannot change your own role.' });
+      throw new AppException('conflict', { message: 'You cannot change your own role.', messageKey: 'cannotChangeOwnRole' });
     }
     if (changes.roleId !== undefined && changes.roleId !== user.roleId) await this.assertGrantable(principal, changes.roleId);
 

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { Button } from 'primereact/button';
 import { InputText } from 'primereact/inputtext';
 import { useTranslation } from 'react-i18next';
 import {
@@ -23,12 +25,30 @@ import { useAdminForm } from '../useAdminForm';
 
 const LIST = '/attentionList/attentionList';
 const FORM = '/attentionList/attentionEdit';
+const WEB_CHAT_PAGE = '/attentionList/webChat';
 
 export function AttentionLineListPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   return (
     <AdminListPage<AttentionLineSummary>
       route={route}
+      // A web-chat line's embed snippet, direct link and preview.
+      rowActions={(row) =>
+        row.channel === 'WebChat' ? (
+          <Button
+            icon="pi pi-code"
+            rounded
+            text
+            severity="help"
+            aria-label={t('admin.webchat.open')}
+            tooltip={t('admin.webchat.open')}
+            data-testid="line-webchat"
+            data-id={row.id}
+            onClick={() => navigate(`${WEB_CHAT_PAGE}?id=${encodeURIComponent(row.id)}`)}
+          />
+        ) : null
+      }
       resource="attention-lines"
       auditType="attention-line"
       addPath={FORM}

@@ -88,6 +88,7 @@ export function CampaignFormPage({ route }: { route: AppRoute }) {
         };
       }}
       toBody={(v) => ({ ...v, customer: v.customer.trim() || null })}
+      fieldLabel={(field) => t(`admin.campaigns.${field}`, { defaultValue: '' }) || undefined}
     >
       <TextInput
         id="campaign-name"

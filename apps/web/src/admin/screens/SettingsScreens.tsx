@@ -8,7 +8,6 @@ import { describeError } from '../../api/error-text';
 import { useApi } from '../../app/ServicesContext';
 import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
-import { serverIssues } from '../admin-logic';
 import { FieldShell, NumberInput, TextArea } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
@@ -46,7 +45,7 @@ export function PlatformSettingsPage({ route }: { route: AppRoute }) {
       setValues(await api.admin.savePlatformSettings(values as PlatformSettings));
       toast.success(t('admin.form.saved'));
     } catch (e) {
-      if (isApiError(e) && e.code === 'validation') form.showServerIssues(serverIssues(e.data));
+      if (isApiError(e)) form.showServerError(e);
       setFailure(describeError(e, t));
     } finally {
       setSaving(false);
