@@ -142,7 +142,8 @@ describe('Softphone over a real SIP server', () => {
     await page.getByTestId('softphone-ws-url').fill('http://wrong');
     await page.getByTestId('softphone-domain').fill(kamailio.domain);
     await page.getByTestId('softphone-server-save').click();
-    await page.getByText('wsUrl must be a ws:// or wss:// URL').waitFor();
+    // The refusal names the field and its format in the user's language (validation.matches.wsUrl).
+    await page.getByText('WebSocket URL: Must be a ws:// or wss:// URL.').first().waitFor();
     await page.getByTestId('softphone-ws-url').fill(kamailio.wsUrl);
     await page.getByTestId('softphone-server-save').click();
     await page.getByText('SIP settings saved').first().waitFor();

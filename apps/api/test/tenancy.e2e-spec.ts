@@ -195,8 +195,8 @@ describe('Tenancy, users and roles (e2e)', () => {
       const token = (await login(t, admin.email, admin.password)).accessToken;
       const agentRole = tenant.roles.get('AGENT')!;
       await t.dataSource.getRepository(RoleMenu).insert([
-        // Not built yet: out of every menu, curated or not (issue 24 item 9).
-        { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/crm/crmlist', position: 1 },
+        // A duplicate of the desk's entry: out of every menu, curated or not (issue 24 item 9).
+        { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/dashboard/DashboardAgente', position: 1 },
         { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/conversations/agentConversations', position: 2 },
         // Not granted by the role: curation never grants a route.
         { clientId: tenant.client.id, roleId: agentRole.id, routePath: '/users/Users', position: 3 },

@@ -98,6 +98,15 @@ describe('describeError in the user language', () => {
     );
   });
 
+  it('names the expected format of a pattern field it knows, else says the format is not valid', async () => {
+    const wsUrl = refused({ issues: [{ field: 'wsUrl', rule: 'matches', params: {} }] }, 'wsUrl must be a ws:// or wss:// URL');
+    expect(describeError(wsUrl, await translator('en'))).toBe('WebSocket URL: Must be a ws:// or wss:// URL.');
+    expect(describeError(wsUrl, await translator('es'))).toBe('URL de WebSocket: Debe ser una URL ws:// o wss://.');
+    expect(describeError(wsUrl, await translator('ru'))).toBe('Адрес WebSocket: Должен быть URL ws:// или wss://.');
+    const other = refused({ issues: [{ field: 'code', rule: 'matches', params: {} }] }, 'code must match /x/');
+    expect(describeError(other, await translator('en'))).toBe('Code: The format is not valid.');
+  });
+
   it('words the shared admin rules and lists of allowed values', async () => {
     const en = await translator('en');
     expect(describeError(refused({ issues: [{ field: 'name', key: 'required' }] }), en)).toBe('Name: This field is required.');

@@ -109,8 +109,24 @@ function ruleValues(params: Record<string, unknown> = {}): Record<string, unknow
 
 /** One issue as a sentence in the user's language (without the field), or null for a rule this console does not know. */
 export function issueText(issue: WireIssue, t: Translate): string | null {
+  // A pattern rule says only "the format is not valid": where the console knows the field's format
+  // (validation.matches.<field>), it says which one, as the server's own message did.
+  if ('rule' in issue && issue.rule === 'matches') {
+    const specific = known(t, `validation.matches.${lastSegment(issue.field)}`);
+    if (specific) return specific;
+  }
   if ('rule' in issue) return known(t, `validation.rules.${issue.rule}`, ruleValues(issue.params));
   return known(t, `validation.${issue.key}`, issue.values ?? {});
+}
+
+/** The field a path ends with ("servers.0.wsUrl" → "wsUrl"). */
+function lastSegment(field: string): string {
+  return (
+    field
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .pop() ?? field
+  );
 }
 
 /** "roleId" → "Role id", "allowed_chats" → "Allowed chats": the last word of a path, for fields no label names. */
@@ -131,12 +147,7 @@ export function humaniseField(field: string): string {
 function labelOf(field: string, t: Translate, options: DescribeOptions): string {
   const own = options.fieldLabel?.(field);
   if (own) return own;
-  const name =
-    field
-      .split('.')
-      .filter((part) => !/^\d+$/.test(part))
-      .pop() ?? field;
-  return known(t, `validation.fields.${name}`) ?? humaniseField(field);
+  return known(t, `validation.fields.${lastSegment(field)}`) ?? humaniseField(field);
 }
 
 /** The server's own message for a field (data.fields), the fallback for a rule with no translation. */
