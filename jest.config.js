@@ -14,7 +14,10 @@ const swc = [
 ];
 const common = {
   transform: { '^.+\\.(t|j|mj)sx?$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uid|load-esm|file-type|strtok3|token-types|@tokenizer)/)'],
+  // sanitize-html 2.17 (the email desk's server-side sanitiser) brings ESM-only htmlparser2 10 and its dom* and entities.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|uid|load-esm|file-type|strtok3|token-types|@tokenizer|sanitize-html|htmlparser2|domhandler|domutils|dom-serializer|domelementtype|entities)/)',
+  ],
   moduleNameMapper: {
     '^@centralita/(contracts|domain|channels)$': '<rootDir>/libs/$1/src/index.ts',
     // Node-only code shared by the API and the worker (never bundled by the console).

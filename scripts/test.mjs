@@ -35,6 +35,27 @@ function ensureKamailio() {
   }
 }
 
+/**
+ * Debian's dovecot-imapd for the email suites (a real IMAP server, started by the tests from a
+ * private config on a loopback port). Installed when missing and run as root; the system service
+ * the package starts is stopped again: only the tests' own instances may run.
+ */
+function ensureDovecot() {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const installed = spawnSync('sh', ['-c', 'test -x /usr/sbin/dovecot && dpkg -s dovecot-imapd']).status === 0;
+  if (!installed && isRoot && spawnSync('sh', ['-c', 'command -v apt-get']).status === 0) {
+    log("Dovecot is not installed: installing Debian's dovecot-imapd with apt-get for the email tests...");
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', '-qq', 'dovecot-imapd'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    spawnSync('sh', ['-c', '(service dovecot stop || systemctl stop dovecot || /usr/sbin/dovecot stop) >/dev/null 2>&1'], {
+      stdio: 'ignore',
+    });
+  }
+}
+
 function jestArgs(projects, outputFile, passthrough) {
   return [
     path.join(ROOT, 'node_modules/jest/bin/jest.js'),
@@ -57,6 +78,7 @@ async function main() {
 
   const projects = ['unit', 'integration', 'e2e'];
   let skipped = 0;
+  ensureDovecot();
   const chromium = ensureChromium();
   if (chromium) {
     process.env.CHROMIUM_PATH = chromium;

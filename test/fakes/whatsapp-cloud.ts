@@ -17,6 +17,10 @@
  *   POST /{phone-number-id}/media      multipart (messaging_product, type, file); types and sizes as Meta
  *   GET  /{phone-number-id}            verified_name, display_phone_number (testConnection)
  *   GET  /{waba-id}/message_templates  Meta's paging (limit, after)
+ *   POST /{waba-id}/message_templates  create a template (Meta's checks: name [a-z0-9_], category, one BODY,
+ *                                      examples for every variable, name+language unique); answers
+ *                                      { id, status: 'PENDING', category }. `reviewTemplate(name, language,
+ *                                      status, reason)` decides and pushes message_template_status_update
  *   GET  /{media-id}                   a customer's medium: { url, mime_type, sha256, file_size, id }; the url
  *                                      (bearer token required) expires after mediaUrlTtlMs of the fake clock
  * Errors are Graph's body: { error: { message, type, code, error_data: { messaging_product, details }, fbtrace_id } }.
@@ -49,7 +53,10 @@ export interface FakeTemplate {
   name: string;
   language: string;
   category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
-  status: 'APPROVED' | 'PENDING' | 'REJECTED' | 'PAUSED';
+  status: 'APPROVED' | 'PENDING' | 'REJECTED' | 'PAUSED' | 'DISABLED';
+  /** Meta's template id (given to created templates; listed ones get one by position). */
+  id?: string;
+  rejectedReason?: string;
   /** The body with {{1}}, {{2}}… placeholders. */
   body: string;
   /** A text header, possibly with {{1}}. */
@@ -155,6 +162,8 @@ export interface WhatsAppFakeOptions {
   retryDelayMs?: number;
   /** How long a media download URL lives on the fake clock (Meta: 5 minutes). */
   mediaUrlTtlMs?: number;
+  /** Push a `sent` status webhook for every accepted message, as Meta does (default off: tests push receipts). */
+  autoSentStatus?: boolean;
 }
 
 const FREE_TEXT_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -284,6 +293,18 @@ export interface WhatsAppFake {
   expireMediaUrls(): void;
   /** Stores a customer medium (as customerWrites does) and answers its media id. */
   addCustomerMedia(bytes: Buffer, mimeType: string): string;
+  /** Meta's review of a created template: sets its status and pushes message_template_status_update. */
+  reviewTemplate(
+    name: string,
+    language: string,
+    status: FakeTemplate['status'],
+    reason?: string,
+    options?: DeliveryOptions,
+  ): Promise<FakeWebhookDelivery[]>;
+  /** Turns the automatic `sent` status on or off; `beforeAnswer` pushes it (and waits) before the send is answered. */
+  setAutoSentStatus(on: boolean, options?: { beforeAnswer?: boolean }): void;
+  /** Accepts (records) the next sends after `after` more, but never answers them: the caller dies waiting. */
+  holdAnswers(after: number): void;
   close(): Promise<void>;
 }
 
@@ -317,6 +338,12 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
   const failures: { failure: FakeFailure; match?: { path?: string; method?: string } }[] = [];
   let expiredUrlsToIssue = 0;
   let baseUrl = '';
+  let autoSentStatus = options.autoSentStatus ?? false;
+  let sentStatusBeforeAnswer = false;
+  let answersBeforeHold = Infinity;
+  let templateIds = 0;
+  // Declared before the handlers that call it; assigned once the webhook helpers exist below.
+  let pushSentStatus: (messageId: string) => Promise<unknown> = async () => undefined;
 
   const newWamid = () => `wamid.${Buffer.from(`${randomBytes(18).toString('hex')}`).toString('base64url')}`;
   const unixSeconds = (at: Date) => String(Math.floor(at.getTime() / 1000));
@@ -357,11 +384,26 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
   ): void => {
     const id = newWamid();
     sent.push({ id, body, at: now(), ...entry });
-    json(response, {
-      messaging_product: 'whatsapp',
-      contacts: [{ input: entry.to, ...(entry.addressedBy === 'to' ? { wa_id: entry.to.replace(/^\+/, '') } : { user_id: entry.to }) }],
-      messages: [{ id, ...(entry.type === 'template' ? { message_status: 'accepted' } : {}) }],
-    });
+    if (answersBeforeHold <= 0) {
+      // Accepted (Meta reports it) but never answered: the caller dies waiting (holdAnswers).
+      if (autoSentStatus) void pushSentStatus(id).catch(() => undefined);
+      return;
+    }
+    answersBeforeHold--;
+    if (autoSentStatus && sentStatusBeforeAnswer) {
+      // Meta's status can beat its own answer to the send: the webhook is delivered first.
+      void pushSentStatus(id).finally(() => answer());
+      return;
+    }
+    if (autoSentStatus) void pushSentStatus(id).catch(() => undefined);
+    answer();
+    function answer() {
+      json(response, {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: entry.to, ...(entry.addressedBy === 'to' ? { wa_id: entry.to.replace(/^\+/, '') } : { user_id: entry.to }) }],
+        messages: [{ id, ...(entry.type === 'template' ? { message_status: 'accepted' } : {}) }],
+      });
+    }
   };
 
   const handleMessages = async (request: IncomingMessage, response: ServerResponse) => {
@@ -521,6 +563,80 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
     json(response, { id: upload.id });
   };
 
+  /** Meta's checks of POST /{waba-id}/message_templates, and its answer. */
+  const handleCreateTemplate = async (request: IncomingMessage, response: ServerResponse) => {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse((await readBody(request)).toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return invalidParameter(response, 'The body is not valid JSON');
+    }
+    const { name, language, category } = body;
+    if (typeof name !== 'string' || !/^[a-z0-9_]{1,512}$/.test(name)) {
+      return invalidParameter(response, 'Param name must be at most 512 characters: lowercase letters, digits and underscores');
+    }
+    if (typeof language !== 'string' || !/^[a-z]{2,3}(_[A-Z]{2})?$/.test(language))
+      return invalidParameter(response, 'Param language is invalid');
+    if (category !== 'MARKETING' && category !== 'UTILITY' && category !== 'AUTHENTICATION') {
+      return invalidParameter(response, 'Param category must be one of {MARKETING, UTILITY, AUTHENTICATION}');
+    }
+    const components = Array.isArray(body.components) ? (body.components as Record<string, unknown>[]) : [];
+    const bodies = components.filter((component) => component?.type === 'BODY');
+    const bodyText = bodies[0]?.text;
+    if (bodies.length !== 1 || typeof bodyText !== 'string' || !bodyText.trim() || bodyText.length > 1024) {
+      return invalidParameter(response, 'A template has exactly one BODY component with text of at most 1024 characters');
+    }
+    const header = components.find((component) => component?.type === 'HEADER');
+    const headerText = header && (header.format ?? 'TEXT') === 'TEXT' && typeof header.text === 'string' ? header.text : undefined;
+    const examples = (component: Record<string, unknown> | undefined, key: 'body_text' | 'header_text'): number => {
+      const example = component?.example as Record<string, unknown> | undefined;
+      const value = example?.[key];
+      return key === 'body_text'
+        ? Array.isArray(value) && Array.isArray(value[0])
+          ? value[0].length
+          : 0
+        : Array.isArray(value)
+          ? value.length
+          : 0;
+    };
+    if (placeholders(bodyText) > 0 && examples(bodies[0], 'body_text') !== placeholders(bodyText)) {
+      return graphError(response, {
+        status: 400,
+        code: 100,
+        message: 'Invalid parameter',
+        details: "Message template's variables need example values: add an example for every {{n}} of the body",
+      });
+    }
+    if (headerText && placeholders(headerText) > 0 && examples(header, 'header_text') !== placeholders(headerText)) {
+      return graphError(response, {
+        status: 400,
+        code: 100,
+        message: 'Invalid parameter',
+        details: 'The header variable needs an example value',
+      });
+    }
+    if (templates.some((template) => template.name === name && template.language === language)) {
+      return graphError(response, {
+        status: 400,
+        code: 100,
+        message: 'Invalid parameter',
+        details: `Content in this language already exists: ${name} (${language})`,
+      });
+    }
+    const id = String(7_000_000_000_000 + ++templateIds * 7919 + Math.floor(Math.random() * 1000));
+    templates.push({
+      id,
+      name,
+      language,
+      category,
+      status: 'PENDING',
+      body: bodyText,
+      ...(headerText !== undefined ? { header: headerText } : {}),
+      ...(header && header.format && header.format !== 'TEXT' ? { mediaHeader: header.format as FakeTemplate['mediaHeader'] } : {}),
+    });
+    json(response, { id, status: 'PENDING', category });
+  };
+
   const handleTemplates = (response: ServerResponse, query: Record<string, string>) => {
     const limit = Math.min(Math.max(Number(query.limit ?? 25) || 25, 1), 100);
     const start = query.after ? Number(Buffer.from(query.after, 'base64url').toString()) || 0 : 0;
@@ -532,7 +648,8 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         language: template.language,
         status: template.status,
         category: template.category,
-        id: String(900_000 + start + index),
+        id: template.id ?? String(900_000 + start + index),
+        ...(template.status === 'REJECTED' ? { rejected_reason: template.rejectedReason ?? 'INVALID_FORMAT' } : {}),
         components: [
           ...(template.header ? [{ type: 'HEADER', format: 'TEXT', text: template.header }] : []),
           ...(template.mediaHeader ? [{ type: 'HEADER', format: template.mediaHeader, example: { header_handle: ['4::aW1hZ2U='] } }] : []),
@@ -623,6 +740,8 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       }
       if (request.method === 'GET' && objectId === wabaId && edge === 'message_templates' && segments.length === 3)
         return handleTemplates(response, query);
+      if (request.method === 'POST' && objectId === wabaId && edge === 'message_templates' && segments.length === 3)
+        return handleCreateTemplate(request, response);
       if (request.method === 'GET' && objectId && segments.length === 2) return handleMediaLookup(response, objectId);
       await readBody(request);
       graphError(response, {
@@ -781,10 +900,13 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
             },
           }
         : {};
-    return { id: messageId, status, timestamp: unixSeconds(now()), ...recipient, ...billing, ...extra };
+    const callback =
+      typeof message.body.biz_opaque_callback_data === 'string' ? { biz_opaque_callback_data: message.body.biz_opaque_callback_data } : {};
+    return { id: messageId, status, timestamp: unixSeconds(now()), ...recipient, ...billing, ...callback, ...extra };
   };
   const statusPayload = (statuses: Record<string, unknown>[]) =>
     envelope([[{ value: { messaging_product: 'whatsapp', metadata: metadata(), statuses }, field: 'messages' }]]);
+  pushSentStatus = (messageId) => (webhookUrl ? deliver(statusPayload([statusValue(messageId, 'sent')])) : Promise.resolve());
 
   return {
     url: baseUrl,
@@ -904,6 +1026,48 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       for (const issued of mediaUrls.values()) issued.expiresAt = 0;
     },
     addCustomerMedia,
+    async reviewTemplate(name, language, status, reason, deliveryOptions) {
+      const template = templates.find((candidate) => candidate.name === name && candidate.language === language);
+      if (!template) throw new Error(`whatsapp fake: no template ${name} (${language})`);
+      template.status = status;
+      if (status === 'REJECTED') template.rejectedReason = reason ?? 'INVALID_FORMAT';
+      template.id ??= String(900_000 + templates.indexOf(template));
+      const paused = status === 'PAUSED' || status === 'DISABLED';
+      // Meta stamps template updates' entries with `time`: the same decision taken again is a new body.
+      const stamped = (payload: ReturnType<typeof envelope>) => ({
+        ...payload,
+        entry: payload.entry.map((entry) => ({ ...entry, time: Math.floor(now().getTime() / 1000) })),
+      });
+      return deliver(
+        stamped(
+          envelope([
+            [
+              {
+                field: 'message_template_status_update',
+                value: {
+                  event: status,
+                  message_template_id: Number(template.id),
+                  message_template_name: name,
+                  message_template_language: language,
+                  reason: status === 'REJECTED' ? (reason ?? 'INVALID_FORMAT') : 'NONE',
+                  ...(paused
+                    ? { other_info: { title: status === 'PAUSED' ? 'FIRST_PAUSE' : 'DISABLED', description: reason ?? 'Low quality' } }
+                    : {}),
+                },
+              },
+            ],
+          ]),
+        ),
+        deliveryOptions,
+      );
+    },
+    setAutoSentStatus(on, setOptions = {}) {
+      autoSentStatus = on;
+      sentStatusBeforeAnswer = setOptions.beforeAnswer ?? false;
+    },
+    holdAnswers(after) {
+      answersBeforeHold = after;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -38,10 +38,15 @@ import { TrunksModule } from './modules/trunks/trunks.module';
 import { DashboardsModule } from './modules/dashboards/dashboards.module';
 import { ReportsModule } from './modules/reports/reports.module';
 import { ChannelsModule } from './modules/channels/channels.module';
+import { MessageCampaignsModule } from './modules/message-campaigns/message-campaigns.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
+import { EmailDeskModule } from './modules/channels/email/email-desk.module';
 import { MailBlacklistModule } from './modules/mail-blacklist/mail-blacklist.module';
 import { ContactsModule } from './modules/contacts/contacts.module';
 import { CasesModule } from './modules/cases/cases.module';
+import { BotModule } from './modules/bot/bot.module';
+import { VideoModule } from './modules/video/video.module';
+import { VicidialModule } from './modules/vicidial/vicidial.module';
 
 @Module({})
 export class AppModule {
@@ -68,6 +73,7 @@ export class AppModule {
         CampaignsModule,
         PredefinedMessagesModule,
         QnaModule,
+        BotModule,
         PollsModule,
         IvrsModule,
         TrunksModule,
@@ -87,10 +93,14 @@ export class AppModule {
         OutboundModule,
         OutboundTemplatesModule,
         ChannelsModule,
+        MessageCampaignsModule,
         AttachmentsModule,
+        EmailDeskModule,
         MailBlacklistModule,
         ContactsModule,
         CasesModule,
+        VideoModule,
+        VicidialModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

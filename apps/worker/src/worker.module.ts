@@ -13,6 +13,9 @@ import { SENTIMENT_DB, SentimentProcessor } from './sentiment/sentiment.processo
 import { channelEndpointsFromEnv, createChannelRegistry } from '@centralita/channels';
 import { checkFileStoreAtStartup, ConfigCrypto } from '@centralita/contracts/server';
 import { CHANNEL_SEND_DB, ChannelSendProcessor, WORKER_CHANNEL_REGISTRY } from './channels/channel-send.processor';
+import { EMAIL_DB, EmailReaderService } from './email/email-reader.service';
+import { VideoWorkerModule } from './video/video-worker.module';
+import { MESSAGE_CAMPAIGN_DB, MESSAGE_CAMPAIGN_REGISTRY, MessageCampaignProcessor } from './message-campaigns/message-campaign.processor';
 
 @Module({})
 export class WorkerModule {
@@ -31,6 +34,7 @@ export class WorkerModule {
         BullModule.registerQueue({ name: QUEUES.reportExport }),
         BullModule.registerQueue({ name: QUEUES.sentiment }),
         BullModule.registerQueue({ name: QUEUES.channelSend }),
+        VideoWorkerModule.forRoot(config),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
@@ -92,6 +96,18 @@ export class WorkerModule {
         SentimentProcessor,
         // The API's key (CONFIG_ENCRYPTION_KEY): channel secrets are decrypted in memory for each send.
         { provide: ConfigCrypto, useFactory: () => new ConfigCrypto(process.env) },
+        {
+          provide: EMAIL_DB,
+          // The mailbox readers' own pool: a slow export never delays a customer's mail (issue 20).
+          useFactory: () =>
+            new DataSource({
+              type: 'postgres',
+              url: config.databaseUrl,
+              synchronize: false,
+              extra: { max: 2, application_name: 'centralita-email' },
+            }),
+        },
+        EmailReaderService,
         // CHANNEL_SEND_ENABLED=off: this process leaves provider sends to other workers.
         ...(config.channelSendEnabled
           ? [
@@ -108,6 +124,19 @@ export class WorkerModule {
               },
               { provide: WORKER_CHANNEL_REGISTRY, useFactory: () => createChannelRegistry(channelEndpointsFromEnv()) },
               ChannelSendProcessor,
+              {
+                provide: MESSAGE_CAMPAIGN_DB,
+                // Message campaigns (issue 21): their own pool, so a long campaign never delays an agent's reply.
+                useFactory: () =>
+                  new DataSource({
+                    type: 'postgres',
+                    url: config.databaseUrl,
+                    synchronize: false,
+                    extra: { max: 3, application_name: 'centralita-message-campaigns' },
+                  }),
+              },
+              { provide: MESSAGE_CAMPAIGN_REGISTRY, useFactory: () => createChannelRegistry(channelEndpointsFromEnv()) },
+              MessageCampaignProcessor,
             ]
           : []),
       ],

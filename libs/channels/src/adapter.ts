@@ -114,7 +114,11 @@ export type InboundEvent =
       contactExternalId?: string;
       /** With `failed`: the provider's reason, shown to the agent. */
       error?: { code: string; message: string };
+      /** What the sender attached to the message (WhatsApp biz_opaque_callback_data): correlates a receipt that beats the send's answer. */
+      callbackData?: string;
     }
+  /** A provider template's review or quality status moved (WhatsApp message_template_status_update). */
+  | { type: 'template-status'; providerTemplateId: string; name: string; language: string; status: string; reason?: string; at: Date }
   | { type: 'typing'; contactExternalId: string; at: Date }
   /** The customer blocked the bot (Telegram `kicked`), stopped marketing (WhatsApp), or came back (`opt-in`). */
   | { type: 'opt-out' | 'opt-in'; contactExternalId: string; at: Date; reason: 'blocked' | 'marketing' | 'unblocked' };
@@ -149,6 +153,27 @@ export interface OutboundMessage {
   template?: TemplateSend;
   /** Messenger/Instagram outside the 24 h window, where the account has the human-agent tag. */
   humanAgentTag?: boolean;
+  /** Echoed by the provider in the message's receipts (WhatsApp biz_opaque_callback_data, at most 512 characters). */
+  callbackData?: string;
+}
+
+/** A template as submitted for the provider's review (WhatsApp: Meta's message_templates components). */
+export interface TemplateDefinition {
+  name: string;
+  language: string;
+  category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+  /** Meta's components (HEADER, BODY, FOOTER, BUTTONS) with their examples, as Meta takes them. */
+  components: Record<string, unknown>[];
+}
+
+/** A template's review state at the provider. */
+export interface TemplateStatusInfo {
+  providerTemplateId: string;
+  name: string;
+  language: string;
+  status: string;
+  category: string;
+  reason?: string;
 }
 
 export interface SendContext {
@@ -191,6 +216,10 @@ export interface ChannelAdapter {
   profile?(account: ChannelAccount, contactExternalId: string): Promise<{ name?: string; username?: string }>;
   /** Approved templates (capabilities.templates only). */
   listTemplates?(account: ChannelAccount): Promise<TemplateInfo[]>;
+  /** Submits a template for the provider's review; answers its id and first status (capabilities.templates only). */
+  createTemplate?(account: ChannelAccount, template: TemplateDefinition): Promise<TemplateStatusInfo>;
+  /** Every template of the account with its review status, whatever it is (the manual "sync now"). */
+  templateStatuses?(account: ChannelAccount): Promise<TemplateStatusInfo[]>;
   /**
    * Points the provider's webhook at `url` (the account's webhook URL) with the account's
    * credentials and verify token, so connecting needs no trip to the provider's console; only
@@ -198,6 +227,13 @@ export interface ChannelAdapter {
    * ChannelError with the reason.
    */
   registerWebhook?(account: ChannelAccount, url: string): Promise<void>;
+  /**
+   * How the platform receives the account's messages: the provider's webhook (default) or a
+   * mailbox the worker reads (email), so the console shows no webhook URL to paste.
+   */
+  readonly inbound?: 'webhook' | 'mailbox';
+  /** The first problem of plain settings (and the account id) as typed: answered 400 by the API, naming the field; null when fine. */
+  settingsProblem?(settings: Record<string, string>, externalAccountId: string): { field: string; message: string } | null;
 }
 
 /** A webhook body that verified but is not what the provider sends: answered 400, nothing stored. */

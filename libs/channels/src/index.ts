@@ -6,3 +6,4 @@ export { metaJson, metaSignature, verifyMetaSignature, constantTimeEqual } from 
 export * from './telegram';
 export { createTwitterAdapter, xChannelEnabled, xCrcResponseToken, xWebhookSignature, oauth1AuthorizationHeader } from './twitter';
 export * from './messenger';
+export * from './email';

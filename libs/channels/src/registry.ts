@@ -3,6 +3,7 @@ import { createTwitterAdapter } from './twitter';
 import { createTelegramAdapter } from './telegram';
 import { createWhatsAppAdapter } from './whatsapp';
 import { createInstagramAdapter, createMessengerAdapter } from './messenger';
+import { createEmailAdapter } from './email';
 
 /**
  * The typed registry: one adapter factory per messaging channel kind. Adding a channel adds its
@@ -14,6 +15,7 @@ const FACTORIES: Record<MessagingChannelKind, (endpoints: ChannelEndpoints) => C
   instagram: createInstagramAdapter,
   telegram: createTelegramAdapter,
   twitter: createTwitterAdapter,
+  email: (endpoints) => createEmailAdapter(endpoints),
 };
 
 export type ChannelRegistry = ReadonlyMap<MessagingChannelKind, ChannelAdapter>;

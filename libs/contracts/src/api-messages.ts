@@ -59,6 +59,15 @@ export const API_MESSAGE_KEYS = [
   'rangeTooLong',
   'exportExpired',
   'exportNotReady',
+  // channel accounts (ChannelsAdmin)
+  'channelSecretRequired',
+  'channelKindFixed',
+  'channelKindNotOffered',
+  'channelLineNotFound',
+  'channelAccountConnected',
+  'channelWebhookManual',
+  'channelNoTemplates',
+  'channelNoEncryptionKey',
 ] as const;
 export type ApiMessageKey = (typeof API_MESSAGE_KEYS)[number];
 

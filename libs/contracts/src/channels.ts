@@ -6,7 +6,7 @@ import type { ChannelKind } from './constants';
 
 /** Every digital channel but web chat: those an account connects to a provider. */
 export type MessagingKind = Exclude<ChannelKind, 'webchat'>;
-export const MESSAGING_KINDS: readonly MessagingKind[] = ['whatsapp', 'facebook', 'instagram', 'telegram', 'twitter'];
+export const MESSAGING_KINDS: readonly MessagingKind[] = ['whatsapp', 'facebook', 'instagram', 'telegram', 'twitter', 'email'];
 
 /** A sent message's way to the customer; only forward (sent < delivered < read), `failed` is terminal. */
 export type MessageDeliveryStatus = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
@@ -43,6 +43,11 @@ export interface ChannelKindView {
    * POST /api/channel-accounts/:id/register-webhook. Otherwise the administrator pastes it.
    */
   registersWebhook: boolean;
+  /**
+   * How the platform receives the account's messages: a provider's webhook (the account shows its
+   * URL and verify token; the default), or a mailbox the worker reads (email: IMAP, nothing to paste).
+   */
+  inbound?: 'webhook' | 'mailbox';
 }
 
 /** A connected account: GET/POST /api/channel-accounts, PUT/DELETE /api/channel-accounts/:id. */
@@ -119,3 +124,55 @@ export interface TemplateMessageInput {
 
 /** Meta's template categories the console names (desk.templates.category.<key>); any other word is shown as sent. */
 export const TEMPLATE_CATEGORIES = ['UTILITY', 'MARKETING', 'AUTHENTICATION'] as const;
+
+/** An address of an email, as the desk shows it. */
+export interface EmailAddressView {
+  address: string;
+  name: string | null;
+}
+
+/** A sender-authentication verdict of the receiving server (Authentication-Results): null when it did not say. */
+export type EmailAuthVerdict = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
+
+/**
+ * One email of a conversation (issue 20), beside its message (the desk's message list shows the
+ * message; the email view shows this): GET /api/conversations/:id/emails.
+ */
+export interface EmailMessageView {
+  /** The conversation message it is (null while an inbound one is being stored). */
+  messageId: string | null;
+  direction: 'in' | 'out';
+  subject: string;
+  /** RFC 5322 Message-ID, with its angle brackets. */
+  messageIdHeader: string;
+  inReplyTo: string | null;
+  references: string[];
+  from: EmailAddressView;
+  to: EmailAddressView[];
+  cc: EmailAddressView[];
+  /** Outbound only (the customer never sees it). */
+  bcc: EmailAddressView[];
+  /** The new part of the plain text; the quoted part (the earlier mails) folded away in `quoted`. */
+  text: string;
+  quoted: string;
+  /** The HTML as received (the console sanitises it and shows it in a sandboxed frame); null for plain-text mail. */
+  html: string | null;
+  /** The receiving server's verdicts (inbound only). */
+  auth: { spf: EmailAuthVerdict | null; dkim: EmailAuthVerdict | null; dmarc: EmailAuthVerdict | null } | null;
+  attachments: AttachmentView[];
+  at: string;
+  /** Outbound: the SMTP server took it (250) and the platform saw the answer; false when a worker died in between (sent once, unconfirmed). */
+  confirmed: boolean | null;
+}
+
+/** POST /api/conversations/:id/email-replies (multipart: field `payload` holds this JSON, `files` the attachments). */
+export interface EmailReplyInput {
+  /** The editor's HTML (sanitised by the server before it is stored or sent). */
+  html: string;
+  /** Extra recipients; the customer is always the first `to`. */
+  cc?: string[];
+  bcc?: string[];
+  /** Default: "Re: " and the thread's subject. */
+  subject?: string;
+  clientMessageId?: string;
+}

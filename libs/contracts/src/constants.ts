@@ -3,9 +3,12 @@ export const LAYOUT = { headerHeight: 64, sidebarWidth: 260, sidebarCompactWidth
 export const THEME_DEFAULTS = { theme: 'blue', layout: 'layout1', sidebar: 'compact-dark', topbar: 'fixed' } as const;
 export const CHANNEL_IDS = { WebChat: 7, FaceBook: 5, Instagram: 18, Twitter: 6, Telegram: 17, WhatsApp: 80 } as const;
 export type ChannelName = keyof typeof CHANNEL_IDS;
+/** Channels the platform serves that spec §9 gives no id: a display name only (issue 20: email). */
+export type UnnumberedChannelName = 'Email';
 /**
  * A digital channel as the platform stores it (conversations, contacts, messages) and as the
- * conversation intake takes it: the lower-case spelling of its CHANNEL_IDS name.
+ * conversation intake takes it: the lower-case spelling of its CHANNEL_IDS name, or of its display
+ * name for a channel without a spec §9 id (email).
  */
 export const CHANNEL_KINDS = {
   webchat: 'WebChat',
@@ -14,7 +17,8 @@ export const CHANNEL_KINDS = {
   twitter: 'Twitter',
   telegram: 'Telegram',
   whatsapp: 'WhatsApp',
-} as const satisfies Record<string, ChannelName>;
+  email: 'Email',
+} as const satisfies Record<string, ChannelName | UnnumberedChannelName>;
 export type ChannelKind = keyof typeof CHANNEL_KINDS;
 /** The kind a channel name or spec §9 id stands for ('WebChat', 'directline', 7 → 'webchat'); null when it names none. */
 export function channelKindOf(channel: string | number): ChannelKind | null {

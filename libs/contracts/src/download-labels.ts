@@ -92,6 +92,7 @@ export type ConversationStatusCode = (typeof CONVERSATION_STATUS_CODES)[number];
 export const CONVERSATION_EVENT_CODES = [
   'xstate.init',
   'conversation.menuCompleted',
+  'conversation.agentStarted',
   'conversation.assigned',
   'conversation.transferred',
   'conversation.abandoned',
@@ -183,6 +184,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Creada',
       'conversation.menuCompleted': 'Menú completado',
+      'conversation.agentStarted': 'Iniciada por el agente',
       'conversation.assigned': 'Asignada a un agente',
       'conversation.transferred': 'Transferida',
       'conversation.abandoned': 'Abandonada por el cliente',
@@ -312,6 +314,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Created',
       'conversation.menuCompleted': 'Menu completed',
+      'conversation.agentStarted': 'Started by the agent',
       'conversation.assigned': 'Assigned to an agent',
       'conversation.transferred': 'Transferred',
       'conversation.abandoned': 'Abandoned by the customer',
@@ -449,6 +452,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Δημιουργήθηκε',
       'conversation.menuCompleted': 'Ολοκληρώθηκε το μενού',
+      'conversation.agentStarted': 'Ξεκίνησε από τον εκπρόσωπο',
       'conversation.assigned': 'Ανατέθηκε σε πράκτορα',
       'conversation.transferred': 'Μεταφέρθηκε',
       'conversation.abandoned': 'Εγκαταλείφθηκε από τον πελάτη',
@@ -578,6 +582,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Creata',
       'conversation.menuCompleted': 'Menu completato',
+      'conversation.agentStarted': "Avviata dall'operatore",
       'conversation.assigned': 'Assegnata a un operatore',
       'conversation.transferred': 'Trasferita',
       'conversation.abandoned': 'Abbandonata dal cliente',
@@ -707,6 +712,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Razgovor započet',
       'conversation.menuCompleted': 'Meni završen',
+      'conversation.agentStarted': 'Započeo agent',
       'conversation.assigned': 'Dodeljen agentu',
       'conversation.transferred': 'Prebačen',
       'conversation.abandoned': 'Klijent je odustao',
@@ -835,6 +841,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Erstellt',
       'conversation.menuCompleted': 'Menü abgeschlossen',
+      'conversation.agentStarted': 'Vom Agenten gestartet',
       'conversation.assigned': 'Einem Agenten zugewiesen',
       'conversation.transferred': 'Weitergeleitet',
       'conversation.abandoned': 'Vom Kunden abgebrochen',
@@ -964,6 +971,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
     conversationEvent: {
       'xstate.init': 'Создан',
       'conversation.menuCompleted': 'Меню пройдено',
+      'conversation.agentStarted': 'Начат оператором',
       'conversation.assigned': 'Назначен оператору',
       'conversation.transferred': 'Переведён',
       'conversation.abandoned': 'Клиент ушёл',
@@ -1064,7 +1072,8 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
 export function valueLabel(kind: ValueLabelKind, code: string, language: Language): string {
   if (kind === 'channel') {
     const brand = channelKindOf(code);
-    if (brand) return CHANNEL_KINDS[brand];
+    // Email is a kind of its own (issue 20) but a word, not a brand: it keeps its translation.
+    if (brand && !(TRANSLATED_CHANNEL_CODES as readonly string[]).includes(brand)) return CHANNEL_KINDS[brand];
   }
   const table = DOWNLOAD_LABELS[language][kind] as Record<string, string>;
   const key = kind === 'channel' ? code.trim().toLowerCase() : code;

@@ -26,3 +26,7 @@ export * from './cases';
 export * from './api-messages';
 export * from './mail-blacklist';
 export * from './contacts';
+export * from './bot';
+export * from './video';
+export * from './integration-keys';
+export * from './message-campaigns';

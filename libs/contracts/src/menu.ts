@@ -60,7 +60,6 @@ export const OFF_MENU_ROUTES: Record<string, { reason: 'duplicate'; sameAs: stri
   // The monitor's own entry for a role that supervises conversations without dashboards.
   '/livePersonConversations/ConversationList': { reason: 'duplicate', sameAs: '/conversations/conversations' },
   '/livePersonConversations/LivePersonWindowChat': { reason: 'duplicate', sameAs: '/conversations/conversations' },
-  '/emails/SendEmail': { reason: 'notBuilt' },
   // Administrators reach it per line from '/attentionList/webChat' (snippet, link and preview).
   '/WindowChat/windowChat/': { reason: 'public' },
 };

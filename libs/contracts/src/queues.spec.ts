@@ -15,6 +15,8 @@ describe('queue registry', () => {
       channelInbound: 'channel-inbound',
       channelSend: 'channel-send',
       geoImport: 'geo-import',
+      videoRecording: 'video-recording',
+      messageCampaigns: 'message-campaigns',
     });
   });
 

@@ -9,6 +9,7 @@ import type { PhoneListImportJob } from './admin';
 import type { OutboundCallEventJob } from './outbound';
 import type { ReportExportJob } from './reports';
 import type { GeoImportJob } from './cases';
+import type { VideoRecordingJob } from './video';
 
 export const QUEUES = {
   /** API → worker: one mail to send (or, in development, keep in the dev mailbox). */
@@ -33,6 +34,10 @@ export const QUEUES = {
   channelSend: 'channel-send',
   /** API → worker: one spreadsheet of provinces, cantons and districts (cases); job id = import id. */
   geoImport: 'geo-import',
+  /** API (through the outbox) → worker: join one video recording's chunks into its file; job id `video-recording.<recordingId>`. */
+  videoRecording: 'video-recording',
+  /** API (through the outbox) → worker: run one message campaign's sends until done, paused or stopped; job id `message-campaign.<campaignId>`. */
+  messageCampaigns: 'message-campaigns',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -69,6 +74,14 @@ export interface QueueJobs {
   [QUEUES.channelInbound]: { name: 'process'; data: ChannelInboundJob };
   [QUEUES.channelSend]: { name: 'send'; data: ChannelSendJob };
   [QUEUES.geoImport]: { name: 'import'; data: GeoImportJob };
+  [QUEUES.videoRecording]: { name: 'finalise'; data: VideoRecordingJob };
+  [QUEUES.messageCampaigns]: { name: 'run'; data: MessageCampaignJob };
+}
+
+/** One message campaign to run (its recipients' states live in PostgreSQL; the job only drives them). */
+export interface MessageCampaignJob {
+  tenantId: string;
+  campaignId: string;
 }
 
 /** One raw webhook body stored in channel_events, to parse and take in. */

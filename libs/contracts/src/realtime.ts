@@ -6,6 +6,7 @@
 import type { AttachmentView, MessageDeliveryStatus } from './channels';
 import type { SentimentAlertView } from './dashboards';
 import type { OutboundBoardView, OutboundCallView, OutboundPreviewLineView } from './outbound';
+import type { VideoClientEvents, VideoServerEvents } from './video';
 
 export const SOCKET_NAMESPACES = { staff: '/staff', visitor: '/visitor' } as const;
 
@@ -55,7 +56,8 @@ export interface MessageView {
   id: string;
   conversationId: string;
   sequence: number;
-  senderKind: 'customer' | 'agent' | 'supervisor' | 'system';
+  /** 'bot': the line's bot answering while the conversation is Transitory (issue 23). */
+  senderKind: 'customer' | 'agent' | 'supervisor' | 'system' | 'bot';
   senderId: string | null;
   text: string;
   clientMessageId: string | null;
@@ -150,7 +152,8 @@ export interface ReadView {
 }
 
 /** Server → client events on `/staff`. */
-export interface StaffServerEvents {
+/** Video calls' signalling and call events ride the same namespaces (video.ts). */
+export interface StaffServerEvents extends VideoServerEvents {
   'conversation.updated': (view: ConversationView) => void;
   'agent.updated': (view: AgentView) => void;
   'message.created': (view: MessageView) => void;
@@ -210,7 +213,8 @@ export function deliverStaffBatch(socket: PushListeners, pushes: StaffPush[]): v
 }
 
 /** Server → client events on `/visitor`. Visitors never see notes, agents' boards or other queues. */
-export interface VisitorServerEvents {
+/** Video calls' signalling and call events ride the same namespaces (video.ts). */
+export interface VisitorServerEvents extends VideoServerEvents {
   'conversation.updated': (view: ConversationView) => void;
   'message.created': (view: MessageView) => void;
   /** A stored message changed (the same view as staff get). */
@@ -223,12 +227,14 @@ export interface VisitorServerEvents {
 export type JoinAck = { ok: true; room: string } | { ok: false; errorCode: 'forbidden' | 'not_found' | 'validation'; errorMessage: string };
 
 /** Client → server events; every join is authorised on its own, not only at connect. */
-export interface StaffClientEvents {
+/** Video calls' signalling and call events ride the same namespaces (video.ts). */
+export interface StaffClientEvents extends VideoClientEvents {
   join: (room: RoomRef, ack: (answer: JoinAck) => void) => void;
   leave: (room: RoomRef, ack: (answer: JoinAck) => void) => void;
   typing: (input: { conversationId: string; typing: boolean }) => void;
 }
-export interface VisitorClientEvents {
+/** Video calls' signalling and call events ride the same namespaces (video.ts). */
+export interface VisitorClientEvents extends VideoClientEvents {
   join: (room: RoomRef, ack: (answer: JoinAck) => void) => void;
   typing: (input: { typing: boolean }) => void;
 }

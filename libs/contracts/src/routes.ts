@@ -138,6 +138,8 @@ export const APP_ROUTES: AppRoute[] = [
   // Single screens
   { path: '/reports/reports', titleKey: 'reports', permission: P.reportsView, capability: 'dashboards', icon: 'pi pi-file' },
   { path: '/qna/qna', titleKey: 'qna', permission: P.qnaManage, capability: 'admin', icon: 'pi pi-question-circle' },
+  // Issue 23: the bot in front of a line's queue (settings per line, test panel, unanswered questions).
+  { path: '/qna/bot', titleKey: 'bot', permission: P.attentionLinesManage, capability: 'admin', icon: 'pi pi-android' },
   {
     path: '/platformSettings/platformSettings',
     titleKey: 'configurations',
@@ -154,6 +156,8 @@ export const APP_ROUTES: AppRoute[] = [
   },
   // The spec's BlackListMail (issue 20 item 5): a screen of its own, with the channel settings' permission.
   { path: '/settings/BlackListMail', titleKey: 'mailBlacklist', permission: P.settingsManage, capability: 'admin', icon: 'pi pi-ban' },
+  // Issue 22 item 5: keys an external dialer uses to ask for agents' sign-in links (ExternLoginVicidial).
+  { path: '/settings/integrationKeys', titleKey: 'integrationKeys', permission: P.usersManage, capability: 'admin', icon: 'pi pi-key' },
   { path: '/emails/SendEmail', titleKey: 'sendEmail', permission: P.emailsSend, capability: 'crm', icon: 'pi pi-envelope' },
   // Campaigns
   { path: '/campaings/campaings', titleKey: 'campaigns', permission: P.campaignsManage, capability: 'admin', icon: 'pi pi-megaphone' },

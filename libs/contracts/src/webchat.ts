@@ -43,6 +43,8 @@ export interface WebchatLineView {
    * signed out): the widget says so instead of an estimate it cannot make.
    */
   nobodyServing: boolean;
+  /** Present (true) when the line's bot answers first: the widget shows the chat (and a handoff button) instead of the menu. */
+  bot?: true;
 }
 
 /** The zone business hours are read in when the tenant configured none (or an unknown one). */

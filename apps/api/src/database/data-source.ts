@@ -46,8 +46,13 @@ import { ChannelAccounts1763704200000 } from './migrations/1763704200000-channel
 import { MessageDeliveryAndAttachments1763704300000 } from './migrations/1763704300000-message-delivery-and-attachments';
 import { TenantLanguage1763704500000 } from './migrations/1763704500000-tenant-language';
 import { Cases1763704600000 } from './migrations/1763704600000-cases';
+import { EmailChannel1763704700000 } from './migrations/1763704700000-email-channel';
 import { MailBlacklistAndPersons1763704800000 } from './migrations/1763704800000-mail-blacklist-and-persons';
 import { S3FileStore1763704900000 } from './migrations/1763704900000-s3-file-store';
+import { LineBot1763705000000 } from './migrations/1763705000000-line-bot';
+import { VideoCalls1763705100000 } from './migrations/1763705100000-video-calls';
+import { MessageCampaigns1763705200000 } from './migrations/1763705200000-message-campaigns';
+import { IntegrationKeys1763705300000 } from './migrations/1763705300000-integration-keys';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -122,8 +127,13 @@ export const MIGRATIONS = [
   MessageDeliveryAndAttachments1763704300000,
   TenantLanguage1763704500000,
   Cases1763704600000,
+  EmailChannel1763704700000,
   MailBlacklistAndPersons1763704800000,
   S3FileStore1763704900000,
+  LineBot1763705000000,
+  VideoCalls1763705100000,
+  MessageCampaigns1763705200000,
+  IntegrationKeys1763705300000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -20,9 +20,12 @@ const trunks = () => import('./screens/TrunkScreens');
 const channelAccounts = () => import('./channels/ChannelsAdminPage');
 const mailBlacklist = () => import('./mail-blacklist/MailBlacklistPage');
 const webChatEmbed = () => import('./webchat/WebChatEmbedPage');
+const bot = () => import('./bot/BotPage');
+const integrationKeys = () => import('./integration-keys/IntegrationKeysPage');
 
 /** Administration screens by route path (spec §2); the rest keep their PlaceholderPage. Loaded on demand. */
 export const ADMIN_SCREENS: Record<string, Screen> = {
+  '/settings/integrationKeys': named(integrationKeys, 'IntegrationKeysPage'),
   '/campaings/campaings': named(campaigns, 'CampaignListPage'),
   '/campaings/submitCampaings': named(campaigns, 'CampaignFormPage'),
   '/predefinedMessages/PredefinedMessagesList': named(messages, 'PredefinedMessageListPage'),
@@ -35,8 +38,9 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/role/edit': named(roles, 'RoleFormPage'),
   '/attentionList/attentionList': named(lines, 'AttentionLineListPage'),
   '/attentionList/attentionEdit': named(lines, 'AttentionLineFormPage'),
-  '/qna/qna': named(qna, 'QnaPage'),
   '/attentionList/webChat': named(webChatEmbed, 'WebChatEmbedPage'),
+  '/qna/qna': named(qna, 'QnaPage'),
+  '/qna/bot': named(bot, 'BotPage'),
   '/settings/polls': named(polls, 'PollListPage'),
   '/settings/editpoll': named(polls, 'PollFormPage'),
   '/settings/pollanswers': named(polls, 'PollAnswersPage'),
@@ -46,9 +50,9 @@ export const ADMIN_SCREENS: Record<string, Screen> = {
   '/list/ListsExcel': named(phoneLists, 'ListEntriesPage'),
   '/platformSettings/platformSettings': named(settings, 'PlatformSettingsPage'),
   '/ChannelsAdmin/ChannelsAdmin': named(channelAccounts, 'ChannelsAdminPage'),
+  '/settings/BlackListMail': named(mailBlacklist, 'MailBlacklistPage'),
   '/clients/ClientList': named(clients, 'ClientListPage'),
   '/clients/Add': named(clients, 'ClientFormPage'),
-  '/settings/BlackListMail': named(mailBlacklist, 'MailBlacklistPage'),
   '/clients/Update': named(clients, 'ClientFormPage'),
   '/reseller/resellerSubmit': named(clients, 'ResellerPage'),
   '/settings/ivrMain': named(ivrs, 'IvrListPage'),

@@ -43,7 +43,12 @@ export type AuthEvent =
   | { type: 'auth.refresh'; tokens?: TokenPair }
   | { type: 'auth.expired' }
   /** Another tab of the console signed out (the shared session is gone from storage). */
-  | { type: 'auth.signedOutElsewhere' };
+  | { type: 'auth.signedOutElsewhere' }
+  /**
+   * A session started outside the login form (an external dialer's sign-in link): adopted exactly
+   * like a login's answer. A session already open in this tab is signed out first.
+   */
+  | { type: 'auth.signedIn'; result: AuthResult };
 
 export interface AuthInput {
   stored: StoredSession | null;
@@ -212,6 +217,19 @@ export const authMachine = setup({
         idle: {
           on: {
             'auth.login': { target: 'loggingIn', actions: assign({ error: null }) },
+            'auth.signedIn': {
+              target: '#auth.authenticated',
+              actions: [
+                {
+                  type: 'startSession',
+                  params: ({ event }) => ({ result: event.result }),
+                },
+                {
+                  type: 'persistSession',
+                  params: ({ event }) => ({ result: event.result, userStatus: 'ONLINE' as const, showAllConversations: false }),
+                },
+              ],
+            },
           },
         },
         loggingIn: {
@@ -253,6 +271,19 @@ export const authMachine = setup({
           ],
         },
         'auth.expired': { target: 'unauthenticated', actions: ['clearSession', 'forgetSession', 'markDisconnected'] },
+        'auth.signedIn': {
+          target: '#auth.authenticated',
+          reenter: true,
+          actions: [
+            { type: 'notifyLogout', params: ({ context }) => ({ userId: context.userId, accessToken: context.accessToken }) },
+            'clearSession',
+            { type: 'startSession', params: ({ event }) => ({ result: event.result }) },
+            {
+              type: 'persistSession',
+              params: ({ event }) => ({ result: event.result, userStatus: 'ONLINE' as const, showAllConversations: false }),
+            },
+          ],
+        },
         // That tab told the server and cleared the storage: this one only forgets, as after its own logout.
         'auth.signedOutElsewhere': {
           target: 'unauthenticated',

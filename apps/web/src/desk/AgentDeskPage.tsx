@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
 import type {
@@ -37,8 +38,12 @@ import './desk.css';
 import { ListState } from './components/ListState';
 import { SoftphoneDock } from '../softphone/SoftphoneDock';
 import { OutboundDeskPanel } from '../outbound/OutboundDeskPanel';
+import { DeskVideoAction } from './components/video/DeskVideoAction';
+import { BotSummaryCard } from './components/BotSummaryCard';
 import { ContactPersonPanel } from './components/ContactPersonPanel';
 import { DeskCaseAction } from '../crm/DeskCaseAction';
+import { EmailConversation } from './components/email/EmailConversation';
+import { createEmailApi } from './components/email/email-api';
 
 /**
  * The query type the API's inbound processor gives a messaging conversation (WhatsApp, Messenger…),
@@ -46,6 +51,8 @@ import { DeskCaseAction } from '../crm/DeskCaseAction';
  * they wrote from instead of showing the two internal codes.
  */
 const MESSAGING_QUERY_TYPE = 'messaging';
+/** The query type the bot queues a conversation under when it hands off (its reason is the submenu). */
+const BOT_QUERY_TYPE = 'bot';
 
 export const DISPOSITIONS = ['resolved', 'sale', 'followUp', 'information', 'complaint', 'noAnswer', 'spam'] as const;
 
@@ -126,6 +133,22 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
     }
   };
 
+  // ?conversation=<id> (/emails/SendEmail opens the conversation it started): selected once the desk lists it.
+  const [params, setParams] = useSearchParams();
+  const wanted = params.get('conversation');
+  useEffect(() => {
+    if (!wanted || !state.conversations.some((view) => view.id === wanted)) return;
+    desk.select(wanted);
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete('conversation');
+        return next;
+      },
+      { replace: true },
+    );
+  }, [wanted, state.conversations, desk, setParams]);
+
   const presence = state.presence;
   const selected = state.conversations.find((view) => view.id === state.selectedId) ?? null;
   const context = useConversationContext(api, selected);
@@ -141,6 +164,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
       .catch(() => setChannelKinds(null));
   }, [api]);
   const { client, session } = useServices();
+  const emailApi = useMemo(() => createEmailApi(client), [client]);
   const loadAttachment = useCallback((attachment: AttachmentView) => api.attachment(attachment.url), [api]);
   const attachFor = (conversation: ConversationView): AttachOptions => ({
     rules: attachmentRulesFor(conversation.channel, channelKinds),
@@ -315,6 +339,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                   </div>
                 </div>
                 <div className="desk-chat__actions">
+                  <DeskVideoAction key={selected.id} conversation={selected} meId={state.me.id} socket={desk.socket} />
                   <Button
                     label={t('desk.chat.transfer')}
                     icon="pi pi-arrow-right-arrow-left"
@@ -338,66 +363,82 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                   />
                 </div>
               </header>
-              <MessageList
-                messages={selectedMessages}
-                notes={state.notes[selected.id] ?? []}
-                perspective="staff"
-                typing={state.typing[selected.id]}
-                loadAttachment={loadAttachment}
-              />
-              <ReplyWindowBanner state={replyWindow.state} now={now + offset} error={replyWindow.error} onRetry={replyWindow.reload} />
-              {replyWindow.state?.kind === 'closed' && replyWindow.state.templates ? (
-                <TemplatePicker
-                  templates={replyWindow.templates}
-                  error={replyWindow.templatesError}
-                  onRetry={replyWindow.reload}
-                  onSend={async (template, parameters, clientMessageId) => {
-                    try {
-                      desk.acceptMessage(
-                        await api.sendTemplate(selected.id, {
-                          name: template.name,
-                          language: template.language,
-                          ...parameters,
-                          clientMessageId,
-                        }),
-                      );
-                    } catch (error) {
-                      toast.error(t('desk.errors.sendFailed'), describeError(error, t));
-                      replyWindow.reload();
-                      throw error;
-                    }
-                  }}
+              {selected.channel === 'email' ? (
+                <EmailConversation
+                  api={emailApi}
+                  conversationId={selected.id}
+                  messages={selectedMessages}
+                  canReply={selected.status === 'Active' && selected.agentId === state.me.id}
+                  disabledReason={t('email.composer.disabled')}
+                  predefined={predefined}
+                  loadAttachment={loadAttachment}
+                  onSent={(message) => desk.acceptMessage(message)}
+                  onError={(error) => toast.error(t('desk.errors.sendFailed'), describeError(error, t))}
                 />
               ) : (
-                <ChatInput
-                  disabled={
-                    selected.status !== 'Active' ||
-                    selected.agentId !== state.me.id ||
-                    (replyWindow.state !== null && replyWindow.state.kind !== 'loading' && !allowsFreeText(replyWindow.state))
-                  }
-                  disabledReason={
-                    replyWindow.state?.kind === 'optedOut'
-                      ? t('desk.window.optedOut')
-                      : replyWindow.state?.kind === 'closed'
-                        ? t('desk.window.closedNoTemplates')
-                        : undefined
-                  }
-                  predefined={predefined}
-                  emoticons={emoticons}
-                  attach={attachFor(selected)}
-                  onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
-                  onSend={async (text, clientMessageId) => {
-                    try {
-                      desk.acceptMessage(await api.send(selected.id, text, clientMessageId));
-                    } catch (error) {
-                      toast.error(t('desk.errors.sendFailed'), describeError(error, t));
-                      // Refused because the window closed or the customer opted out meanwhile: show why.
-                      if (isApiError(error) && (error.code === 'reply_window_closed' || error.code === 'contact_opted_out'))
-                        replyWindow.reload();
-                      throw error;
-                    }
-                  }}
-                />
+                <>
+                  <MessageList
+                    messages={selectedMessages}
+                    notes={state.notes[selected.id] ?? []}
+                    perspective="staff"
+                    typing={state.typing[selected.id]}
+                    loadAttachment={loadAttachment}
+                  />
+                  <ReplyWindowBanner state={replyWindow.state} now={now + offset} error={replyWindow.error} onRetry={replyWindow.reload} />
+                  {replyWindow.state?.kind === 'closed' && replyWindow.state.templates ? (
+                    <TemplatePicker
+                      templates={replyWindow.templates}
+                      error={replyWindow.templatesError}
+                      onRetry={replyWindow.reload}
+                      onSend={async (template, parameters, clientMessageId) => {
+                        try {
+                          desk.acceptMessage(
+                            await api.sendTemplate(selected.id, {
+                              name: template.name,
+                              language: template.language,
+                              ...parameters,
+                              clientMessageId,
+                            }),
+                          );
+                        } catch (error) {
+                          toast.error(t('desk.errors.sendFailed'), describeError(error, t));
+                          replyWindow.reload();
+                          throw error;
+                        }
+                      }}
+                    />
+                  ) : (
+                    <ChatInput
+                      disabled={
+                        selected.status !== 'Active' ||
+                        selected.agentId !== state.me.id ||
+                        (replyWindow.state !== null && replyWindow.state.kind !== 'loading' && !allowsFreeText(replyWindow.state))
+                      }
+                      disabledReason={
+                        replyWindow.state?.kind === 'optedOut'
+                          ? t('desk.window.optedOut')
+                          : replyWindow.state?.kind === 'closed'
+                            ? t('desk.window.closedNoTemplates')
+                            : undefined
+                      }
+                      predefined={predefined}
+                      emoticons={emoticons}
+                      attach={attachFor(selected)}
+                      onTyping={(typing) => void api.typing(selected.id, typing).catch(() => undefined)}
+                      onSend={async (text, clientMessageId) => {
+                        try {
+                          desk.acceptMessage(await api.send(selected.id, text, clientMessageId));
+                        } catch (error) {
+                          toast.error(t('desk.errors.sendFailed'), describeError(error, t));
+                          // Refused because the window closed or the customer opted out meanwhile: show why.
+                          if (isApiError(error) && (error.code === 'reply_window_closed' || error.code === 'contact_opted_out'))
+                            replyWindow.reload();
+                          throw error;
+                        }
+                      }}
+                    />
+                  )}
+                </>
               )}
             </>
           ) : (
@@ -720,11 +761,13 @@ function CustomerPanel({
             <dd data-testid="customer-menu">
               {context?.queryTypeId === MESSAGING_QUERY_TYPE
                 ? channelIdentity(context.submenuId).label
-                : context?.queryTypeId
-                  ? `${t(`desk.widget.queryTypes.${context.queryTypeId}`, { defaultValue: context.queryTypeId })}${
-                      context.submenuId ? ` › ${t(`desk.widget.submenus.${context.submenuId}`, { defaultValue: context.submenuId })}` : ''
-                    }`
-                  : none}
+                : context?.queryTypeId === BOT_QUERY_TYPE
+                  ? `${t('bot.sender')} › ${t(`bot.summary.reasons.${context.submenuId}`, { defaultValue: context.submenuId ?? '' })}`
+                  : context?.queryTypeId
+                    ? `${t(`desk.widget.queryTypes.${context.queryTypeId}`, { defaultValue: context.queryTypeId })}${
+                        context.submenuId ? ` › ${t(`desk.widget.submenus.${context.submenuId}`, { defaultValue: context.submenuId })}` : ''
+                      }`
+                    : none}
             </dd>
             <dt>{t('desk.customer.email')}</dt>
             <dd data-testid="customer-email">{selected.customerEmail ?? none}</dd>
@@ -755,6 +798,7 @@ function CustomerPanel({
               {context ? t('desk.customer.noEarlier') : t('common.loading')}
             </p>
           )}
+          <BotSummaryCard conversationId={selected.id} />
           <ContactPersonPanel conversationId={selected.id} />
           <DeskCaseAction conversation={selected} />
         </>

@@ -136,6 +136,8 @@ export function createVisitorApi(getToken: () => string | null) {
     survey: (questionId: string, answer: string, last: boolean) =>
       client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),
     leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, opts),
+    /** Leaves the line's bot for a person (issue 23): queued on the line. */
+    botHandoff: () => client.post<ConversationView>('/api/webchat/conversation/bot/handoff', {}, opts),
     attachmentUploadPath: '/api/webchat/conversation/attachments',
     /** The visitor's own attachment (agent replies and their uploads), with the visitor token. */
     attachment: async (attachmentId: string) => {

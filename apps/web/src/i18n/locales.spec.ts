@@ -1,6 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import i18next from 'i18next';
-import { ALL_PERMISSIONS, APP_ROUTES, CATALOGUE_MESSAGES, ERROR_CODES, LANGUAGES, MENU_SECTIONS, ROLE_CODES } from '@centralita/contracts';
+import {
+  ALL_PERMISSIONS,
+  API_MESSAGE_KEYS,
+  APP_ROUTES,
+  CATALOGUE_MESSAGES,
+  ERROR_CODES,
+  LANGUAGES,
+  MENU_SECTIONS,
+  ROLE_CODES,
+} from '@centralita/contracts';
 import { THEMES } from '../theme/themes';
 import { foldPlurals, pluralForms, pluralGroups } from './plural-keys';
 import { DICTIONARIES } from './resources';
@@ -94,6 +103,14 @@ describe('locales', () => {
     const dict = flatten(DICTIONARIES[lng] as unknown as Tree);
     const mismatched = Object.keys(es).filter((key) => placeholders(es[key]).join() !== placeholders(dict[key] ?? '').join());
     expect(mismatched).toEqual([]);
+  });
+
+  it('words every keyed API refusal in every language (apiMessages.<key>)', () => {
+    for (const language of LANGUAGES) {
+      const messages = (DICTIONARIES[language] as { apiMessages?: Record<string, string> }).apiMessages ?? {};
+      const missing = API_MESSAGE_KEYS.filter((key) => !messages[key] && !Object.keys(messages).some((name) => name.startsWith(`${key}_`)));
+      expect({ language, missing }).toEqual({ language, missing: [] });
+    }
   });
 
   it('has no empty value in es.json', () => {

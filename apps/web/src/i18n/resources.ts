@@ -6,17 +6,22 @@ import es from '../locales/es.json';
 import it from '../locales/it.json';
 import ru from '../locales/ru.json';
 import sr from '../locales/sr.json';
+import { BOT_DICTIONARIES } from '../locales/bot';
 import { CHANNELS_DICTIONARIES } from '../locales/channels';
 import { CRM_DICTIONARIES } from '../locales/crm';
 import { CONTACTS_DICTIONARIES } from '../locales/contacts';
 import { MAIL_BLACKLIST_DICTIONARIES } from '../locales/mailBlacklist';
+import { MESSAGE_CAMPAIGNS_DICTIONARIES } from '../locales/messageCampaigns';
 import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
+import { EMAIL_DICTIONARIES } from '../locales/email';
 import { OUTBOUND_DICTIONARIES } from '../locales/outbound';
 import { OUTBOUND_TEMPLATES_DICTIONARIES } from '../locales/outboundTemplates';
 import { REPORTS_DICTIONARIES } from '../locales/reports';
 import { SOFTPHONE_DICTIONARIES } from '../locales/softphone';
 import { TELEPHONY_DICTIONARIES } from '../locales/telephony';
+import { VIDEO_DICTIONARIES } from '../locales/video';
+import { INTEGRATION_KEYS_DICTIONARIES } from '../locales/integrationKeys';
 import { folded, type Folded } from './plural-keys';
 
 /**
@@ -35,6 +40,11 @@ export const AREA_DICTIONARIES = {
   crm: CRM_DICTIONARIES,
   mailBlacklist: MAIL_BLACKLIST_DICTIONARIES,
   contacts: CONTACTS_DICTIONARIES,
+  email: EMAIL_DICTIONARIES,
+  messageCampaigns: MESSAGE_CAMPAIGNS_DICTIONARIES,
+  bot: BOT_DICTIONARIES,
+  integrationKeys: INTEGRATION_KEYS_DICTIONARIES,
+  video: VIDEO_DICTIONARIES,
 } as const;
 type Areas = { [K in keyof typeof AREA_DICTIONARIES]: (typeof AREA_DICTIONARIES)[K]['es'] };
 

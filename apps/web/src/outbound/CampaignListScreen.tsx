@@ -18,12 +18,13 @@ import { ACTIONS_BY_STATUS } from './campaign-actions';
 import { CallbacksTab } from './CallbacksTab';
 import { CampaignResults } from './CampaignResults';
 import { DoNotCallTab } from './DoNotCallTab';
+import { MessageCampaignsTab } from './message-campaigns/MessageCampaignsTab';
 import { createOutboundApi, type CampaignAction, type CampaignCommand } from './outbound-api';
 import './outbound.css';
 
 const FORM = '/OutboundCampaign/SubmitOutboundCampaing';
 /** Tabs of the page, in order; ?tab= keeps the open one across reloads and links. */
-const TABS = ['campaigns', 'dnc', 'callbacks'] as const;
+const TABS = ['campaigns', 'dnc', 'callbacks', 'messages'] as const;
 
 const ACTION_ICONS: Record<CampaignAction, string> = {
   start: 'pi pi-play',
@@ -299,6 +300,13 @@ export function CampaignListScreen({ route }: { route: AppRoute }) {
           pt={{ headerAction: { 'data-testid': 'tab-callbacks' } as never }}
         >
           <CallbacksTab api={api} campaigns={rows} />
+        </TabPanel>
+        <TabPanel
+          header={t('messageCampaigns.tab')}
+          leftIcon="pi pi-whatsapp"
+          pt={{ headerAction: { 'data-testid': 'tab-messages' } as never }}
+        >
+          <MessageCampaignsTab />
         </TabPanel>
       </TabView>
     </div>

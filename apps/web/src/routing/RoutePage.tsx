@@ -4,6 +4,7 @@ import { ADMIN_SCREENS } from '../admin/screens';
 import { CRM_SCREENS } from '../crm/screens';
 import { DASHBOARDS_SCREENS } from '../dashboards/screens';
 import { DESK_SCREENS } from '../desk/screens';
+import { EMAILS_SCREENS } from '../emails/screens';
 import { OUTBOUND_SCREENS } from '../outbound/screens';
 import { REPORTS_SCREENS } from '../reports/screens';
 import { SOFTPHONE_SCREENS } from '../softphone/screens';
@@ -22,6 +23,7 @@ const SCREENS = {
   ...OUTBOUND_SCREENS,
   ...SOFTPHONE_SCREENS,
   ...CRM_SCREENS,
+  ...EMAILS_SCREENS,
 };
 
 /** One console route: the permission check, then the screen (or its capability placeholder). */

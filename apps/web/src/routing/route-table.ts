@@ -27,8 +27,6 @@ export const CONSOLE_ROUTES: AppRoute[] = [...APP_ROUTES, ...DEMO_ROUTES];
 
 /** Public pages that belong to later capabilities (spec §2). */
 export const PUBLIC_CAPABILITY_PAGES = [
-  { path: '/session/vicidial/:id', titleKey: 'vicidial', capability: 'outbound', icon: 'pi pi-phone', param: 'id' },
-  { path: '/session/vicidial/:id/:callback', titleKey: 'vicidial', capability: 'outbound', icon: 'pi pi-phone', param: 'id' },
   { path: '/VideoChatContainer/:videoChatId', titleKey: 'videoChat', capability: 'video', icon: 'pi pi-video', param: 'videoChatId' },
 ] as const satisfies ReadonlyArray<{ path: string; titleKey: string; capability: AppRoute['capability']; icon: string; param: string }>;
 

@@ -8,7 +8,9 @@ import { PublicCapabilityPage } from '../pages/session/PublicCapabilityPage';
 import { ResetPasswordPage } from '../pages/session/ResetPasswordPage';
 import { SignInPage } from '../pages/session/SignInPage';
 import { SignUpPage } from '../pages/session/SignUpPage';
+import { VicidialSignInPage } from '../pages/session/VicidialSignInPage';
 import { UnsubscribePage } from '../pages/unsubscribe/UnsubscribePage';
+import { VideoChatPage } from '../pages/video/VideoChatPage';
 import { WebChatPage } from '../widget/WebChatPage';
 import { RequireAuth } from './RequireAuth';
 import { RootRedirect } from './RootRedirect';
@@ -29,7 +31,15 @@ export const routes: RouteObject[] = [
   { path: '/WindowChat/windowChat/', element: <WebChatPage /> },
   // The recipient's unsubscribe page (signed link from a mail; issue 20 item 5).
   { path: '/session/Unsubscribe/:email', element: <UnsubscribePage /> },
-  ...PUBLIC_CAPABILITY_PAGES.map(({ path, ...page }) => ({ path, element: <PublicCapabilityPage {...page} /> })),
+  // The customer's video call page (single-use link from the agent; issue 23 item 1).
+  { path: '/VideoChatContainer/:videoChatId', element: <VideoChatPage /> },
+  // An external dialer's single-use sign-in link (issue 22 item 5, spec's ExternLoginVicidial).
+  { path: '/session/vicidial/:id', element: <VicidialSignInPage /> },
+  { path: '/session/vicidial/:id/:callback', element: <VicidialSignInPage /> },
+  ...PUBLIC_CAPABILITY_PAGES.filter((page) => page.capability !== 'video').map(({ path, ...page }) => ({
+    path,
+    element: <PublicCapabilityPage {...page} />,
+  })),
   // Protected routes: every entry of APP_ROUTES (plus the demo prefixes) inside the layout.
   {
     element: <RequireAuth />,

@@ -25,6 +25,7 @@ import { DICTIONARIES } from '../i18n/resources';
 import { ChatInput } from '../desk/components/ChatInput';
 import { MessageList } from '../desk/components/MessageList';
 import { createVisitorApi } from '../desk/desk-api';
+import { BotChat } from './BotChat';
 import { canConversation } from '../desk/logic/machines';
 import { roundedWait } from '../desk/logic/time';
 import { applyReadMark } from '../desk/logic/version-store';
@@ -231,11 +232,14 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
     setConversation(view);
   };
 
+  const reread = useCallback(() => void restore(), [restore]);
   const loadAttachment = useCallback((attachment: AttachmentView) => api.attachment(attachment.id), [api]);
   const color = branding?.mainColor && /^#[0-9a-f]{3,8}$/i.test(branding.mainColor) ? branding.mainColor : undefined;
   const customer = { kind: 'customer' as const };
   const status = conversation?.status ?? null;
   const transferred = conversation?.lastEvent === 'conversation.transferred';
+  // The line's bot has the conversation (issue 23): it answers first instead of the menu.
+  const withBot = status === 'Transitory' && Boolean(lineInfo?.bot || messages.some((message) => message.senderKind === 'bot'));
 
   let body;
   if (!line)
@@ -281,7 +285,10 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
           }}
         />
       );
-  } else if (status === 'Transitory') body = <MenuForm api={api} onDone={accept} onError={setError} />;
+  } else if (withBot)
+    // The line's bot answers first (issue 23): the chat with it instead of the menu form.
+    body = <BotChat api={api} messages={messages} setMessages={setMessages} onDone={accept} onError={setError} onOpen={reread} />;
+  else if (status === 'Transitory') body = <MenuForm api={api} onDone={accept} onError={setError} />;
   else if (status === 'Inquest') body = <SurveyForm api={api} onDone={accept} onError={setError} />;
   else if (status === 'Closed') {
     body = (
@@ -393,6 +400,8 @@ function WebChat({ tenant, line, embedded }: { tenant: string; line: string; emb
               <span data-testid="webchat-agent">
                 {agentName ? t('desk.widget.withAgentNamed', { name: agentName }) : t('desk.widget.withAgent')}
               </span>
+            ) : withBot ? (
+              <span data-testid="webchat-with-bot">{t('bot.widget.subtitle')}</span>
             ) : (
               t('desk.widget.subtitle')
             )}

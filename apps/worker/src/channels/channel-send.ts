@@ -18,6 +18,7 @@ import {
   type MessageRow,
 } from '@centralita/contracts/server';
 import type { DataSource, EntityManager } from 'typeorm';
+import { sendEmailMessage } from '../email/email-send';
 
 /** Where the worker sends from: its database, adapters, key and files. */
 export interface ChannelSendDeps {
@@ -87,6 +88,11 @@ export async function sendChannelMessage(
     [job.messageId, job.tenantId],
   )) as PendingMessage[];
   if (!message || message.delivery_status !== 'pending') return { outcome: 'skipped' };
+  // Email has threading headers, cc/bcc and an at-most-once SMTP transaction of its own (issue 20).
+  if (message.kind === 'email') {
+    const sent = await sendEmailMessage(deps, job, lastAttempt);
+    return sent.outcome === 'sent' ? { outcome: 'sent', providerMessageId: sent.providerMessageId } : sent;
+  }
 
   const adapter = message.kind ? deps.registry.get(message.kind) : undefined;
   if (!message.account_id || !message.usable || !adapter) return fail(deps, message, "The conversation's channel account is disconnected");

@@ -29,9 +29,17 @@ export class MailTransportService implements OnApplicationShutdown {
     }
   }
 
-  async send(job: MailJob): Promise<void> {
+  /** `messageId`: the job's own (MailProcessor), the same on every attempt. */
+  async send(job: MailJob, options: { messageId?: string } = {}): Promise<void> {
     if (this.transport) {
-      await this.transport.sendMail({ from: this.config.mailFrom, to: job.to, subject: job.subject, text: job.text, html: job.html });
+      await this.transport.sendMail({
+        from: this.config.mailFrom,
+        to: job.to,
+        subject: job.subject,
+        text: job.text,
+        html: job.html,
+        ...(options.messageId ? { messageId: options.messageId } : {}),
+      });
       return;
     }
     if (this.config.nodeEnv === 'production') throw new Error('SMTP_URL is not configured: cannot deliver mail in production');

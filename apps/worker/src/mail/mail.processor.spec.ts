@@ -1,21 +1,26 @@
 import type { MailJob } from '@centralita/contracts';
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { MailProcessor } from './mail.processor';
+import { MailProcessor, mailMessageId } from './mail.processor';
 import type { MailTransportService } from './mail-transport.service';
 
 describe(MailProcessor.name, () => {
-  const send = jest.fn(async (_job: MailJob) => undefined);
+  const send = jest.fn(async (_job: MailJob, _options?: { messageId?: string }) => undefined);
   const processor = new MailProcessor({ send } as unknown as MailTransportService);
-  const job = (data: unknown): Job<MailJob> => ({ id: '7', data }) as Job<MailJob>;
+  const job = (data: unknown): Job<MailJob> => ({ id: '7', queueQualifiedName: 'bull:mail', data }) as unknown as Job<MailJob>;
 
   beforeAll(() => jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined));
   beforeEach(() => send.mockClear());
 
-  it('hands a well-formed job to the transport', async () => {
+  it('hands a well-formed job to the transport with the job’s own Message-ID', async () => {
     const mail = { to: 'a@b.co', subject: 'Hi', text: 'Body', html: '<p>Body</p>' };
     await processor.process(job(mail));
-    expect(send).toHaveBeenCalledWith(mail);
+    expect(send).toHaveBeenCalledWith(mail, { messageId: '<mail.7.bull-mail@centralita.invalid>' });
+  });
+
+  it('gives every attempt of a job the same Message-ID, and another job another', () => {
+    expect(mailMessageId(job({}))).toBe(mailMessageId(job({})));
+    expect(mailMessageId({ id: '8', queueQualifiedName: 'bull:mail' })).not.toBe(mailMessageId(job({})));
   });
 
   it('fails a malformed job for good instead of retrying it', async () => {

@@ -117,6 +117,12 @@ export function parseWhatsAppWebhook(rawBody: Buffer, phoneNumberId: string): In
     array(entry.changes, `entry[${entryIndex}].changes`, true).forEach((changeValue, changeIndex) => {
       const where = `entry[${entryIndex}].changes[${changeIndex}]`;
       const change = object(changeValue, where);
+      if (change.field === 'message_template_status_update') {
+        // Template reviews belong to the business account (entry.id), not to one phone number.
+        const event = templateStatusEvent(object(change.value, `${where}.value`), `${where}.value`);
+        if (event) events.push(event);
+        return;
+      }
       if (typeof change.field !== 'string' || !HANDLED_FIELDS.has(change.field)) return;
       const value = object(change.value, `${where}.value`);
       const metadata = object(value.metadata, `${where}.value.metadata`);
@@ -263,7 +269,15 @@ function receiptEvent(status: Record<string, unknown>, where: string): InboundEv
   const at = timestamp(status.timestamp, `${where}.timestamp`);
   const contactExternalId =
     optionalString(status.recipient_id, `${where}.recipient_id`) ?? optionalString(status.recipient_user_id, `${where}.recipient_user_id`);
-  const event: InboundEvent = { type: 'receipt', providerMessageId, status: value as ReceiptStatus, at, contactExternalId };
+  const callbackData = optionalString(status.biz_opaque_callback_data, `${where}.biz_opaque_callback_data`);
+  const event: InboundEvent = {
+    type: 'receipt',
+    providerMessageId,
+    status: value as ReceiptStatus,
+    at,
+    contactExternalId,
+    ...(callbackData ? { callbackData } : {}),
+  };
   if (value === 'failed') {
     const errors = array(status.errors, `${where}.errors`);
     const first = errors.length ? object(errors[0], `${where}.errors[0]`) : undefined;
@@ -277,6 +291,35 @@ function receiptEvent(status: Record<string, unknown>, where: string): InboundEv
     return { ...event, error: { code: code === undefined ? 'unknown' : String(code), message: reasonForCode(code, metaReason) } };
   }
   return event;
+}
+
+/**
+ * Meta's message_template_status_update: `event` is the new status (APPROVED, REJECTED, PAUSED,
+ * DISABLED, FLAGGED, REINSTATED, PENDING_DELETION…), `reason` Meta's rejection reason ("NONE" when
+ * there is none), `other_info` the pause's title and description.
+ */
+function templateStatusEvent(value: Record<string, unknown>, where: string): InboundEvent | null {
+  const status = optionalString(value.event, `${where}.event`);
+  const id = value.message_template_id;
+  if (!status || (typeof id !== 'number' && typeof id !== 'string')) return null;
+  const otherInfo = value.other_info === undefined ? undefined : object(value.other_info, `${where}.other_info`);
+  const reasonText = optionalString(value.reason, `${where}.reason`);
+  const detail = [
+    optionalString(otherInfo?.title, `${where}.other_info.title`),
+    optionalString(otherInfo?.description, `${where}.other_info.description`),
+  ]
+    .filter(Boolean)
+    .join(': ');
+  const reason = [reasonText && reasonText !== 'NONE' ? reasonText : undefined, detail || undefined].filter(Boolean).join(' — ');
+  return {
+    type: 'template-status',
+    providerTemplateId: String(id),
+    name: optionalString(value.message_template_name, `${where}.message_template_name`) ?? '',
+    language: optionalString(value.message_template_language, `${where}.message_template_language`) ?? '',
+    status: status.toUpperCase(),
+    ...(reason ? { reason: reason.slice(0, 500) } : {}),
+    at: new Date(),
+  };
 }
 
 function preferenceEvent(preference: Record<string, unknown>, where: string): InboundEvent | null {

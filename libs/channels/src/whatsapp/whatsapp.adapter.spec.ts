@@ -316,7 +316,8 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           entry: [
             {
               id: fake.wabaId,
-              changes: [{ field: 'message_template_status_update', value: { event: 'APPROVED', message_template_id: 1 } }],
+              // Template status updates are read since issue 21 (templates.spec.ts); account updates still are not.
+              changes: [{ field: 'account_update', value: { event: 'VERIFIED_ACCOUNT', phone_number: '15550783881' } }],
             },
           ],
         }),

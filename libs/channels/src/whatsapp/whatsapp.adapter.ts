@@ -16,7 +16,9 @@ import {
   type InboundMediaRef,
   type OutboundMessage,
   type SendResult,
+  type TemplateDefinition,
   type TemplateInfo,
+  type TemplateStatusInfo,
   type WebhookRequest,
   type WebhookVerdict,
 } from '../adapter';
@@ -51,6 +53,10 @@ interface TemplatesResponse {
   }[];
   paging?: { next?: string };
 }
+interface TemplateStatusesResponse {
+  data?: { id?: string; name?: string; language?: string; status?: string; category?: string; rejected_reason?: string }[];
+  paging?: { next?: string };
+}
 
 export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapter {
   const graph = `${endpoints.metaGraphUrl.replace(/\/+$/, '')}/${endpoints.metaGraphVersion}`;
@@ -69,6 +75,13 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
     });
 
   const getJson = <T>(account: ChannelAccount, url: string): Promise<T> => graphRequest<T>(url, { headers: authorization(account) });
+
+  const wabaOf = (account: ChannelAccount): string => {
+    const wabaId = account.settings.wabaId;
+    if (!wabaId)
+      throw new ChannelError('The WhatsApp account has no business account id (wabaId)', { code: 'missing_settings', retryable: false });
+    return wabaId;
+  };
 
   /** Media goes up first (`/{phone-number-id}/media`, multipart) and is then sent by its id. */
   const uploadMedia = async (account: ChannelAccount, media: NonNullable<OutboundMessage['media']>): Promise<string> => {
@@ -92,7 +105,13 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
     const to = message.to.trim();
     // Phone numbers go as `to`; a user Meta knows only by business-scoped user id goes as `recipient`.
     const addressee = PHONE_NUMBER_PATTERN.test(to) ? { to } : { recipient: to };
-    const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee };
+    const envelope = {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      ...addressee,
+      // Meta echoes it in every status webhook of the message, so a status that beats the send's answer is still placed.
+      ...(message.callbackData ? { biz_opaque_callback_data: message.callbackData.slice(0, 512) } : {}),
+    };
     if (message.text !== undefined) {
       if (!message.text.trim()) throw new ChannelError('The message text is empty', { code: 'invalid_message', retryable: false });
       if ([...message.text].length > WHATSAPP_CAPABILITIES.textLimit) {
@@ -229,6 +248,45 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
       );
       const name = [phone?.verified_name, phone?.display_phone_number].filter(Boolean).join(' · ');
       return { name: name || account.externalAccountId };
+    },
+
+    /** POST /{waba-id}/message_templates: Meta answers `{id, status, category}` (status PENDING, or APPROVED at once for some utility templates). */
+    async createTemplate(account, template: TemplateDefinition): Promise<TemplateStatusInfo> {
+      const answer = await postJson<{ id?: string; status?: string; category?: string }>(
+        account,
+        `${encodeURIComponent(wabaOf(account))}/message_templates`,
+        { name: template.name, language: template.language, category: template.category, components: template.components },
+      );
+      if (!answer?.id) throw new ChannelError('WhatsApp answered the template without an id', { code: 'bad_response', retryable: false });
+      return {
+        providerTemplateId: String(answer.id),
+        name: template.name,
+        language: template.language,
+        status: (answer.status ?? 'PENDING').toUpperCase(),
+        category: (answer.category ?? template.category).toUpperCase(),
+      };
+    },
+
+    async templateStatuses(account): Promise<TemplateStatusInfo[]> {
+      const statuses: TemplateStatusInfo[] = [];
+      let url: string | undefined =
+        `${graph}/${encodeURIComponent(wabaOf(account))}/message_templates?fields=id,name,language,status,category,rejected_reason&limit=100`;
+      for (let page = 0; url && page < TEMPLATE_PAGES; page++) {
+        const answer: TemplateStatusesResponse = await getJson<TemplateStatusesResponse>(account, url);
+        for (const template of answer?.data ?? []) {
+          if (!template.id || !template.name || !template.language) continue;
+          statuses.push({
+            providerTemplateId: String(template.id),
+            name: template.name,
+            language: template.language,
+            status: (template.status ?? 'UNKNOWN').toUpperCase(),
+            category: (template.category ?? 'UNKNOWN').toUpperCase(),
+            ...(template.rejected_reason && template.rejected_reason !== 'NONE' ? { reason: template.rejected_reason } : {}),
+          });
+        }
+        url = answer?.paging?.next?.startsWith(graph) ? answer.paging.next : undefined;
+      }
+      return statuses;
     },
 
     async listTemplates(account): Promise<TemplateInfo[]> {

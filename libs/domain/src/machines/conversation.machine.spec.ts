@@ -492,3 +492,44 @@ describe(conversationMachine.id, () => {
     actor.stop();
   });
 });
+
+describe('conversation.agentStarted (an agent starts an outbound email)', () => {
+  const start = (agentId = 'agent-a', attentionLineId = 'line-1'): EventBody => ({
+    type: 'conversation.agentStarted',
+    agentId,
+    attentionLineId,
+  });
+
+  it('goes from Transitory straight to Active with the starting agent, notified, on the line, logged', () => {
+    const result = send(created(), start(), agentA);
+    expect(result.changed).toBe(true);
+    expect(describeConversationState(result.snapshot)).toBe('Active');
+    expect(result.snapshot.context).toMatchObject({ agentId: 'agent-a', attentionLineId: 'line-1', assignedAt: clock, queuedAt: null });
+    expect(intentTypes(result)).toEqual(['notifyAgent', 'scheduleInactivityTimeout']);
+    expect(result.intents[0]).toEqual({ type: 'notifyAgent', params: { conversationId: 'conversation-1', agentId: 'agent-a' } });
+    expect(result.record).toEqual({ from: 'Transitory', to: 'Active', event: 'conversation.agentStarted', at: clock, actor: agentA });
+  });
+
+  it('lets a supervisor start it for an agent', () => {
+    expect(describeConversationState(send(created(), start('agent-b'), supervisor).snapshot)).toBe('Active');
+  });
+
+  it('refuses an agent starting it for another agent, a customer, a missing agent or line', () => {
+    expect(send(created(), start('agent-b'), agentA).changed).toBe(false);
+    expect(send(created(), start('agent-a'), customer).changed).toBe(false);
+    expect(send(created(), start(''), supervisor).changed).toBe(false);
+    expect(send(created(), start('agent-a', ' '), agentA).changed).toBe(false);
+  });
+
+  it('is refused once the conversation left Transitory (queued or already active)', () => {
+    expect(send(queued(), start(), agentA).changed).toBe(false);
+    expect(send(active(), start('agent-b'), agentB).changed).toBe(false);
+  });
+
+  it('closes like any Active conversation, releasing the agent', () => {
+    const started = after(created(), start(), agentA);
+    const result = send(started, { type: 'conversation.closed', reason: 'resolved' }, agentA);
+    expect(describeConversationState(result.snapshot)).toBe('Closed');
+    expect(intentTypes(result)).toContain('releaseAgent');
+  });
+});

@@ -83,6 +83,12 @@ export type ConversationEvent = Stamped &
         priority?: number;
       }
     | { type: 'conversation.assigned'; agentId: string }
+    /**
+     * An agent starts the conversation themselves (an outbound email, /emails/SendEmail): it skips
+     * the menu and the queue and goes straight to Active with that agent, on the account's line.
+     * The host reserves the agent's capacity in the same transaction (agent.conversationAssigned).
+     */
+    | { type: 'conversation.agentStarted'; agentId: string; attentionLineId: string }
     | { type: 'conversation.transferred'; to: TransferTarget }
     | { type: 'conversation.abandoned' }
     | { type: 'conversation.queueTimedOut'; armedAt: number }
@@ -154,6 +160,13 @@ const conversationSetup = setup({
     menuChoiceComplete: ({ event }) =>
       event.type === 'conversation.menuCompleted' && hasText(event.queryTypeId, event.submenuId, event.attentionLineId),
     carriesAgent: ({ event }) => event.type === 'conversation.assigned' && hasText(event.agentId),
+    /** Started by the agent it names (or for them by a supervisor or the system), on a line. */
+    agentStartIsValid: ({ event }) =>
+      event.type === 'conversation.agentStarted' &&
+      hasText(event.agentId, event.attentionLineId) &&
+      (event.actor.kind === 'supervisor' ||
+        event.actor.kind === 'system' ||
+        (event.actor.kind === 'agent' && event.actor.id === event.agentId)),
     isTransferToLine: ({ event }) =>
       event.type === 'conversation.transferred' && event.to.kind === 'line' && hasText(event.to.attentionLineId),
     isTransferToAnotherLine: ({ context, event }) =>
@@ -260,6 +273,16 @@ export const conversationMachine = conversationSetup.createMachine({
             pollId: event.pollId,
             priority: event.priority ?? 0,
             queuedAt: event.at,
+            lastActivityAt: event.at,
+          })),
+        },
+        'conversation.agentStarted': {
+          guard: 'agentStartIsValid',
+          target: 'Active',
+          actions: assign(({ event }) => ({
+            attentionLineId: event.attentionLineId,
+            agentId: event.agentId,
+            assignedAt: event.at,
             lastActivityAt: event.at,
           })),
         },

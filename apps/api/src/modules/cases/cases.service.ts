@@ -27,6 +27,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
+import { VideoService } from '../video/video.service';
 import { AppException } from '../../common/app.exception';
 import { escapeLike, pageOf, sortColumn } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
@@ -111,6 +112,7 @@ export class CasesService {
   constructor(
     private readonly repo: CasesRepository,
     @InjectQueue(QUEUES.geoImport) private readonly geoQueue: Queue<GeoImportJob>,
+    private readonly video: VideoService,
   ) {}
 
   /** Stores a spreadsheet of provinces, cantons and districts and queues its import (the worker reads it). */
@@ -703,7 +705,7 @@ export class CasesService {
     };
   }
 
-  /** A linked conversation's messages in order; recordings stay empty until calls or video keep them (none exist yet). */
+  /** A linked conversation's messages in order, with its finished video recordings (signed URLs a <video> plays). */
   async transcript(tenantId: string, id: string, conversationId: string): Promise<CaseTranscript> {
     const [link] = await this.repo.dataSource.query(
       `SELECT v.id, v.channel, v.customer_name FROM case_conversations l JOIN conversations v ON v.id = l.conversation_id
@@ -730,7 +732,9 @@ export class CasesService {
         text: m.text,
         createdAt: iso(m.created_at)!,
       })),
-      recordings: [],
+      recordings: (await this.video.recordingsOf(tenantId, conversationId))
+        .filter((recording) => recording.status === 'ready' && recording.url)
+        .map((recording) => ({ id: recording.id, kind: 'video' as const, url: recording.url!, createdAt: recording.createdAt })),
     };
   }
 }

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { ChannelError, type ChannelAdapter } from '@centralita/channels';
-import type { ChannelAccountInput, ChannelAccountUpdate, ChannelAccountView, TemplateView } from '@centralita/contracts';
+import type {
+  ApiMessageKey,
+  ApiMessageParams,
+  ChannelAccountInput,
+  ChannelAccountUpdate,
+  ChannelAccountView,
+  TemplateView,
+} from '@centralita/contracts';
 import { ConfigCrypto } from '@centralita/contracts/server';
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
@@ -26,7 +33,8 @@ export interface ChannelAccountTestResult {
   message?: string;
 }
 
-const invalid = (field: string, message: string) => new AppException('validation', { message, data: { fields: { [field]: [message] } } });
+const invalid = (field: string, message: string, messageKey?: ApiMessageKey, params?: ApiMessageParams) =>
+  new AppException('validation', { message, messageKey, params, data: { fields: { [field]: [message] } } });
 
 /**
  * Connected provider accounts of a tenant. Secrets are encrypted with ConfigCrypto before they are
@@ -70,10 +78,18 @@ export class ChannelAccountsService {
     const externalAccountId = text('externalAccountId', input.externalAccountId, LIMITS.externalAccountId);
     const lineId = await this.tenantLine(tenantId, input.attentionLineId);
     const settings = checkSettings(adapter, input.settings ?? {});
+    checkAdapterSettings(adapter, settings, externalAccountId);
     const secrets = checkSecrets(adapter, input.secrets ?? {});
     const missing = adapter.credentials.secrets.filter((secret) => !secrets[secret]);
     if (missing.length)
-      throw invalid(`secrets.${missing[0]}`, `secrets ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required for ${kind}`);
+      throw invalid(
+        `secrets.${missing[0]}`,
+        `secrets ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required for ${kind}`,
+        'channelSecretRequired',
+        {
+          secret: missing.join(', '),
+        },
+      );
     const enabled = input.enabled === undefined ? true : checkBoolean('enabled', input.enabled);
     // The token the provider echoes (Meta's verify token, Telegram's secret header): 32 random bytes.
     const verifyToken = randomBytes(32).toString('base64url');
@@ -92,9 +108,10 @@ export class ChannelAccountsService {
   /** Any field but the kind; `secrets` replaces only the names it carries. */
   async update(tenantId: string, id: string, input: ChannelAccountUpdate & { kind?: unknown }): Promise<ChannelAccountView> {
     const current = await this.row(tenantId, id);
-    if (input.kind !== undefined && input.kind !== current.kind) throw invalid('kind', 'kind cannot change: connect a new account instead');
+    if (input.kind !== undefined && input.kind !== current.kind)
+      throw invalid('kind', 'kind cannot change: connect a new account instead', 'channelKindFixed');
     const adapter = this.adapters.usable(current.kind);
-    if (!adapter) throw invalid('kind', `${current.kind} is not offered by this deployment`);
+    if (!adapter) throw invalid('kind', `${current.kind} is not offered by this deployment`, 'channelKindNotOffered');
     const name = input.name === undefined ? current.name : text('name', input.name, LIMITS.name);
     const externalAccountId =
       input.externalAccountId === undefined
@@ -102,6 +119,7 @@ export class ChannelAccountsService {
         : text('externalAccountId', input.externalAccountId, LIMITS.externalAccountId);
     const lineId = input.attentionLineId === undefined ? current.attention_line_id : await this.tenantLine(tenantId, input.attentionLineId);
     const settings = input.settings === undefined ? current.settings : { ...current.settings, ...checkSettings(adapter, input.settings) };
+    checkAdapterSettings(adapter, settings, externalAccountId);
     const secrets = { ...current.secrets, ...this.encrypt(checkSecrets(adapter, input.secrets ?? {})) };
     const enabled = input.enabled === undefined ? current.enabled : checkBoolean('enabled', input.enabled);
     try {
@@ -162,6 +180,7 @@ export class ChannelAccountsService {
     if (!adapter.registerWebhook) {
       throw new AppException('validation', {
         message: `${row.kind} webhooks cannot be registered from here: paste the webhook URL at the provider`,
+        messageKey: 'channelWebhookManual',
       });
     }
     const { webhookUrl } = this.view(row);
@@ -178,7 +197,7 @@ export class ChannelAccountsService {
     const row = await this.row(tenantId, id);
     const adapter = this.requireAdapter(row);
     if (!adapter.capabilities.templates || !adapter.listTemplates) {
-      throw new AppException('validation', { message: `${row.kind} accounts have no message templates` });
+      throw new AppException('validation', { message: `${row.kind} accounts have no message templates`, messageKey: 'channelNoTemplates' });
     }
     try {
       const templates = await adapter.listTemplates(this.adapters.toAdapterAccount(row));
@@ -201,7 +220,11 @@ export class ChannelAccountsService {
 
   private requireAdapter(row: ChannelAccountRow): ChannelAdapter {
     const adapter = this.adapters.usable(row.kind);
-    if (!adapter) throw new AppException('validation', { message: `${row.kind} is not offered by this deployment` });
+    if (!adapter)
+      throw new AppException('validation', {
+        message: `${row.kind} is not offered by this deployment`,
+        messageKey: 'channelKindNotOffered',
+      });
     return adapter;
   }
 
@@ -221,7 +244,7 @@ export class ChannelAccountsService {
       lineId,
       tenantId,
     ])) as { id: string }[];
-    if (!line) throw invalid('attentionLineId', 'attentionLineId is not an attention line of this organisation');
+    if (!line) throw invalid('attentionLineId', 'attentionLineId is not an attention line of this organisation', 'channelLineNotFound');
     return line.id;
   }
 
@@ -229,6 +252,7 @@ export class ChannelAccountsService {
     if (Object.keys(secrets).length && !this.crypto.configured) {
       throw new AppException('service_unavailable', {
         message: 'Secrets cannot be stored: the server has no CONFIG_ENCRYPTION_KEY (see docs/operations.md)',
+        messageKey: 'channelNoEncryptionKey',
       });
     }
     return Object.fromEntries(Object.entries(secrets).map(([name, value]) => [name, this.crypto.encrypt(value)]));
@@ -283,6 +307,7 @@ function duplicateOr(error: unknown): unknown {
   if (isUniqueViolation(error, 'uq_channel_accounts_external')) {
     return new AppException('conflict', {
       message: 'This provider account is already connected (externalAccountId)',
+      messageKey: 'channelAccountConnected',
       data: { fields: { externalAccountId: ['This provider account is already connected'] } },
     });
   }
@@ -293,4 +318,10 @@ function duplicateOr(error: unknown): unknown {
 export function providerReason(error: unknown): string {
   if (error instanceof ChannelError) return error.message;
   return error instanceof Error ? `The provider could not be reached: ${error.message}` : 'The provider could not be reached';
+}
+
+/** The adapter's own check of what was typed (email: hosts, ports, addresses), answered 400 naming the field. */
+function checkAdapterSettings(adapter: ChannelAdapter, settings: Record<string, string>, externalAccountId: string): void {
+  const problem = adapter.settingsProblem?.(settings, externalAccountId);
+  if (problem) throw invalid(problem.field, problem.message);
 }

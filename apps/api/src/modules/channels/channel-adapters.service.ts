@@ -70,6 +70,7 @@ export class ChannelAdaptersService {
           ),
           enabled: this.switchedOn(kind),
           registersWebhook: typeof adapter.registerWebhook === 'function',
+          inbound: adapter.inbound ?? 'webhook',
         },
       ];
     });

@@ -11,6 +11,7 @@ import { MESSAGE_ATTACHMENTS_SQL, messageView, type MessageRow } from '@centrali
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { DataSource, type EntityManager } from 'typeorm';
+import { BotService } from '../bot/bot.service';
 import { ConversationIntakeService } from '../intake/conversation-intake.service';
 import { MessagesService, type NewAttachment } from '../conversations/messages.service';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
@@ -19,19 +20,13 @@ import { QueueRegistry } from '../machine-host/queue-registry.service';
 import type { ConversationRow } from '../machine-host/views';
 import type { ChannelAccountRow } from './channel-account.row';
 import { ChannelAdaptersService } from './channel-adapters.service';
+import { EmailInboundService } from './email-inbound.service';
+import { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
 import { isOptOutText } from './opt-out-words';
+import { applyCampaignReceipt, applyTemplateStatus, linkCampaignReply } from '../message-campaigns/campaign-inbound';
 
-/** Where a customer's file goes: the file store and its checks (AttachmentsService), answered as the message's attachment. */
-export interface InboundMediaStore {
-  storeInboundFile(input: {
-    tenantId: string;
-    kind: InboundMediaRef['kind'];
-    fileName: string;
-    mimeType: string;
-    bytes: Buffer;
-  }): Promise<NewAttachment>;
-}
-export const INBOUND_MEDIA_STORE = Symbol('INBOUND_MEDIA_STORE');
+// The media store's token and interface live in their own file so the email branch shares them without an import cycle.
+export { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
 
 /** Largest customer file fetched (the provider's own limit is usually lower): ATTACHMENT_MAX_BYTES, default 16 MB. */
 export function inboundMediaMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
@@ -80,6 +75,8 @@ export class ChannelInboundProcessor implements OnModuleInit {
     private readonly adapters: ChannelAdaptersService,
     private readonly queues: QueueRegistry,
     @Inject(INBOUND_MEDIA_STORE) private readonly media: InboundMediaStore,
+    private readonly email: EmailInboundService,
+    private readonly bot: BotService,
   ) {}
 
   onModuleInit(): void {
@@ -96,6 +93,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
     const [row] = (await this.dataSource.query(`SELECT * FROM channel_accounts WHERE id = $1`, [event.account_id])) as ChannelAccountRow[];
     const adapter = row && !row.deleted_at ? this.adapters.usable(row.kind) : null;
     if (!row || !adapter) return this.finish(event.id, 'The channel account was disconnected before this event was processed');
+    if (row.kind === 'email') return this.takeEmail(event, row);
     const account = this.adapters.toAdapterAccount(row);
     let events: InboundEvent[];
     try {
@@ -110,6 +108,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
         switch (inbound.type) {
           case 'message':
             await this.takeMessage(row, adapter, account, inbound);
+            await linkCampaignReply(this.dataSource, row, inbound.contact.externalId);
             break;
           case 'receipt':
             if (!(await this.applyReceipt(row, inbound))) unknownReceipts.push(inbound.providerMessageId);
@@ -120,6 +119,9 @@ export class ChannelInboundProcessor implements OnModuleInit {
           case 'opt-out':
           case 'opt-in':
             await this.recordOptOut(row, inbound.contactExternalId, inbound.type === 'opt-out' ? inbound.reason : null, inbound.at);
+            break;
+          case 'template-status':
+            await applyTemplateStatus(this.dataSource, row, inbound);
             break;
         }
       }
@@ -133,6 +135,20 @@ export class ChannelInboundProcessor implements OnModuleInit {
       );
     }
     await this.finish(event.id, unknownReceipts.length ? `Receipts for unknown messages dropped: ${unknownReceipts.join(', ')}` : null);
+  }
+
+  /** A mail the worker's mailbox reader stored (raw RFC 5322): threaded and taken in by EmailInboundService, then queued. */
+  private async takeEmail(event: StoredEvent, row: ChannelAccountRow): Promise<void> {
+    let note: string | null = null;
+    try {
+      const taken = await this.email.take(row, event.raw_body);
+      if ('conversationId' in taken) await this.queueFromMenu(taken.conversationId, row);
+      else note = `Ignored: ${taken.ignored}`;
+    } catch (error) {
+      if (error instanceof WebhookPayloadError) return this.finish(event.id, `Unreadable email: ${error.message}`);
+      throw await this.failedAttempt(event.id, error);
+    }
+    await this.finish(event.id, note);
   }
 
   private async finish(eventId: string, note: string | null): Promise<void> {
@@ -170,6 +186,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
       externalId: inbound.providerMessageId,
     });
     let conversationId = stored?.conversationId;
+    let message = stored;
     if (!stored) {
       const { attachments, notes } = await this.fetchMedia(row, adapter, account, inbound.media ?? []);
       const captions = (inbound.media ?? []).map((media) => media.caption?.trim()).filter(Boolean);
@@ -186,8 +203,11 @@ export class ChannelInboundProcessor implements OnModuleInit {
         attachments,
       });
       conversationId = taken.conversationId;
+      message = taken.message;
     }
-    await this.queueFromMenu(conversationId!, row);
+    // The line's bot answers first when it has one (issue 23); it queues the conversation itself when it hands off.
+    const withBot = await this.bot.takeTurn(row.tenant_id, conversationId!, message!);
+    if (withBot === 'no-bot') await this.queueFromMenu(conversationId!, row);
     if (isOptOutText(inbound.text)) await this.recordOptOut(row, inbound.contact.externalId, 'stop', inbound.at);
   }
 
@@ -342,6 +362,8 @@ export class ChannelInboundProcessor implements OnModuleInit {
         return true;
       }
       if (watermark) return true;
+      // Not a conversation's message: maybe a message campaign's (issue 21), placed by id or callback data.
+      if (await applyCampaignReceipt(manager, row, receipt)) return true;
       return this.knownMessage(manager, row, receipt.providerMessageId);
     });
   }

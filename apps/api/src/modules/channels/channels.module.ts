@@ -1,8 +1,10 @@
+import { BotModule } from '../bot/bot.module';
 import { Module } from '@nestjs/common';
 import { AttachmentStoreModule } from '../attachments/attachment-store.module';
 import { AttachmentStoreService } from '../attachments/attachment-store.service';
 import { IntakeModule } from '../intake/intake.module';
 import { MachineHostModule } from '../machine-host/machine-host.module';
+import { MailBlacklistModule } from '../mail-blacklist/mail-blacklist.module';
 import { configCryptoProvider } from '../platform-settings/config-crypto.provider';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ChannelAccountsController } from './channel-accounts.controller';
@@ -11,6 +13,7 @@ import { ChannelAdaptersService, channelRegistryProvider } from './channel-adapt
 import { ChannelInboundProcessor, INBOUND_MEDIA_STORE } from './channel-inbound.processor';
 import { ChannelWebhooksController } from './channel-webhooks.controller';
 import { ChannelWebhooksService } from './channel-webhooks.service';
+import { EmailInboundService } from './email-inbound.service';
 
 /**
  * Messaging channels, the platform side (issue 19): connected accounts, the providers' webhooks
@@ -18,7 +21,7 @@ import { ChannelWebhooksService } from './channel-webhooks.service';
  * provider is an adapter of the libs/channels registry (CHANNEL_REGISTRY).
  */
 @Module({
-  imports: [MachineHostModule, IntakeModule, RateLimitModule, AttachmentStoreModule],
+  imports: [MachineHostModule, IntakeModule, RateLimitModule, AttachmentStoreModule, BotModule, MailBlacklistModule],
   controllers: [ChannelAccountsController, ChannelWebhooksController],
   providers: [
     configCryptoProvider,
@@ -27,6 +30,7 @@ import { ChannelWebhooksService } from './channel-webhooks.service';
     ChannelAccountsService,
     ChannelWebhooksService,
     ChannelInboundProcessor,
+    EmailInboundService,
     // Customers' files are checked and stored as any upload (the attachments module's store).
     { provide: INBOUND_MEDIA_STORE, useExisting: AttachmentStoreService },
   ],

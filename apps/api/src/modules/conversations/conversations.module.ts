@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BotModule } from '../bot/bot.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { IntakeModule } from '../intake/intake.module';
 import { MachineHostModule } from '../machine-host/machine-host.module';
@@ -17,7 +18,7 @@ import { WebchatService } from './webchat.service';
 
 /** Web chat (visitors), the agent desk and the supervisor's view: the HTTP side of the real-time core. */
 @Module({
-  imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule],
+  imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule, BotModule],
   controllers: [WebchatController, AgentController, SupervisorController, NotesController, ChannelMessagesController],
   providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService, RequeueNoticeService],
   exports: [DeskService, OutboundRulesService, WebchatService],

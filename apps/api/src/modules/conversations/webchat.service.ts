@@ -18,6 +18,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { BotService } from '../bot/bot.service';
 import { ConversationIntakeService } from '../intake/conversation-intake.service';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
@@ -52,6 +53,7 @@ export class WebchatService {
     private readonly tokens: VisitorTokenService,
     private readonly limiter: RateLimiterService,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
+    private readonly bot: BotService,
   ) {}
 
   async start(input: StartChatDto, ip: string): Promise<StartChatResult> {
@@ -71,6 +73,8 @@ export class WebchatService {
       lineId: line.id,
       visitorId,
     });
+    // The line's bot, when it has one, greets before the customer types (issue 23).
+    await this.bot.greet(row);
     return {
       conversation: conversationView(row),
       visitorId,
@@ -98,6 +102,8 @@ export class WebchatService {
         .map(({ day, from, to }) => ({ day, from, to }))
         .sort((a, b) => a.day - b.day || String(a.from).localeCompare(String(b.from))),
       nextOpening: open ? null : nextLineOpening(line.business_hours, now, settings.timeZone),
+      // Only when the line's bot answers first (issue 23); absent otherwise.
+      ...((await this.bot.enabledFor(line.id)) ? { bot: true } : {}),
     };
   }
 
@@ -224,6 +230,8 @@ export class WebchatService {
         MessagesService.requireOpen(row);
       },
     });
+    // The line's bot answers while the conversation is with it (Transitory); it pushes its own messages.
+    if (message.senderKind === 'customer') await this.bot.takeTurn(visitor.tenantId, visitor.conversationId, message);
     // The visitor's conversation is named, so the intake always answers its version.
     return { ...message, conversationVersion: conversationVersion ?? (await this.row(visitor)).version };
   }

@@ -14,8 +14,20 @@ import type { SocketEmit } from './outbox';
  *   sweep) pushes a fresh one, and the console reads it over REST when it (re)connects.
  * - `queue.position` (visitor): a waiting customer's position and estimate, derived the same way.
  * - `outbound.board` (staff): a dialer campaign's board, re-read and pushed after each change.
+ * - `video.signal` (staff and visitor): WebRTC offers, answers and candidates relayed between a
+ *   call's two browsers, useless once the connection is made or the page reloaded (it renegotiates).
+ * - `video.call` (staff and visitor): a hint that a call was joined, ended or its consent changed;
+ *   the call itself is a row both sides read over HTTP.
  */
-export const EPHEMERAL_EVENTS = ['typing', 'queue.updated', 'campaignQueue.updated', 'queue.position', 'outbound.board'] as const;
+export const EPHEMERAL_EVENTS = [
+  'typing',
+  'queue.updated',
+  'campaignQueue.updated',
+  'queue.position',
+  'outbound.board',
+  'video.signal',
+  'video.call',
+] as const;
 export type EphemeralEvent = (typeof EPHEMERAL_EVENTS)[number];
 export type EphemeralEmit = Extract<SocketEmit, { event: EphemeralEvent }>;
 

@@ -17,6 +17,6 @@ import { VisitorTokenService } from './visitor-token.service';
     SocketAccessService,
     PresenceRegistryService,
   ],
-  exports: [REALTIME_CONFIG, RealtimeService, VisitorTokenService],
+  exports: [REALTIME_CONFIG, RealtimeService, VisitorTokenService, SocketAccessService],
 })
 export class RealtimeModule {}

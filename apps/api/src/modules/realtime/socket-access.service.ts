@@ -74,6 +74,8 @@ function authError(error: unknown): Error {
 export class SocketAccessService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SocketAccessService.name);
   private stopListening: (() => void) | null = null;
+  /** A second credential of the visitor namespace: a video call's guest key (VideoSignallingService sets socket.data). */
+  private visitorGuest: ((socket: Socket) => Promise<void>) | null = null;
 
   constructor(
     private readonly realtime: RealtimeService,
@@ -152,6 +154,14 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
     });
 
     visitor.use((socket, next) => {
+      const guest = this.visitorGuest;
+      if (guest && typeof (socket.handshake.auth as { videoGuestKey?: unknown } | undefined)?.videoGuestKey === 'string') {
+        guest(socket).then(
+          () => next(),
+          (error: unknown) => next(authError(error)),
+        );
+        return;
+      }
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       let identity: VisitorIdentity;
       try {
@@ -171,7 +181,8 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
       );
     });
     visitor.on('connection', (socket: Socket) => {
-      const identity = (socket.data as VisitorSocketData).visitor;
+      const identity = (socket.data as Partial<VisitorSocketData>).visitor;
+      if (!identity) return; // a video call's guest: VideoSignallingService handles it
       const own = roomName({ kind: 'conversation', id: identity.conversationId });
       if (!socket.recovered) void socket.join(own);
       socket.on('join', (room: unknown, ack: unknown) => {
@@ -198,6 +209,11 @@ export class SocketAccessService implements OnApplicationBootstrap, OnApplicatio
         });
       });
     });
+  }
+
+  /** The video module's guest keys, taken by the visitor namespace besides visitor tokens (handshake `auth.videoGuestKey`). */
+  registerVisitorGuest(authenticate: (socket: Socket) => Promise<void>): void {
+    this.visitorGuest = authenticate;
   }
 
   onApplicationShutdown(): void {

@@ -372,8 +372,13 @@ function WebhookPanel({ api, account, onChecked }: { api: ChannelsApi; account: 
 
   return (
     <div className="channels-webhook" data-testid="channel-webhook">
-      <CopyField id="channel-webhook-url" label={t('channels.webhook.url')} value={account.webhookUrl} />
-      <CopyField id="channel-verify-token" label={t(`channels.webhook.token.${tokenKey}`)} value={account.verifyToken} />
+      {/* A mailbox is read by the worker (email): there is no webhook to paste anywhere. */}
+      {account.kind !== 'email' && (
+        <>
+          <CopyField id="channel-webhook-url" label={t('channels.webhook.url')} value={account.webhookUrl} />
+          <CopyField id="channel-verify-token" label={t(`channels.webhook.token.${tokenKey}`)} value={account.verifyToken} />
+        </>
+      )}
       <div className="channels-webhook__steps">
         <strong>{t('channels.webhook.stepsTitle', { channel: kindLabel(account.kind) })}</strong>
         <p data-testid="channel-webhook-steps">{t(`channels.instructions.${account.kind}`)}</p>

@@ -88,6 +88,21 @@ export const KNOWN_CREDENTIALS = [
   'apiSecret',
   'clientId',
   'clientSecret',
+  // Email (issue 20): the mailbox read over IMAP, the SMTP server replies leave by, the sender.
+  'imapHost',
+  'imapPort',
+  'imapSecurity',
+  'imapUser',
+  'imapFolder',
+  'imapPassword',
+  'smtpHost',
+  'smtpPort',
+  'smtpSecurity',
+  'smtpUser',
+  'smtpPassword',
+  'fromAddress',
+  'fromName',
+  'authServId',
 ] as const;
 const KNOWN = new Set<string>(KNOWN_CREDENTIALS);
 
@@ -100,6 +115,7 @@ export const EXTERNAL_ID_KIND: Record<MessagingKind, string> = {
   instagram: 'instagramAccountId',
   telegram: 'botId',
   twitter: 'userId',
+  email: 'mailboxAddress',
 };
 
 export type CredentialField = { name: string; secret: boolean; known: boolean; stored: boolean };

@@ -287,6 +287,7 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
           ))}
         </div>
       </FieldShell>
+      {id ? <LineBotLink lineId={id} /> : null}
       <SelectInput
         id="line-poll"
         label={t('admin.lines.poll')}
@@ -339,5 +340,23 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
         error={errorFor('queueTimeoutSeconds')}
       />
     </AdminFormPage>
+  );
+}
+
+/** The line's bot (issue 23) has its own screen: the settings, the test panel and the unanswered questions. */
+function LineBotLink({ lineId }: { lineId: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  return (
+    <FieldShell id="line-bot" label={t('bot.lineForm.label')} hint={t('bot.lineForm.hint')}>
+      <Button
+        type="button"
+        icon="pi pi-android"
+        label={t('bot.lineForm.open')}
+        outlined
+        onClick={() => navigate(`/qna/bot?line=${encodeURIComponent(lineId)}`)}
+        data-testid="line-bot-link"
+      />
+    </FieldShell>
   );
 }

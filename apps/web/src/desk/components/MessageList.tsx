@@ -5,6 +5,7 @@ import { formatTime } from '../../format/format';
 import { ListState } from './ListState';
 import { MessageAttachments, type AttachmentLoader } from './Attachments';
 import { deliveryMark, failureReason, type DeliveryMark } from '../logic/delivery';
+import './bot.css';
 
 export type Perspective = 'customer' | 'staff';
 
@@ -121,6 +122,8 @@ function Bubble({
   const { t } = useTranslation();
   const mine = perspective === 'customer' ? message.senderKind === 'customer' : message.senderKind !== 'customer';
   const system = message.senderKind === 'system';
+  // The line's bot (issue 23): on the staff side among "theirs", named, so the agent tells it from the customer.
+  const bot = message.senderKind === 'bot';
   const mark = deliveryMark(message);
   const reason = failureReason(message);
   const markLabel = t(`desk.chat.mark.${mark}`);
@@ -129,11 +132,16 @@ function Bubble({
   const attachments = message.attachments ?? [];
   return (
     <div
-      className={`desk-bubble ${system ? 'desk-bubble--system' : mine ? 'desk-bubble--mine' : 'desk-bubble--theirs'}${mark === 'failed' && mine ? ' desk-bubble--failed' : ''}`}
+      className={`desk-bubble ${system ? 'desk-bubble--system' : mine ? 'desk-bubble--mine' : 'desk-bubble--theirs'}${bot ? ' desk-bubble--bot' : ''}${mark === 'failed' && mine ? ' desk-bubble--failed' : ''}`}
       data-testid="message"
       data-sender={message.senderKind}
       data-message-id={message.id}
     >
+      {bot ? (
+        <span className="desk-bubble__sender" data-testid="message-bot">
+          <i className="pi pi-android" aria-hidden="true" /> {t('bot.sender')}
+        </span>
+      ) : null}
       <MessageAttachments attachments={attachments} load={loadAttachment} />
       {message.text || attachments.length === 0 ? (
         <span className="desk-bubble__text" data-testid="message-text">

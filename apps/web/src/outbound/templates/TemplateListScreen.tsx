@@ -4,6 +4,7 @@ import { AdminListPage } from '../../admin/AdminListPage';
 import { formatDateTime, formatNullable } from '../../format/format';
 import { TEMPLATE_FORM_PATH, TEMPLATES_RESOURCE } from './templates-api';
 import './templates.css';
+import { ChannelTemplatesPanel } from '../message-campaigns/ChannelTemplatesPanel';
 
 /** /OutboundCampaign/CreateTemplates: the tenant's outbound templates (search, paging, edit, delete with confirmation, history). */
 export function TemplateListScreen({ route }: { route: AppRoute }) {
@@ -51,6 +52,7 @@ export function TemplateListScreen({ route }: { route: AppRoute }) {
           },
         ]}
       />
+      <ChannelTemplatesPanel />
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { Link, Navigate, useLocation } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Message } from 'primereact/message';
 import { useTranslation } from 'react-i18next';
-import { homePathForRole } from '@centralita/contracts';
+import { homePathForRole, VICIDIAL_NOTICE_INVALID, VICIDIAL_NOTICE_PARAM } from '@centralita/contracts';
 import { useAuth, useAuthSelector } from '../../app/ServicesContext';
 import { describeError } from '../../api/error-text';
 import { isSubmitting } from '../../auth/auth.machine';
@@ -23,6 +23,8 @@ export function SignInPage() {
   const loggedOut = useAuthSelector((s) => s.context.loggedOut);
   const idleSignedOut = useAuthSelector((s) => s.context.idleSignedOut);
   const [attempted, setAttempted] = useState(false);
+  // A dialer's sign-in link the API refused (VicidialSignInPage) lands here with ?notice=….
+  const dialerLinkInvalid = new URLSearchParams(location.search).get(VICIDIAL_NOTICE_PARAM) === VICIDIAL_NOTICE_INVALID;
   const form = useForm({ email: '', password: '' }, () => ({ email: [required, email], password: [required] }));
 
   // A stored session is still being restored: wait rather than flash the form.
@@ -42,6 +44,15 @@ export function SignInPage() {
   const showError = attempted && !submitting && failure;
   return (
     <SessionLayout title={t('auth.signin.title')} subtitle={t('auth.signin.subtitle')}>
+      {dialerLinkInvalid && !showError && (
+        <Message
+          className="session__notice"
+          severity="warn"
+          text={t('integrationKeys.signin.linkInvalid')}
+          data-testid="vicidial-link-invalid"
+          role="status"
+        />
+      )}
       {disconnected && (
         <Message
           className="session__notice"

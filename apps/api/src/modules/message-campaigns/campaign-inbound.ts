@@ -1,0 +1,110 @@
+import type { InboundEvent } from '@centralita/channels';
+import type { ChannelAccountRow } from '../channels/channel-account.row';
+
+type Db = { query: (sql: string, params?: unknown[]) => Promise<unknown> };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A receipt for a campaign message (called by the channel intake when no platform message has the
+ * provider id). Found by provider id, or by the callback data (the recipient's id) when the status
+ * beat the send's answer; the status only moves forward (sent < delivered < read; failed is final
+ * and never follows read; skipped is never touched), so duplicates and any order end in the same
+ * state. Answers whether the receipt was a campaign message's.
+ */
+export async function applyCampaignReceipt(
+  db: Db,
+  account: Pick<ChannelAccountRow, 'id' | 'tenant_id'>,
+  receipt: Extract<InboundEvent, { type: 'receipt' }>,
+): Promise<boolean> {
+  const callback = receipt.callbackData && UUID.test(receipt.callbackData) ? receipt.callbackData : null;
+  const rows = (await db.query(
+    `WITH moved AS (
+       UPDATE message_campaign_recipients r SET
+         provider_message_id = COALESCE(r.provider_message_id, $3),
+         status = CASE
+           WHEN r.status IN ('skipped', 'failed') THEN r.status
+           WHEN $5::text = 'failed' THEN CASE WHEN r.status = 'read' THEN r.status ELSE 'failed' END
+           WHEN (CASE $5::text WHEN 'sent' THEN 2 WHEN 'delivered' THEN 3 WHEN 'read' THEN 4 ELSE 0 END)
+              > (CASE r.status WHEN 'sent' THEN 2 WHEN 'delivered' THEN 3 WHEN 'read' THEN 4 ELSE 0 END) THEN $5::text
+           ELSE r.status END,
+         sent_at = COALESCE(r.sent_at, $6::timestamptz),
+         delivered_at = CASE WHEN $5::text IN ('delivered', 'read') THEN COALESCE(r.delivered_at, $6::timestamptz) ELSE r.delivered_at END,
+         read_at = CASE WHEN $5::text = 'read' THEN COALESCE(r.read_at, $6::timestamptz) ELSE r.read_at END,
+         error_code = CASE WHEN $5::text = 'failed' AND r.status NOT IN ('read', 'skipped', 'failed') THEN $7 ELSE r.error_code END,
+         error_text = CASE WHEN $5::text = 'failed' AND r.status NOT IN ('read', 'skipped', 'failed') THEN $8 ELSE r.error_text END,
+         updated_at = now()
+       WHERE r.tenant_id = $1 AND r.account_id = $2
+         AND (r.provider_message_id = $3 OR ($4::uuid IS NOT NULL AND r.id = $4::uuid AND r.provider_message_id IS NULL))
+       RETURNING r.id)
+     SELECT id FROM moved`,
+    [
+      account.tenant_id,
+      account.id,
+      receipt.providerMessageId,
+      callback,
+      receipt.status,
+      receipt.at,
+      receipt.error?.code?.slice(0, 20) ?? null,
+      receipt.error?.message?.slice(0, 500) ?? null,
+    ],
+  )) as unknown[];
+  return rows.length > 0;
+}
+
+/**
+ * A customer's message (a reply or a button tap) after a campaign reached them: it entered the
+ * intake like any message (opening or joining the conversation on the account's line); here it is
+ * linked to the campaign's latest recipient row for that phone, with the conversation.
+ */
+export async function linkCampaignReply(
+  db: Db,
+  account: Pick<ChannelAccountRow, 'id' | 'tenant_id'>,
+  contactExternalId: string,
+): Promise<void> {
+  const phone = contactExternalId.replace(/\D/g, '');
+  if (!phone || phone !== contactExternalId) return;
+  await db.query(
+    `UPDATE message_campaign_recipients r SET replied_at = COALESCE(r.replied_at, now()),
+       conversation_id = COALESCE(r.conversation_id, (
+         SELECT c.id FROM conversations c JOIN contacts k ON k.id = c.contact_id
+         WHERE k.tenant_id = $1::uuid AND k.channel_account_id = $2::text AND k.external_id = $3::text ORDER BY c.created_at DESC LIMIT 1)),
+       updated_at = now()
+     WHERE r.id = (
+       SELECT q.id FROM message_campaign_recipients q
+       WHERE q.tenant_id = $1::uuid AND q.account_id = $2::uuid AND q.phone IN ($3::text, '+' || $3::text) AND q.status IN ('sent', 'delivered', 'read')
+       ORDER BY q.sent_at DESC NULLS LAST LIMIT 1)`,
+    [account.tenant_id, account.id, phone],
+  );
+}
+
+/**
+ * A template's status from the provider (webhook or sync): stored with its reason; a template that
+ * is paused or disabled pauses the running campaigns that send it, saying why.
+ */
+export async function applyTemplateStatus(
+  db: Db,
+  account: Pick<ChannelAccountRow, 'id' | 'tenant_id'>,
+  update: { providerTemplateId: string; name: string; language: string; status: string; reason?: string },
+): Promise<void> {
+  const rows = (await db.query(
+    `WITH moved AS (UPDATE channel_templates SET status = $5, reason = $6, provider_template_id = COALESCE(provider_template_id, $2), updated_at = now()
+     WHERE tenant_id = $1 AND (provider_template_id = $2 OR (account_id = $7 AND name = $3 AND language = $4))
+       AND status IS DISTINCT FROM $5 RETURNING id) SELECT id FROM moved`,
+    [
+      account.tenant_id,
+      update.providerTemplateId,
+      update.name,
+      update.language,
+      update.status.slice(0, 20),
+      update.reason?.slice(0, 500) ?? null,
+      account.id,
+    ],
+  )) as { id: string }[];
+  if (!rows.length || !['PAUSED', 'DISABLED', 'REJECTED', 'PENDING_DELETION'].includes(update.status)) return;
+  await db.query(
+    `UPDATE message_campaigns SET status = 'paused', paused_reason = $2, paused_detail = $3, updated_at = now()
+     WHERE template_id = ANY($1::uuid[]) AND status = 'running'`,
+    [rows.map((row) => row.id), `template_${update.status.toLowerCase()}`.slice(0, 40), update.reason?.slice(0, 500) ?? null],
+  );
+}

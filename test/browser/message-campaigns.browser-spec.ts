@@ -1,0 +1,159 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path, { join } from 'node:path';
+import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView, OptionItem, OutboundFormOptions } from '@centralita/contracts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startWhatsAppFake, type WhatsAppFake } from '../fakes/whatsapp-cloud';
+import { eventually } from '../support/eventually';
+import { DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
+import { startSuiteApi, type SuiteApi } from '../support/suite-api';
+
+/**
+ * Issue 21 in the console: the WhatsApp template editor on /OutboundCampaign/CreateTemplates (Meta's
+ * checks as you type, live preview, submit, Meta's approval through the webhook, "sync now") and the
+ * message campaign board on /OutboundCampaign/CampaignList (tab "WhatsApp campaigns") while the
+ * worker sends to the WhatsApp Cloud API fake. This suite starts its own API and worker pointed at the fake.
+ */
+jest.setTimeout(180_000);
+
+const ROOT = path.resolve(__dirname, '..', '..');
+// DESK_SCREENSHOTS=1 refreshes the docs' pictures; otherwise they go to the temp folder.
+const SCREENSHOTS =
+  process.env.DESK_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : join(tmpdir(), 'centralita-message-campaigns');
+
+describe('Message templates and campaigns (browser)', () => {
+  let fake: WhatsAppFake;
+  let suite: SuiteApi | undefined;
+  let url: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let token: string;
+  let account: ChannelAccountView;
+  const accountName = `WhatsApp campañas ${randomBytes(2).toString('hex')}`;
+
+  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, token || null, body);
+
+  async function adminPage(language: 'es' | 'en', where: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, baseURL: url });
+    contexts.push(context);
+    await context.addInitScript((lng) => window.localStorage.setItem('language', lng), language);
+    const page = await context.newPage();
+    await page.goto('/session/signin');
+    await page.getByTestId('signin-email').fill(DEMO.admin);
+    await page.getByTestId('signin-password').fill(DEMO_PASSWORD);
+    await page.getByTestId('signin-submit').click();
+    await page.waitForURL((at) => !at.pathname.startsWith('/session'));
+    await page.goto(where);
+    return page;
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    fake = await startWhatsAppFake({
+      phoneNumberId: String(randomInt(100_000_000, 999_999_999)) + '21',
+      templates: [],
+      autoSentStatus: true,
+    });
+    suite = await startSuiteApi({
+      env: { META_GRAPH_URL: fake.url, META_GRAPH_VERSION: fake.graphVersion },
+      worker: true,
+      queuePrefixSuffix: '-campaigns',
+    });
+    url = suite.url;
+    token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
+    const lines = await call<OptionItem[]>('GET', '/api/attention-lines/options');
+    account = await call<ChannelAccountView>('POST', '/api/channel-accounts', {
+      kind: 'whatsapp',
+      name: accountName,
+      externalAccountId: fake.phoneNumberId,
+      attentionLineId: lines[0]!.id,
+      settings: { wabaId: fake.wabaId },
+      secrets: { accessToken: fake.accessToken, appSecret: fake.appSecret },
+    });
+    fake.setWebhookUrl(`${url}/api/channels/whatsapp/${account.id}/webhook`);
+    browser = await launchBrowser();
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    if (account && token) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
+    await suite?.stop();
+    await fake?.close();
+  });
+
+  it.each(['es', 'en'] as const)('writes, previews, submits and sees Meta approve a template (%s)', async (language) => {
+    const page = await adminPage(language, '/OutboundCampaign/CreateTemplates');
+    await page.getByTestId('channel-templates').waitFor();
+    await page.getByTestId('tpl-account').click();
+    await page.locator('li[role="option"]', { hasText: accountName }).click();
+    const name = `cita_${language}_${randomInt(1e5, 9e5)}`;
+    await page.getByTestId('tpl-name').fill('Cita Mayo');
+    // Meta's rule shown as you type (the shared rules name the problem), and no submit.
+    await eventually(async () => expect(await page.getByTestId('channel-template-editor').innerText()).toContain('lowercase letters'));
+    expect(await page.getByTestId('tpl-submit').isDisabled()).toBe(true);
+    await page.getByTestId('tpl-name').fill(name);
+    await page
+      .getByTestId('tpl-body')
+      .fill(language === 'es' ? 'Hola {{1}}, tu cita es el {{2}}.' : 'Hi {{1}}, your appointment is on {{2}}.');
+    await page.getByTestId('tpl-example-1').fill('Ana');
+    await page.getByTestId('tpl-example-2').fill(language === 'es' ? '12 de mayo' : 'May 12');
+    await eventually(async () =>
+      expect(await page.getByTestId('channel-template-preview').innerText()).toContain(
+        language === 'es' ? 'Hola Ana, tu cita es el 12 de mayo.' : 'Hi Ana, your appointment is on May 12.',
+      ),
+    );
+    await page.getByTestId('tpl-submit').click();
+    const row = page.getByRole('row').filter({ hasText: name });
+    await eventually(async () => expect(await row.innerText()).toContain(language === 'es' ? 'En revisión' : 'In review'));
+    await fake.reviewTemplate(name, 'es', 'APPROVED');
+    await eventually(async () => {
+      await page.getByTestId('tpl-sync').click();
+      expect(await row.innerText()).toContain(language === 'es' ? 'Aprobada' : 'Approved');
+    });
+    await page
+      .getByTestId('tpl-body')
+      .fill(language === 'es' ? 'Hola {{1}}, tu cita es el {{2}}.' : 'Hi {{1}}, your appointment is on {{2}}.');
+    await page.getByTestId('tpl-example-1').fill('Ana');
+    await page.getByTestId('tpl-example-2').fill(language === 'es' ? '12 de mayo' : 'May 12');
+    await page.screenshot({ path: join(SCREENSHOTS, `message-templates-${language}.png`), fullPage: true });
+  });
+
+  it.each(['es', 'en'] as const)('shows the live board of a running campaign (%s)', async (language) => {
+    const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
+      (one) => one.status === 'APPROVED',
+    )!;
+    const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
+    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
+      name: language === 'es' ? 'Recordatorio de citas' : 'Appointment reminder',
+      accountId: account.id,
+      templateId: template.id,
+      phoneListId: lists[0]!.id,
+      parameterMapping: {
+        header: [],
+        body: [
+          { source: 'name', fallback: 'cliente' },
+          { source: 'fixed', value: '12/05' },
+        ],
+      },
+      ratePerSecond: 5,
+    });
+    await call('POST', `/api/message-campaigns/${campaign.id}/start`);
+    const page = await adminPage(language, '/OutboundCampaign/CampaignList?tab=messages');
+    await page.getByTestId('message-campaigns').waitFor();
+    await page.getByRole('row').filter({ hasText: campaign.name }).first().click();
+    await page.getByTestId('message-campaign-board').waitFor();
+    await eventually(
+      async () => {
+        const view = await call<MessageCampaignView>('GET', `/api/message-campaigns/${campaign.id}`);
+        expect(view.status).toBe('finished');
+        const sent = Number(await page.getByTestId('board-sent').locator('strong').innerText());
+        const skipped = Number(await page.getByTestId('board-skipped').locator('strong').innerText());
+        expect(sent + skipped).toBe(view.counts.total - view.counts.failed);
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, `message-campaign-board-${language}.png`), fullPage: true });
+  });
+});
