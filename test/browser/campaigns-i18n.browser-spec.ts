@@ -19,8 +19,8 @@ jest.setTimeout(90_000);
 const SCREENSHOTS =
   process.env.CAMPAIGN_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(tmpdir(), 'centralita-campaigns');
 
-/** Latin words that are names, not labels: none may be anything else. */
-const KEPT = /\b(CSV|SIP)\b/g;
+/** Latin words that are names, not labels: none may be anything else (spec §9 brand names are never translated). */
+const KEPT = /\b(CSV|SIP|WhatsApp)\b/g;
 
 /** Every Latin word a screen part shows: its text and the labels of its controls (aria-label, placeholder, title). */
 async function latinWords(part: Locator, data: string[]): Promise<string[]> {

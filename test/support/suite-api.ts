@@ -164,9 +164,11 @@ export async function startSuiteApi(options: SuiteApiOptions = {}): Promise<Suit
     RATE_LIMIT_RESET_IP: '100000',
     ...(options.worker
       ? {
-          // The worker's status updates are outbox rows an API's poller delivers once stale: sooner than
-          // the default 2 s, still well after any process's own fast path has marked its rows.
-          OUTBOX_STALE_MS: '800',
+          // The worker's status updates are outbox rows an API's poller delivers once stale. Not sooner than
+          // 3 s: every suite shares the browser database, and this API (on its own queue prefix) would
+          // otherwise take other suites' rows (a sentiment job, a push) before their own API has marked
+          // them on a loaded machine, delivering them to a prefix nobody serves.
+          OUTBOX_STALE_MS: '3000',
           OUTBOX_POLL_MS: '200',
           // The worker must not dial other suites' campaigns.
           DIALER_ENABLED: 'false',
