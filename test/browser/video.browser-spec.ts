@@ -208,7 +208,8 @@ describe('Video calls in the browser', () => {
       { timeoutMs: 30_000, intervalMs: 250 },
     );
     expect(ready.format).toBe('video/webm');
-    expect(Math.abs(ready.duration_ms - recordedMs)).toBeLessThan(1_000);
+    // Within 2 s of the wall time the page recorded: MediaRecorder's first chunk and the upload start lag on a loaded machine.
+    expect(Math.abs(ready.duration_ms - recordedMs)).toBeLessThan(2_000);
 
     // Played from the desk: the panel lists it with a player that knows its length.
     await agent.getByTestId('video-panel-hangup').click();

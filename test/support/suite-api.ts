@@ -164,11 +164,11 @@ export async function startSuiteApi(options: SuiteApiOptions = {}): Promise<Suit
     RATE_LIMIT_RESET_IP: '100000',
     ...(options.worker
       ? {
-          // The worker's status updates are outbox rows an API's poller delivers once stale. Not sooner than
-          // 3 s: every suite shares the browser database, and this API (on its own queue prefix) would
-          // otherwise take other suites' rows (a sentiment job, a push) before their own API has marked
-          // them on a loaded machine, delivering them to a prefix nobody serves.
-          OUTBOX_STALE_MS: '3000',
+          // The worker's status updates are outbox rows an API's poller delivers once stale: sooner than
+          // the browser tier's API (2 s), so this suite's pushes reach this API's sockets. Known cost: every
+          // suite shares the browser database, so on a loaded machine this API can also take another
+          // suite's row its own API has not marked yet (a database per worker suite would end that).
+          OUTBOX_STALE_MS: '800',
           OUTBOX_POLL_MS: '200',
           // The worker must not dial other suites' campaigns.
           DIALER_ENABLED: 'false',
