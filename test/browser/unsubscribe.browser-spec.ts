@@ -134,8 +134,14 @@ describe('Unsubscribe page and mail blacklist screen (browser)', () => {
     await eventually(async () => expect(await listed(manual)).toEqual([]));
 
     // The toasts of the add and the removal go first: the screenshot shows the screen, not them.
-    for (const close of await page.locator('.p-toast-icon-close').all()) await close.click().catch(() => undefined);
-    await page.locator('.p-toast-message').first().waitFor({ state: 'detached' });
+    // (A toast can still be entering while the first are closed: close again until none is left.)
+    await eventually(
+      async () => {
+        for (const close of await page.locator('.p-toast-icon-close').all()) await close.click({ timeout: 1_000 }).catch(() => undefined);
+        expect(await page.locator('.p-toast-message').count()).toBe(0);
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
     // English through the header's language switch (the init script keeps Spanish on every load).
     await page.getByTestId('language-switch').first().selectOption('en');
     await page.getByTestId('blacklist-search').fill(tag);
