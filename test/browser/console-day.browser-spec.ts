@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { OFF_MENU_ROUTES, type DashboardSummary, type MenuItem, type PauseDetailRow, type PlatformSettings } from '@centralita/contracts';
 import { eventually } from '../support/eventually';
+import { takeWorkerLock } from '../support/suite-api';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 
 /**
@@ -201,14 +202,22 @@ describe('A day in the console', () => {
   });
 
   it('raises an alert on the live board when a conversation turns negative', async () => {
-    worker = await startSentimentWorker();
-    const board = await open(DEMO.supervisor);
-    await board.goto('/dashboard/superUser');
-    await board.getByTestId('agent-board').waitFor();
-    await queueChat(lineId, `${TAG} Angry`, ['This is terrible, awful service, I hate it', 'Horrible, awful, the worst']);
-    const alert = board.locator('[data-testid="sentiment-alert"]', { hasText: `${TAG} Angry` });
-    await eventually(async () => expect(await alert.count()).toBe(1), { timeoutMs: 30_000 });
-  });
+    // The alert is a worker-written outbox row that any API of the run delivers once stale, to its own
+    // queue prefix. Suites with their own API and worker (startSuiteApi, same database, another prefix)
+    // would take it on a loaded machine: this test holds their lock, so none runs meanwhile.
+    const release = await takeWorkerLock();
+    try {
+      worker = await startSentimentWorker();
+      const board = await open(DEMO.supervisor);
+      await board.goto('/dashboard/superUser');
+      await board.getByTestId('agent-board').waitFor();
+      await queueChat(lineId, `${TAG} Angry`, ['This is terrible, awful service, I hate it', 'Horrible, awful, the worst']);
+      const alert = board.locator('[data-testid="sentiment-alert"]', { hasText: `${TAG} Angry` });
+      await eventually(async () => expect(await alert.count()).toBe(1), { timeoutMs: 30_000 });
+    } finally {
+      release();
+    }
+  }, 420_000);
 
   it('shows on platform settings exactly what is in effect, with what an empty message means', async () => {
     const inEffect = await api<PlatformSettings>('GET', '/api/platform-settings', adminToken);

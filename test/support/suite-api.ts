@@ -61,7 +61,7 @@ function alive(pid: number): boolean {
  * Takes the run's suite-worker lock (a directory: mkdir is atomic), waiting while another suite
  * holds it; a lock left by a process that died is broken. Answers its release.
  */
-async function takeWorkerLock(): Promise<() => void> {
+export async function takeWorkerLock(): Promise<() => void> {
   const lock = path.join(tmpdir(), `${process.env.QUEUE_PREFIX ?? 'centralita'}-suite-worker.lock`);
   const owner = path.join(lock, 'pid');
   await eventually(
