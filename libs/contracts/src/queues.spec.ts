@@ -17,6 +17,8 @@ describe('queue registry', () => {
       geoImport: 'geo-import',
       videoRecording: 'video-recording',
       messageCampaigns: 'message-campaigns',
+      voiceCallEvents: 'voice-call-events',
+      voiceCommands: 'voice-commands',
     });
   });
 

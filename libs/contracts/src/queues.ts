@@ -10,6 +10,7 @@ import type { OutboundCallEventJob } from './outbound';
 import type { ReportExportJob } from './reports';
 import type { GeoImportJob } from './cases';
 import type { VideoRecordingJob } from './video';
+import type { VoiceCallEvent, VoiceCommand } from './voice';
 
 export const QUEUES = {
   /** API → worker: one mail to send (or, in development, keep in the dev mailbox). */
@@ -38,6 +39,10 @@ export const QUEUES = {
   videoRecording: 'video-recording',
   /** API (through the outbox) → worker: run one message campaign's sends until done, paused or stopped; job id `message-campaign.<campaignId>`. */
   messageCampaigns: 'message-campaigns',
+  /** Worker → API: one inbound call's events (voice.ts), in order; job id `voice.<callId>.<seq>`. */
+  voiceCallEvents: 'voice-call-events',
+  /** API → worker: connect or hang up a live inbound call (voice.ts). */
+  voiceCommands: 'voice-commands',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -76,6 +81,10 @@ export interface QueueJobs {
   [QUEUES.geoImport]: { name: 'import'; data: GeoImportJob };
   [QUEUES.videoRecording]: { name: 'finalise'; data: VideoRecordingJob };
   [QUEUES.messageCampaigns]: { name: 'run'; data: MessageCampaignJob };
+  /** Named after the event's type. */
+  [QUEUES.voiceCallEvents]: { name: VoiceCallEvent['type']; data: VoiceCallEvent };
+  /** Named after the command's type. */
+  [QUEUES.voiceCommands]: { name: VoiceCommand['type']; data: VoiceCommand };
 }
 
 /** One message campaign to run (its recipients' states live in PostgreSQL; the job only drives them). */

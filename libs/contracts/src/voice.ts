@@ -1,0 +1,55 @@
+/**
+ * Inbound voice (issue #22): the contract between the worker's voice server (SIP + rtpengine media,
+ * apps/worker/src/voice) and the API, which keeps the caller's conversation on the phone channel.
+ *
+ * The worker owns the call leg and the IVR walk; the API owns the conversation machine. Events go
+ * worker → API on QUEUES.voiceCallEvents, one call's events in order (job id `voice.<callId>.<seq>`);
+ * commands go API → worker on QUEUES.voiceCommands.
+ */
+
+/** Where the caller is when they hang up without reaching an agent (reports count them apart). */
+export const VOICE_ABANDON_STAGES = ['ivr', 'queue'] as const;
+export type VoiceAbandonStage = (typeof VOICE_ABANDON_STAGES)[number];
+
+interface VoiceEventBase {
+  /** The worker's id of the inbound call leg (a UUID), stable for the call's life. */
+  callId: string;
+  tenantId: string;
+  /** Order of this event within its call, from 1: the API refuses a repeat and holds a gap. */
+  seq: number;
+  /** When the worker observed it (epoch ms). */
+  at: number;
+}
+
+export type VoiceCallEvent =
+  /** The call was answered by the platform (the IVR starts, or the call goes straight to a line). */
+  | (VoiceEventBase & {
+      type: 'call.started';
+      trunkId: string;
+      /** The caller's number as the carrier presented it (E.164 when it can be read so). */
+      from: string;
+      /** The called number that matched the trunk's inbound number. */
+      to: string;
+      ivrId: string | null;
+    })
+  /** The caller reached an IVR node (digit: the key that led here; null for the first node or a timeout/fallback). */
+  | (VoiceEventBase & { type: 'ivr.step'; ivrId: string; nodeId: string; nodeName: string; digit: string | null })
+  /** The IVR (or the number itself) sent the call to a line's queue; `path` is the node names walked. */
+  | (VoiceEventBase & { type: 'call.queued'; attentionLineId: string; path: string[] })
+  /** The IVR sent the call to one agent. */
+  | (VoiceEventBase & { type: 'call.toAgent'; agentId: string; path: string[] })
+  /** An agent's softphone answered the bridged leg. */
+  | (VoiceEventBase & { type: 'call.connected'; agentId: string })
+  /** The caller hung up before any agent answered. */
+  | (VoiceEventBase & { type: 'call.abandoned'; stage: VoiceAbandonStage })
+  /** The call ended after it was connected, or the platform ended it (IVR hang-up destination, closed line, error). */
+  | (VoiceEventBase & { type: 'call.ended'; by: 'caller' | 'agent' | 'system'; reason: string });
+
+export type VoiceCallEventType = VoiceCallEvent['type'];
+
+/** API → worker: what the conversation side asks of the live call. */
+export type VoiceCommand =
+  /** Ring this agent's softphone and bridge the caller to it when answered. */
+  | { type: 'connect'; tenantId: string; callId: string; conversationId: string; agentId: string; agentSipUri: string }
+  /** End the call (the conversation was closed, or the line is shut). */
+  | { type: 'hangUp'; tenantId: string; callId: string; reason: string };
