@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage } from '../support/browser';
+import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage } from '../support/browser';
 
 /**
  * The bot in front of a line (issue 23), in the console: a web-chat customer talks with the bot
@@ -152,5 +152,59 @@ describe('the bot in the console', () => {
     await ask(english, 'How can I get my order refunded?', REFUND_ANSWER);
     await english.getByTestId('webchat-bot-handoff').getByText('Talk to a person').waitFor();
     if (SHOTS) await english.screenshot({ path: shot('bot-widget-en') });
+  });
+
+  it('shows the agent who takes a handed-off chat the transcript and what the bot collected', async () => {
+    await api('PUT', `/api/bot/lines/${lineId}`, token, { botEnabled: true });
+    // An agent of our own serving only this suite's line, so the routing gives this chat to them.
+    const agentEmail = `bot-agent-${tag}-${Date.now().toString(36)}@demo.centralita.io`;
+    const agentId = (await createDemoAgent(token, { name: `Bruno Bot ${tag}`, email: agentEmail })).id;
+    const detail = await api<Record<string, unknown>>('GET', `/api/users/${agentId}`, token);
+    await api('PUT', `/api/users/${agentId}`, token, {
+      name: detail.name,
+      email: detail.email,
+      roleId: detail.roleId,
+      active: true,
+      attentionLineIds: [lineId],
+      campaignIds: [],
+      pauseReasonCodes: [],
+    });
+
+    // The customer talks with the bot in the widget, then asks for a person.
+    const customer = await widget('es');
+    await ask(customer, '¿Cuál es el horario de la tienda?', HOURS_ANSWER);
+    const unknown = `¿Arreglan patinetes ${tag}?`;
+    await ask(customer, unknown, /no sé la respuesta/);
+    await customer.getByTestId('webchat-bot-handoff').click();
+    await customer.getByTestId('webchat-queue').waitFor();
+
+    const agent = await open('es');
+    await agent.goto('/session/signin');
+    await agent.getByTestId('signin-email').fill(agentEmail);
+    await agent.getByTestId('signin-password').fill(DEMO_PASSWORD);
+    await agent.getByTestId('signin-submit').click();
+    await agent.waitForURL((where) => !where.pathname.startsWith('/session'));
+    await agent.goto('/conversations/agentConversations');
+    await agent.locator('[data-testid=connection-status][data-status=online]').waitFor();
+    await agent.getByTestId('presence-available').click();
+    await agent.locator('[data-conversation-id][data-status=Active]').first().click();
+
+    // The whole transcript: the customer's questions and the bot's answers, marked as the bot's.
+    const list = agent.getByTestId('message-list');
+    await list.getByText(HOURS_ANSWER).waitFor();
+    await list.getByText(unknown).waitFor();
+    await list.locator('[data-sender="bot"]').getByText('Te paso con una persona', { exact: false }).waitFor();
+    // What the bot collected: its turns, why it handed off, what it answered and what it could not.
+    const card = agent.getByTestId('bot-summary');
+    await card.waitFor();
+    expect(await card.getByTestId('bot-summary-turns').textContent()).toBe('2');
+    expect(await card.getByTestId('bot-summary-reason').textContent()).toBe('El cliente pidió una persona');
+    expect(await card.getByTestId('bot-summary-answered').textContent()).toContain('¿Cuál es el horario de la tienda?');
+    expect(await card.getByTestId('bot-summary-unanswered').textContent()).toContain(unknown);
+    // The agent closes it, so nothing of this suite is left open.
+    await agent.getByTestId('chat-close').click();
+    await agent.selectOption('[data-testid=close-disposition]', 'resolved');
+    await agent.getByTestId('close-confirm').click();
+    await agent.getByTestId('bot-summary').waitFor({ state: 'detached' });
   });
 });

@@ -156,4 +156,90 @@ describe('Message templates and campaigns (browser)', () => {
     );
     await page.screenshot({ path: join(SCREENSHOTS, `message-campaign-board-${language}.png`), fullPage: true });
   });
+
+  it.each(['es', 'en'] as const)('shows when a scheduled campaign starts and its sending windows in the form (%s)', async (language) => {
+    const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
+      (one) => one.status === 'APPROVED',
+    )!;
+    const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
+    const startsAt = new Date(Date.now() + 26 * 3600_000);
+    startsAt.setMinutes(0, 0, 0);
+    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
+      name: language === 'es' ? 'Aviso programado' : 'Scheduled notice',
+      accountId: account.id,
+      templateId: template.id,
+      phoneListId: lists[0]!.id,
+      parameterMapping: {
+        header: [],
+        body: [
+          { source: 'name', fallback: 'cliente' },
+          { source: 'fixed', value: '12/05' },
+        ],
+      },
+      ratePerSecond: 5,
+      startsAt: startsAt.toISOString(),
+      callingWindows: { mon: [{ from: '09:00', to: '21:00' }], tue: [{ from: '09:00', to: '21:00' }] },
+    });
+    expect((await call<MessageCampaignView>('POST', `/api/message-campaigns/${campaign.id}/start`)).status).toBe('scheduled');
+    const page = await adminPage(language, '/OutboundCampaign/CampaignList?tab=messages');
+    await page.getByTestId('message-campaigns').waitFor();
+    await page.getByRole('row').filter({ hasText: campaign.name }).first().click();
+    const notice = page.getByTestId('board-scheduled');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain(language === 'es' ? 'Empieza sola' : 'Starts by itself');
+    await page.getByTestId('campaign-starts-at').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, `message-campaign-scheduled-${language}.png`), fullPage: true });
+    await call('POST', `/api/message-campaigns/${campaign.id}/stop`);
+  });
+
+  // Last: Meta flagging the number pauses every running campaign of the account.
+  it('updates the open board live, without a reload: the sends, then the pause when Meta flags the number', async () => {
+    const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
+      (one) => one.status === 'APPROVED',
+    )!;
+    const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
+    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
+      name: `Live board ${randomBytes(2).toString('hex')}`,
+      accountId: account.id,
+      templateId: template.id,
+      phoneListId: lists[0]!.id,
+      parameterMapping: {
+        header: [],
+        body: [
+          { source: 'name', fallback: 'cliente' },
+          { source: 'fixed', value: '12/05' },
+        ],
+      },
+      ratePerSecond: 1,
+    });
+    const page = await adminPage('en', '/OutboundCampaign/CampaignList?tab=messages');
+    await page.getByTestId('message-campaigns').waitFor();
+    await page.getByRole('row').filter({ hasText: campaign.name }).first().click();
+    const boardSection = page.getByTestId('message-campaign-board');
+    await boardSection.waitFor();
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    const sentOnBoard = async () => Number(await page.getByTestId('board-sent').locator('strong').innerText());
+    expect(await sentOnBoard()).toBe(0);
+
+    // Started elsewhere (the API, not this page): the sends arrive on the open board.
+    await call('POST', `/api/message-campaigns/${campaign.id}/start`);
+    await eventually(async () => expect(await sentOnBoard()).toBeGreaterThan(0), { timeoutMs: 30_000, intervalMs: 200 });
+
+    await fake.qualityUpdate('FLAGGED', { currentLimit: 'TIER_1K' });
+    await eventually(
+      async () => {
+        const row = page.getByRole('row').filter({ hasText: campaign.name }).first();
+        expect(await row.innerText()).toContain("WhatsApp flagged the number's quality");
+        const view = await call<MessageCampaignView>('GET', `/api/message-campaigns/${campaign.id}`);
+        expect(view).toMatchObject({ status: 'paused', pausedReason: 'quality_flagged' });
+        expect(await sentOnBoard()).toBe(view.counts.sent + view.counts.delivered + view.counts.read);
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(navigations).toBe(0);
+    await call('POST', `/api/message-campaigns/${campaign.id}/stop`);
+  });
 });

@@ -91,6 +91,8 @@ export interface CustomerMedia {
 export interface CustomerMessage {
   from: string;
   text?: string;
+  /** A tapped quick reply: `text` is its title, this its payload (message.quick_reply.payload). */
+  quickReplyPayload?: string;
   media?: CustomerMedia[];
   /** Epoch ms; default the fake's clock. */
   timestamp?: number;
@@ -107,6 +109,8 @@ export interface RecordedSend {
   tag?: string;
   text?: string;
   attachment?: { type: string; attachmentId?: string; url?: string };
+  /** message.quick_replies as checked (content_type text: title ≤ 20, payload ≤ 1000; at most 13). */
+  quickReplies?: { title: string; payload: string }[];
   senderAction?: string;
   /** The mid answered (messages only). */
   messageId?: string;
@@ -174,6 +178,12 @@ export interface MetaMessengerFake {
     messages: CustomerMessage[],
     options?: DeliveryOptions,
   ): Promise<{ mids: string[]; statuses: number[] }>;
+  /**
+   * The customer taps the quick reply with `payload` under the message `mid` the platform sent: a
+   * text message whose text is the button's title and whose quick_reply.payload is the payload.
+   * Throws when that message offered no such quick reply.
+   */
+  customerTaps(accountId: string, mid: string, payload: string, options?: DeliveryOptions): Promise<{ mids: string[]; statuses: number[] }>;
   /** Pushes receipts as Meta does, one webhook each, in order or shuffled; answers the final statuses. */
   pushReceipts(accountId: string, receipts: FakeReceipt[], options?: { shuffle?: boolean }): Promise<number[]>;
   /** Posts any body (object → Meta JSON) with Meta's signature, another signature, or none (null). */
@@ -217,6 +227,34 @@ class GraphError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * message.quick_replies as the Send API checks them: 1-13, content_type text (a title of 1-20
+ * characters and a payload of 1-1000) or user_phone_number / user_email (neither); text titles unique.
+ */
+function checkQuickReplies(value: unknown): { title: string; payload: string }[] {
+  if (!Array.isArray(value) || value.length === 0)
+    throw new GraphError(400, 100, '(#100) param message[quick_replies] must be a non-empty array');
+  if (value.length > 13) throw new GraphError(400, 100, '(#100) param message[quick_replies] must have at most 13 elements');
+  const replies: { title: string; payload: string }[] = [];
+  for (const [index, item] of (value as { content_type?: unknown; title?: unknown; payload?: unknown }[]).entries()) {
+    const where = `message[quick_replies][${index}]`;
+    if (item?.content_type === 'user_phone_number' || item?.content_type === 'user_email') continue;
+    if (item?.content_type !== 'text')
+      throw new GraphError(400, 100, `(#100) param ${where}[content_type] must be one of {text, user_phone_number, user_email}`);
+    if (typeof item.title !== 'string' || !item.title)
+      throw new GraphError(400, 100, `(#100) param ${where}[title] is required for a text quick reply`);
+    if ([...item.title].length > 20) throw new GraphError(400, 100, `(#100) param ${where}[title] must be at most 20 characters`);
+    const payload = typeof item.payload === 'number' ? String(item.payload) : item.payload;
+    if (typeof payload !== 'string' || !payload)
+      throw new GraphError(400, 100, `(#100) param ${where}[payload] is required for a text quick reply`);
+    if ([...payload].length > 1000) throw new GraphError(400, 100, `(#100) param ${where}[payload] must be at most 1000 characters`);
+    replies.push({ title: item.title, payload });
+  }
+  if (new Set(replies.map((reply) => reply.title)).size !== replies.length)
+    throw new GraphError(400, 100, '(#100) quick reply titles must be unique');
+  return replies;
 }
 
 export async function startMetaMessengerFake(options: MetaFakeOptions): Promise<MetaMessengerFake> {
@@ -428,6 +466,7 @@ export async function startMetaMessengerFake(options: MetaFakeOptions): Promise<
         throw new GraphError(400, 100, `(#100) Length of param message[text] must be less than or equal to ${limit}`);
       record.text = message.text;
     } else {
+      if (message.quick_replies !== undefined) throw new GraphError(400, 100, '(#100) quick_replies are only sent here with text');
       const { type, payload } = message.attachment ?? {};
       if (!UPLOAD_LIMITS[type])
         throw new GraphError(400, 100, '(#100) param message[attachment][type] must be one of {image, audio, video, file}');
@@ -441,6 +480,7 @@ export async function startMetaMessengerFake(options: MetaFakeOptions): Promise<
         throw new GraphError(400, 100, '(#100) message[attachment][payload] needs attachment_id or url');
       }
     }
+    if (hasText && message.quick_replies !== undefined) record.quickReplies = checkQuickReplies(message.quick_replies);
     record.messagingType = messagingType;
     if (body.tag) record.tag = body.tag;
     record.messageId = `m_${randomBytes(18).toString('base64url')}`;
@@ -522,7 +562,12 @@ export async function startMetaMessengerFake(options: MetaFakeOptions): Promise<
           sender: { id: message.from },
           recipient: { id: account.accountId },
           timestamp,
-          message: { mid, ...(message.text !== undefined ? { text: message.text } : {}), ...(attachments.length ? { attachments } : {}) },
+          message: {
+            mid,
+            ...(message.text !== undefined ? { text: message.text } : {}),
+            ...(message.quickReplyPayload !== undefined ? { quick_reply: { payload: message.quickReplyPayload } } : {}),
+            ...(attachments.length ? { attachments } : {}),
+          },
         },
       ];
     });
@@ -595,6 +640,14 @@ export async function startMetaMessengerFake(options: MetaFakeOptions): Promise<
       profiles.set(`${accountId}/${profile.id}`, profile);
     },
     customerPayload,
+    async customerTaps(accountId, mid, payload, delivery) {
+      const offered = sent.find((one) => one.accountId === accountId && one.messageId === mid);
+      const chosen = offered?.quickReplies?.find((reply) => reply.payload === payload);
+      if (!offered || !chosen) throw new Error(`meta fake: message ${mid} offered no quick reply ${payload}`);
+      const tap = customerPayload(accountId, [{ from: offered.recipientId, text: chosen.title, quickReplyPayload: payload }]);
+      return { mids: tap.mids, statuses: await deliver(accountId, tap.body, tap.signature, delivery) };
+    },
+
     async customerWrites(accountId, messages, delivery) {
       const { body, signature, mids } = customerPayload(accountId, messages);
       return { mids, statuses: await deliver(accountId, body, signature, delivery) };

@@ -12,6 +12,8 @@
  *   telegram.expireLinks();                             // every file link handed out so far is dead
  *   telegram.expireNextLinks(1);                        // the next getFile link is dead on arrival
  *   telegram.sent                                       // what the platform sent, as received
+ *   await telegram.customerTaps({ chatId: 42, messageId, data: 'bot:handoff' }); // a tap on an inline button
+ *   telegram.answeredCallbacks                          // answerCallbackQuery calls, as received
  *   await telegram.close();
  *
  * API side (`{url}/bot<token>/<method>`, method names case-insensitive, parameters as query string,
@@ -22,6 +24,11 @@
  *   file_id), photos up to 10 MB, other files 50 MB (413 beyond), captions 1024 characters;
  * - sending to a chat no customer opened answers 400 "Bad Request: chat not found"; to a customer
  *   who blocked the bot 403 "Forbidden: bot was blocked by the user";
+ * - sendMessage's reply_markup: an inline_keyboard (array of rows of InlineKeyboardButton) whose
+ *   buttons each have a non-empty text and exactly one action; callback_data 1-64 bytes ("Bad
+ *   Request: BUTTON_DATA_INVALID"), as the Bot API checks them; answerCallbackQuery takes the id of a
+ *   callback query the fake posted, once, within 15 s ("Bad Request: query is too old and response
+ *   timeout expired or query ID is invalid"); text at most 200 characters;
  * - getFile hands out a download link `{url}/file/bot<token>/<file_path>` valid for `linkTtlMs`
  *   (files over 20 MB: "Bad Request: file is too big"); getMe, setWebhook (secret_token charset
  *   checked), deleteWebhook, getWebhookInfo, sendChatAction;
@@ -55,6 +62,8 @@ export interface TelegramFakeSent {
   text?: string;
   caption?: string;
   file?: { field: string; fileName: string; mimeType: string; bytes: Buffer };
+  /** sendMessage's inline keyboard, as sent: rows of buttons. */
+  inlineKeyboard?: { text: string; callback_data?: string; url?: string }[][];
   at: Date;
 }
 
@@ -132,6 +141,17 @@ export interface TelegramFake {
   customerEdits(input: { chatId: number; messageId: number; text: string }, options?: { deliver?: boolean }): Promise<CustomerAction>;
   customerBlocks(chatId: number, options?: { deliver?: boolean }): Promise<CustomerAction>;
   customerUnblocks(chatId: number, options?: { deliver?: boolean }): Promise<CustomerAction>;
+  /**
+   * The customer taps the inline button with `data` under the bot's message `messageId`: a
+   * callback_query update (refused when that message has no such button). Skipped, as Telegram does,
+   * when setWebhook's allowed_updates leaves callback_query out.
+   */
+  customerTaps(
+    input: { chatId: number; messageId: number; data: string },
+    options?: { deliver?: boolean },
+  ): Promise<CustomerAction & { queryId: string }>;
+  /** answerCallbackQuery calls that Telegram accepted. */
+  answeredCallbacks: { queryId: string; text?: string }[];
   /** Posts an update (as given) to the webhook `times` times in a row (a duplicate delivery), retrying each on non-2xx. */
   deliver(update: Record<string, unknown>, options?: { times?: number }): Promise<TelegramFakeDelivery>;
   /** Stores a file as if a customer had sent it; answers its file_id. */
@@ -145,6 +165,8 @@ export interface TelegramFake {
 }
 
 const TEXT_LIMIT = 4096;
+/** How long a callback query can be answered (Telegram's clients give up after about 15 s). */
+const CALLBACK_ANSWER_MS = 15_000;
 const CAPTION_LIMIT = 1024;
 const MB = 1024 * 1024;
 const PHOTO_LIMIT = 10 * MB;
@@ -210,6 +232,8 @@ export async function startTelegramFake(options: TelegramFakeOptions): Promise<T
   const files = new Map<string, StoredFile>();
   const links = new Map<string, { fileId: string; expiresAt: number }>();
   const failures: (TelegramFakeFailure & { remaining: number })[] = [];
+  /** Callback queries posted, by id: answerable once, for CALLBACK_ANSWER_MS. */
+  const callbackQueries = new Map<string, { at: number; answered: boolean }>();
   let nextUpdateId = 500_000_000 + Math.floor(Math.random() * 1_000_000);
   let nextLink = 1;
   let deadLinks = 0;
@@ -326,8 +350,20 @@ export async function startTelegramFake(options: TelegramFakeOptions): Promise<T
         const text = params.text ?? '';
         if (!text) throw new BotApiError(400, 'Bad Request: message text is empty');
         if (text.length > TEXT_LIMIT) throw new BotApiError(400, 'Bad Request: message is too long');
-        const messageId = record(chatId, { method: 'sendMessage', text });
-        return { ...botMessage(chatId, messageId), text };
+        const inlineKeyboard = params.reply_markup === undefined ? undefined : inlineKeyboardOf(params.reply_markup);
+        const messageId = record(chatId, { method: 'sendMessage', text, ...(inlineKeyboard ? { inlineKeyboard } : {}) });
+        return { ...botMessage(chatId, messageId), text, ...(inlineKeyboard ? { reply_markup: { inline_keyboard: inlineKeyboard } } : {}) };
+      }
+      case 'answercallbackquery': {
+        const queryId = params.callback_query_id ?? '';
+        const query = callbackQueries.get(queryId);
+        if (!query || query.answered || Date.now() - query.at > CALLBACK_ANSWER_MS) {
+          throw new BotApiError(400, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+        }
+        if (params.text !== undefined && params.text.length > 200) throw new BotApiError(400, 'Bad Request: MESSAGE_TOO_LONG');
+        query.answered = true;
+        fake.answeredCallbacks.push({ queryId, ...(params.text ? { text: params.text } : {}) });
+        return true;
       }
       case 'sendphoto':
       case 'senddocument':
@@ -414,6 +450,40 @@ export async function startTelegramFake(options: TelegramFakeOptions): Promise<T
         ? { photo: [{ ...fileObject(fileId), width: 1280, height: 720 }] }
         : { [field]: { ...fileObject(fileId), file_name: upload.fileName, mime_type: upload.mimeType } };
     return { ...botMessage(chatId, messageId), ...media, ...(caption ? { caption } : {}) };
+  }
+
+  /** reply_markup as the Bot API reads it: only inline keyboards here (the platform sends no reply keyboards). */
+  function inlineKeyboardOf(raw: string): NonNullable<TelegramFakeSent['inlineKeyboard']> {
+    let markup: unknown;
+    try {
+      markup = JSON.parse(raw);
+    } catch {
+      throw new BotApiError(400, "Bad Request: can't parse reply keyboard markup JSON object");
+    }
+    const rows = (markup as { inline_keyboard?: unknown } | null)?.inline_keyboard;
+    if (!Array.isArray(rows)) throw new BotApiError(400, "Bad Request: can't parse reply keyboard markup JSON object");
+    if (rows.flat().length > 100) throw new BotApiError(400, 'Bad Request: reply markup is too long');
+    return rows.map((row) => {
+      if (!Array.isArray(row))
+        throw new BotApiError(
+          400,
+          'Bad Request: can\'t parse inline keyboard button: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays',
+        );
+      return row.map((value) => {
+        const button = value as { text?: unknown; callback_data?: unknown; url?: unknown };
+        if (typeof button?.text !== 'string' || !button.text) throw new BotApiError(400, 'Bad Request: BUTTON_TEXT_INVALID');
+        const actions = ['callback_data', 'url'].filter((key) => (button as Record<string, unknown>)[key] !== undefined);
+        if (actions.length !== 1) throw new BotApiError(400, 'Bad Request: BUTTON_TYPE_INVALID');
+        if (button.callback_data !== undefined) {
+          const bytes = typeof button.callback_data === 'string' ? Buffer.byteLength(button.callback_data, 'utf8') : 0;
+          if (bytes < 1 || bytes > 64) throw new BotApiError(400, 'Bad Request: BUTTON_DATA_INVALID');
+          return { text: button.text, callback_data: button.callback_data as string };
+        }
+        if (typeof button.url !== 'string' || !/^(https?|tg):\/\//.test(button.url))
+          throw new BotApiError(400, 'Bad Request: BUTTON_URL_INVALID');
+        return { text: button.text, url: button.url };
+      });
+    });
   }
 
   function recipient(params: Record<string, string>): string {
@@ -506,6 +576,7 @@ export async function startTelegramFake(options: TelegramFakeOptions): Promise<T
     calls: [],
     deliveries: [],
     chatActions: [],
+    answeredCallbacks: [],
     webhook: null,
 
     setWebhook(target) {
@@ -584,6 +655,36 @@ export async function startTelegramFake(options: TelegramFakeOptions): Promise<T
       const chat = chatOf(chatId);
       chat.blocked = false;
       return act({ update_id: nextUpdateId++, my_chat_member: membership(chatId, 'kicked', 'member') }, options);
+    },
+
+    async customerTaps(input, options) {
+      chatOf(input.chatId);
+      const sentMessage = fake.sent.find((one) => one.chatId === String(input.chatId) && one.messageId === input.messageId);
+      const keyboard = sentMessage?.inlineKeyboard;
+      if (!keyboard?.flat().some((button) => button.callback_data === input.data)) {
+        throw new Error(`Telegram fake: message ${input.messageId} in chat ${input.chatId} has no button with data ${input.data}`);
+      }
+      const queryId = String(BigInt(bot.id) * 1000n + BigInt(nextUpdateId));
+      callbackQueries.set(queryId, { at: Date.now(), answered: false });
+      const update = {
+        update_id: nextUpdateId++,
+        callback_query: {
+          id: queryId,
+          from: userJson(input.chatId),
+          message: {
+            ...botMessage(String(input.chatId), input.messageId),
+            date: Math.floor(sentMessage!.at.getTime() / 1000),
+            text: sentMessage!.text,
+            reply_markup: { inline_keyboard: keyboard },
+          },
+          chat_instance: String(-BigInt(input.chatId) * 7n),
+          data: input.data,
+        },
+      };
+      const allowed = fake.webhook?.allowedUpdates;
+      // Telegram keeps back update kinds setWebhook did not ask for.
+      if (allowed && !allowed.includes('callback_query')) return { update, body: JSON.stringify(update), queryId };
+      return { ...(await act(update, options)), queryId };
     },
 
     deliver,

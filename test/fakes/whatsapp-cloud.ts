@@ -21,6 +21,16 @@
  *                                      examples for every variable, name+language unique); answers
  *                                      { id, status: 'PENDING', category }. `reviewTemplate(name, language,
  *                                      status, reason)` decides and pushes message_template_status_update
+ *   `qualityUpdate(event, { currentLimit, oldLimit })` pushes phone_number_quality_update for the number
+ *                                      (display_phone_number, event, old_limit, current_limit, max_daily_…)
+ *   POST /{app-id}/uploads             Resumable Upload API, step 1 (file_name, file_length, file_type among
+ *                                      pdf/jpeg/png/mp4): answers { id: 'upload:…' }
+ *   POST /upload:…                     step 2: `Authorization: OAuth <token>`, `file_offset: 0`, the bytes
+ *                                      (exactly file_length): answers { h } (recorded in `templateSamples`); a
+ *                                      media header template must give a known handle of its kind
+ *   NAMED templates (parameter_format NAMED, {{first_name}}, body_text_named_params) are checked on
+ *   creation and at send time: every parameter carries the template's parameter_name (#132012 otherwise);
+ *   a media header template's send carries a header with that medium by link or uploaded id (#132012)
  *   GET  /{media-id}                   a customer's medium: { url, mime_type, sha256, file_size, id }; the url
  *                                      (bearer token required) expires after mediaUrlTtlMs of the fake clock
  * Errors are Graph's body: { error: { message, type, code, error_data: { messaging_product, details }, fbtrace_id } }.
@@ -45,7 +55,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FakeMessageType = 'text' | 'image' | 'document' | 'audio' | 'video' | 'template';
+export type FakeMessageType = 'text' | 'image' | 'document' | 'audio' | 'video' | 'template' | 'interactive';
 export type FakeMediaKind = 'image' | 'document' | 'audio' | 'video' | 'sticker';
 export type FakeReceiptStatus = 'sent' | 'delivered' | 'read';
 
@@ -63,6 +73,18 @@ export interface FakeTemplate {
   header?: string;
   /** A media header instead (the send must then carry a header with that medium). */
   mediaHeader?: 'IMAGE' | 'VIDEO' | 'DOCUMENT';
+  /** NAMED: {{first_name}} placeholders, sent with parameter_name. */
+  parameterFormat?: 'NAMED' | 'POSITIONAL';
+  /** The sample handle the template was created with (media headers). */
+  headerHandle?: string;
+}
+
+/** A template sample uploaded through the Resumable Upload API. */
+export interface FakeTemplateSample {
+  handle: string;
+  fileName: string;
+  fileType: string;
+  bytes: Buffer;
 }
 
 export interface FakeUpload {
@@ -81,7 +103,17 @@ export interface FakeSentMessage {
   type: FakeMessageType;
   text?: string;
   media?: { id: string; caption?: string; filename?: string; upload: FakeUpload };
-  template?: { name: string; language: string; headerParameters: string[]; bodyParameters: string[] };
+  template?: {
+    name: string;
+    language: string;
+    headerParameters: string[];
+    bodyParameters: string[];
+    /** NAMED templates: the values by parameter_name. */
+    namedParameters?: Record<string, string>;
+    headerMedia?: { type: string; link?: string; id?: string; filename?: string };
+  };
+  /** An interactive message: reply buttons or a list, its body and every option (id, title) as checked. */
+  interactive?: { kind: 'button' | 'list'; body: string; listButton?: string; options: { id: string; title: string }[] };
   /** The JSON body exactly as received. */
   body: Record<string, unknown>;
   at: Date;
@@ -152,6 +184,8 @@ export interface WhatsAppFakeOptions {
   displayPhoneNumber?: string;
   verifiedName?: string;
   wabaId?: string;
+  /** The Meta app of the Resumable Upload API (template samples). */
+  appId?: string;
   accessToken?: string;
   appSecret?: string;
   webhookUrl?: string;
@@ -245,9 +279,11 @@ export interface WhatsAppFake {
   displayPhoneNumber: string;
   verifiedName: string;
   wabaId: string;
+  appId: string;
   accessToken: string;
   appSecret: string;
   templates: FakeTemplate[];
+  templateSamples: FakeTemplateSample[];
   sent: FakeSentMessage[];
   uploads: FakeUpload[];
   reads: { messageId: string; at: Date }[];
@@ -260,6 +296,16 @@ export interface WhatsAppFake {
     messages: CustomerMessage | CustomerMessage[],
     options?: CustomerWriteOptions,
   ): Promise<{ ids: string[]; payload: Record<string, unknown>; deliveries: FakeWebhookDelivery[] }>;
+  /**
+   * The customer taps the option `id` of the interactive message `messageId` the platform sent: the
+   * messages webhook Meta sends for it (type interactive, button_reply or list_reply with the id and
+   * title, context naming the message). Throws when that message has no such option.
+   */
+  customerTaps(
+    messageId: string,
+    id: string,
+    options?: CustomerWriteOptions,
+  ): Promise<{ ids: string[]; deliveries: FakeWebhookDelivery[] }>;
   /** Status webhooks for messages the platform sent: each status its own POST unless `batch`. */
   pushReceipts(
     messageIds: string | string[],
@@ -301,6 +347,15 @@ export interface WhatsAppFake {
     reason?: string,
     options?: DeliveryOptions,
   ): Promise<FakeWebhookDelivery[]>;
+  /**
+   * Meta's phone_number_quality_update for this number (entry.id = the WABA, value = display_phone_number,
+   * event, old_limit only when the limit changed, current_limit and max_daily_conversations_per_business).
+   */
+  qualityUpdate(
+    event: 'FLAGGED' | 'UNFLAGGED' | 'DOWNGRADE' | 'UPGRADE' | 'THROUGHPUT_UPGRADE' | 'ONBOARDING',
+    limits: { currentLimit: string; oldLimit?: string },
+    options?: DeliveryOptions,
+  ): Promise<FakeWebhookDelivery[]>;
   /** Turns the automatic `sent` status on or off; `beforeAnswer` pushes it (and waits) before the send is answered. */
   setAutoSentStatus(on: boolean, options?: { beforeAnswer?: boolean }): void;
   /** Accepts (records) the next sends after `after` more, but never answers them: the caller dies waiting. */
@@ -314,6 +369,9 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
   const displayPhoneNumber = options.displayPhoneNumber ?? '15550783881';
   const verifiedName = options.verifiedName ?? 'Centralita Test';
   const wabaId = options.wabaId ?? '102290129340398';
+  const appId = options.appId ?? '1234567890123456';
+  const templateSamples: FakeTemplateSample[] = [];
+  const uploadSessions = new Map<string, { fileName: string; fileType: string; length: number }>();
   const accessToken = options.accessToken ?? `EAAG${randomBytes(24).toString('hex')}`;
   const appSecret = options.appSecret ?? randomBytes(16).toString('hex');
   const templates = options.templates ?? DEFAULT_TEMPLATES.map((template) => ({ ...template }));
@@ -450,25 +508,9 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         });
       }
       const components = Array.isArray(template.components) ? (template.components as { type?: string; parameters?: unknown }[]) : [];
-      const parametersOf = (kind: string) => {
-        const component = components.find((candidate) => candidate.type === kind);
-        const parameters = Array.isArray(component?.parameters) ? (component.parameters as { type?: string; text?: unknown }[]) : [];
-        return parameters.map((parameter) => (parameter.type === 'text' && typeof parameter.text === 'string' ? parameter.text : ''));
-      };
-      const headerParameters = parametersOf('header');
-      const bodyParameters = parametersOf('body');
-      if (
-        bodyParameters.length !== placeholders(known.body) ||
-        headerParameters.length !== placeholders(known.header ?? '') ||
-        [...headerParameters, ...bodyParameters].some((value) => !value.trim())
-      ) {
-        return graphError(response, {
-          status: 400,
-          code: 132000,
-          message: '(#132000) Number of parameters does not match the expected number of params',
-          details: `body: number of localizable_params (${bodyParameters.length}) does not match the expected number of params (${placeholders(known.body)})`,
-        });
-      }
+      const checked = checkTemplateParameters(known, components, uploads);
+      if ('failure' in checked) return graphError(response, checked.failure);
+      const { headerParameters, bodyParameters, namedParameters, headerMedia } = checked;
       if (known.category === 'MARKETING' && stoppedMarketing.has(normalized)) {
         return graphError(response, {
           status: 400,
@@ -483,11 +525,18 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         to: address,
         addressedBy,
         type: 'template',
-        template: { name: known.name, language: known.language, headerParameters, bodyParameters },
+        template: {
+          name: known.name,
+          language: known.language,
+          headerParameters,
+          bodyParameters,
+          ...(namedParameters ? { namedParameters } : {}),
+          ...(headerMedia ? { headerMedia } : {}),
+        },
       });
     }
 
-    if (!['text', 'image', 'document', 'audio', 'video'].includes(type))
+    if (!['text', 'image', 'document', 'audio', 'video', 'interactive'].includes(type))
       return invalidParameter(response, `Unsupported message type: ${type}`);
     // Free-form messages only within 24 h of the customer's last message, as Meta enforces.
     const last = lastCustomerMessageAt.get(normalized);
@@ -504,6 +553,11 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       if (typeof text?.body !== 'string' || !text.body.trim()) return invalidParameter(response, "Param text['body'] is required");
       if ([...text.body].length > 4096) return invalidParameter(response, "Param text['body'] must be at most 4096 characters long.");
       return recordedSend(response, body, { to: address, addressedBy, type: 'text', text: text.body });
+    }
+    if (type === 'interactive') {
+      const checked = checkInteractive(body.interactive);
+      if (typeof checked === 'string') return invalidParameter(response, checked);
+      return recordedSend(response, body, { to: address, addressedBy, type: 'interactive', interactive: checked });
     }
     const media = body[type] as { id?: unknown; link?: unknown; caption?: unknown; filename?: unknown } | undefined;
     if (!media || typeof media.id !== 'string')
@@ -563,6 +617,42 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
     json(response, { id: upload.id });
   };
 
+  /** Resumable Upload API, step 1: describes the file, answers the session id. */
+  const handleUploadStart = async (request: IncomingMessage, response: ServerResponse, query: Record<string, string>) => {
+    await readBody(request);
+    const length = Number(query.file_length);
+    if (!query.file_name) return invalidParameter(response, 'The parameter file_name is required.');
+    if (!Number.isInteger(length) || length <= 0) return invalidParameter(response, 'The parameter file_length is required.');
+    if (!['application/pdf', 'image/jpeg', 'image/jpg', 'image/png', 'video/mp4'].includes(query.file_type ?? '')) {
+      return invalidParameter(response, 'Param file_type must be one of {application/pdf, image/jpeg, image/jpg, image/png, video/mp4}');
+    }
+    const id = `upload:${randomBytes(18).toString('base64url')}`;
+    uploadSessions.set(id, {
+      fileName: query.file_name,
+      fileType: query.file_type === 'image/jpg' ? 'image/jpeg' : query.file_type,
+      length,
+    });
+    json(response, { id });
+  };
+
+  /** Resumable Upload API, step 2: the bytes from file_offset 0, answered with the file handle `h`. */
+  const handleUploadSession = async (request: IncomingMessage, response: ServerResponse, sessionId: string) => {
+    const bytes = await readBody(request);
+    if (request.headers.authorization !== `OAuth ${accessToken}`) {
+      return graphError(response, { status: 401, code: 190, message: 'Invalid OAuth access token - Cannot parse access token' });
+    }
+    const session = uploadSessions.get(sessionId);
+    if (!session) return invalidParameter(response, `Upload session ${sessionId} does not exist`);
+    if (request.headers.file_offset !== '0') return invalidParameter(response, 'The header file_offset is required (0 for a new upload).');
+    if (bytes.length !== session.length) {
+      return invalidParameter(response, `The upload has ${bytes.length} bytes; the session announced ${session.length}`);
+    }
+    uploadSessions.delete(sessionId);
+    const handle = `4::${Buffer.from(`${session.fileType}:${randomBytes(9).toString('hex')}`).toString('base64')}`;
+    templateSamples.push({ handle, fileName: session.fileName, fileType: session.fileType, bytes });
+    json(response, { h: handle });
+  };
+
   /** Meta's checks of POST /{waba-id}/message_templates, and its answer. */
   const handleCreateTemplate = async (request: IncomingMessage, response: ServerResponse) => {
     let body: Record<string, unknown>;
@@ -599,7 +689,38 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
           ? value.length
           : 0;
     };
-    if (placeholders(bodyText) > 0 && examples(bodies[0], 'body_text') !== placeholders(bodyText)) {
+    const named = body.parameter_format === 'NAMED';
+    if (body.parameter_format !== undefined && body.parameter_format !== 'NAMED' && body.parameter_format !== 'POSITIONAL')
+      return invalidParameter(response, 'Param parameter_format must be one of {POSITIONAL, NAMED}');
+    const namedProblem = named
+      ? (namedExamplesProblem(bodies[0], bodyText, 'body_text_named_params') ??
+        (headerText !== undefined ? namedExamplesProblem(header, headerText, 'header_text_named_params') : null))
+      : null;
+    if (namedProblem) return graphError(response, { status: 400, code: 100, message: 'Invalid parameter', details: namedProblem });
+    if (!named && [...`${bodyText}${headerText ?? ''}`.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].some((match) => !/^\d+$/.test(match[1]))) {
+      return graphError(response, {
+        status: 400,
+        code: 100,
+        message: 'Invalid parameter',
+        details: 'Named variables such as {{first_name}} need parameter_format NAMED',
+      });
+    }
+    let headerHandle: string | undefined;
+    if (header && header.format && header.format !== 'TEXT') {
+      const handle = ((header.example as { header_handle?: unknown } | undefined)?.header_handle as unknown[] | undefined)?.[0];
+      const sample = templateSamples.find((candidate) => candidate.handle === handle);
+      const kinds: Record<string, string[]> = { IMAGE: ['image/jpeg', 'image/png'], VIDEO: ['video/mp4'], DOCUMENT: ['application/pdf'] };
+      if (!sample || !kinds[String(header.format)]?.includes(sample.fileType)) {
+        return graphError(response, {
+          status: 400,
+          code: 100,
+          message: 'Invalid parameter',
+          details: `The ${String(header.format)} header needs example.header_handle: a handle of an uploaded ${String(header.format).toLowerCase()} sample`,
+        });
+      }
+      headerHandle = sample.handle;
+    }
+    if (!named && placeholders(bodyText) > 0 && examples(bodies[0], 'body_text') !== placeholders(bodyText)) {
       return graphError(response, {
         status: 400,
         code: 100,
@@ -607,7 +728,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         details: "Message template's variables need example values: add an example for every {{n}} of the body",
       });
     }
-    if (headerText && placeholders(headerText) > 0 && examples(header, 'header_text') !== placeholders(headerText)) {
+    if (!named && headerText && placeholders(headerText) > 0 && examples(header, 'header_text') !== placeholders(headerText)) {
       return graphError(response, {
         status: 400,
         code: 100,
@@ -633,6 +754,8 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       body: bodyText,
       ...(headerText !== undefined ? { header: headerText } : {}),
       ...(header && header.format && header.format !== 'TEXT' ? { mediaHeader: header.format as FakeTemplate['mediaHeader'] } : {}),
+      ...(named ? { parameterFormat: 'NAMED' as const } : {}),
+      ...(headerHandle ? { headerHandle } : {}),
     });
     json(response, { id, status: 'PENDING', category });
   };
@@ -719,6 +842,9 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       if (segments[0] !== graphVersion) {
         return graphError(response, { status: 400, code: 2500, message: `Unknown path components: ${url.pathname}` });
       }
+      // The Resumable Upload API's second step authenticates with `OAuth <token>`, not Bearer.
+      if (request.method === 'POST' && segments.length === 2 && segments[1].startsWith('upload:'))
+        return handleUploadSession(request, response, segments[1]);
       const authorization = request.headers.authorization;
       if (!authorization) {
         return graphError(response, {
@@ -738,6 +864,8 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       if (request.method === 'GET' && objectId === phoneNumberId && segments.length === 2) {
         return json(response, { verified_name: verifiedName, display_phone_number: displayPhoneNumber, id: phoneNumberId });
       }
+      if (request.method === 'POST' && objectId === appId && edge === 'uploads' && segments.length === 3)
+        return handleUploadStart(request, response, query);
       if (request.method === 'GET' && objectId === wabaId && edge === 'message_templates' && segments.length === 3)
         return handleTemplates(response, query);
       if (request.method === 'POST' && objectId === wabaId && edge === 'message_templates' && segments.length === 3)
@@ -882,6 +1010,25 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
     return { ids: built.map((item) => item.id), payload, deliveries };
   };
 
+  const customerTaps: WhatsAppFake['customerTaps'] = async (messageId, optionId, writeOptions) => {
+    const message = sent.find((candidate) => candidate.id === messageId);
+    const option = message?.interactive?.options.find((candidate) => candidate.id === optionId);
+    if (!message || !option) throw new Error(`whatsapp fake: message ${messageId} has no interactive option ${optionId}`);
+    const reply = message.interactive!.kind === 'button' ? 'button_reply' : 'list_reply';
+    const { ids, deliveries } = await customerWrites(
+      {
+        ...(message.addressedBy === 'to' ? { from: message.to.replace(/^\+/, '') } : { from: null, userId: message.to }),
+        raw: {
+          context: { from: displayPhoneNumber.replace(/\D/g, ''), id: messageId },
+          type: 'interactive',
+          interactive: { type: reply, [reply]: { id: option.id, title: option.title } },
+        },
+      },
+      writeOptions,
+    );
+    return { ids, deliveries };
+  };
+
   const statusValue = (messageId: string, status: string, extra: Record<string, unknown> = {}) => {
     const message = sent.find((candidate) => candidate.id === messageId);
     if (!message) throw new Error(`whatsapp fake: no sent message ${messageId}`);
@@ -915,6 +1062,8 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
     displayPhoneNumber,
     verifiedName,
     wabaId,
+    appId,
+    templateSamples,
     accessToken,
     appSecret,
     templates,
@@ -936,6 +1085,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       webhookUrl = url;
     },
     customerWrites,
+    customerTaps,
     async pushReceipts(messageIds, receiptOptions = {}) {
       const statuses = receiptOptions.statuses ?? ['sent', 'delivered', 'read'];
       let values = [messageIds].flat().flatMap((id) => statuses.map((status) => statusValue(id, status)));
@@ -1061,6 +1211,28 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         deliveryOptions,
       );
     },
+    async qualityUpdate(event, limits, deliveryOptions) {
+      const payload = envelope([
+        [
+          {
+            field: 'phone_number_quality_update',
+            value: {
+              display_phone_number: displayPhoneNumber,
+              event,
+              ...(limits.oldLimit ? { old_limit: limits.oldLimit } : {}),
+              current_limit: limits.currentLimit,
+              // Meta's replacement for current_limit (which it is phasing out), in the same tier names.
+              max_daily_conversations_per_business: limits.currentLimit,
+            },
+          },
+        ],
+      ]);
+      // Stamped with `time` as Meta does: the same event later is a new body, not a re-delivery.
+      return deliver(
+        { ...payload, entry: payload.entry.map((entry) => ({ ...entry, time: Math.floor(now().getTime() / 1000) })) },
+        deliveryOptions,
+      );
+    },
     setAutoSentStatus(on, setOptions = {}) {
       autoSentStatus = on;
       sentStatusBeforeAnswer = setOptions.beforeAnswer ?? false;
@@ -1074,6 +1246,138 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/** The problem of a NAMED component's examples: `{param_name, example}` for exactly its {{names}}, or null. */
+function namedExamplesProblem(
+  component: Record<string, unknown> | undefined,
+  text: string,
+  key: 'body_text_named_params' | 'header_text_named_params',
+): string | null {
+  const names = [...new Set([...text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].map((match) => match[1]))];
+  const bad = names.find((name) => !/^[a-z][a-z0-9_]*$/.test(name));
+  if (bad !== undefined) return `Variable {{${bad}}} must be lowercase letters, digits and underscores`;
+  if (!names.length) return null;
+  const given = (component?.example as Record<string, unknown> | undefined)?.[key];
+  const examples = Array.isArray(given) ? (given as { param_name?: unknown; example?: unknown }[]) : [];
+  const exampleNames = examples.map((example) => example?.param_name);
+  if (
+    examples.length !== names.length ||
+    names.some((name) => !exampleNames.includes(name)) ||
+    examples.some((example) => typeof example?.example !== 'string' || !example.example.trim())
+  ) {
+    return `Message template's variables need example values: add ${key} with a param_name and example for each of ${names.map((name) => `{{${name}}}`).join(', ')}`;
+  }
+  return null;
+}
+
+/** The 132012 body Meta answers when the parameters do not fit the template's format. */
+function formatMismatch(details: string): FakeFailure {
+  return {
+    status: 400,
+    code: 132012,
+    message: '(#132012) Parameter format does not match format in the created template',
+    details,
+  };
+}
+
+/**
+ * Meta's checks of a template send's components against the template: parameter counts (132000),
+ * named parameters by parameter_name and a media header's medium (132012).
+ */
+function checkTemplateParameters(
+  known: FakeTemplate,
+  components: { type?: string; parameters?: unknown }[],
+  uploads: FakeUpload[],
+):
+  | { failure: FakeFailure }
+  | {
+      headerParameters: string[];
+      bodyParameters: string[];
+      namedParameters?: Record<string, string>;
+      headerMedia?: { type: string; link?: string; id?: string; filename?: string };
+    } {
+  type Parameter = { type?: string; text?: unknown; parameter_name?: unknown } & Record<string, unknown>;
+  const parametersOf = (kind: string): Parameter[] => {
+    const component = components.find((candidate) => candidate.type === kind);
+    return Array.isArray(component?.parameters) ? (component.parameters as Parameter[]) : [];
+  };
+  const named = known.parameterFormat === 'NAMED';
+  const namesOf = (text: string) => [...new Set([...text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].map((match) => match[1]))];
+  const expected = { header: named ? namesOf(known.header ?? '') : [], body: named ? namesOf(known.body) : [] };
+  const textOf = (parameter: Parameter) => (parameter.type === 'text' && typeof parameter.text === 'string' ? parameter.text : '');
+
+  let headerMedia: { type: string; link?: string; id?: string; filename?: string } | undefined;
+  const headerRaw = parametersOf('header');
+  if (known.mediaHeader) {
+    const kind = known.mediaHeader.toLowerCase();
+    const parameter = headerRaw[0];
+    const object = parameter?.[kind] as { link?: unknown; id?: unknown; filename?: unknown } | undefined;
+    if (headerRaw.length !== 1 || parameter?.type !== kind || !object) {
+      return {
+        failure: formatMismatch(`header: the template's header is ${known.mediaHeader}: send one ${kind} parameter with a link or id`),
+      };
+    }
+    if (typeof object.link === 'string') {
+      if (!/^https?:\/\/\S+$/.test(object.link)) return { failure: formatMismatch(`header: ${kind}.link is not a URL`) };
+      headerMedia = { type: kind, link: object.link };
+    } else if (typeof object.id === 'string') {
+      const upload = uploads.find((candidate) => candidate.id === object.id);
+      if (!upload || MEDIA_LIMITS[upload.mimeType]?.kind !== kind)
+        return { failure: formatMismatch(`header: ${kind}.id is not an uploaded ${kind}`) };
+      headerMedia = { type: kind, id: object.id };
+    } else {
+      return { failure: formatMismatch(`header: ${kind} needs a link or an id`) };
+    }
+    if (typeof object.filename === 'string') headerMedia.filename = object.filename;
+  } else if (headerRaw.some((parameter) => parameter.type !== 'text')) {
+    return { failure: formatMismatch('header: the template has no media header') };
+  }
+  const headerParameters = known.mediaHeader ? [] : headerRaw.map(textOf);
+  const bodyRaw = parametersOf('body');
+  const bodyParameters = bodyRaw.map(textOf);
+  const expectedCount = { header: known.mediaHeader ? 0 : placeholders(known.header ?? ''), body: placeholders(known.body) };
+  if (named) {
+    expectedCount.header = known.mediaHeader ? 0 : expected.header.length;
+    expectedCount.body = expected.body.length;
+  }
+  if (
+    bodyParameters.length !== expectedCount.body ||
+    headerParameters.length !== expectedCount.header ||
+    [...headerParameters, ...bodyParameters].some((value) => !value.trim())
+  ) {
+    return {
+      failure: {
+        status: 400,
+        code: 132000,
+        message: '(#132000) Number of parameters does not match the expected number of params',
+        details: `body: number of localizable_params (${bodyParameters.length}) does not match the expected number of params (${expectedCount.body})`,
+      },
+    };
+  }
+  if (!named) {
+    const stray = [...bodyRaw, ...(known.mediaHeader ? [] : headerRaw)].find((parameter) => parameter.parameter_name !== undefined);
+    if (stray) return { failure: formatMismatch(`parameter_name ${String(stray.parameter_name)} given for a positional template`) };
+    return { headerParameters, bodyParameters, ...(headerMedia ? { headerMedia } : {}) };
+  }
+  const namedParameters: Record<string, string> = {};
+  for (const [part, raw] of [
+    ['header', known.mediaHeader ? [] : headerRaw],
+    ['body', bodyRaw],
+  ] as const) {
+    for (const parameter of raw) {
+      const name = parameter.parameter_name;
+      if (typeof name !== 'string' || !expected[part].includes(name) || name in namedParameters) {
+        return {
+          failure: formatMismatch(
+            `${part}: parameter_name ${typeof name === 'string' ? `'${name}'` : '(missing)'} does not match the template's parameters (${expected[part].join(', ')})`,
+          ),
+        };
+      }
+      namedParameters[name] = textOf(parameter);
+    }
+  }
+  return { headerParameters, bodyParameters, namedParameters, ...(headerMedia ? { headerMedia } : {}) };
 }
 
 function placeholders(text: string): number {
@@ -1099,4 +1403,69 @@ function shuffle<T>(items: T[]): T[] {
   // A shuffle that happens to keep the order proves nothing about out-of-order handling.
   if (copy.length > 1 && copy.every((item, index) => item === items[index])) copy.reverse();
   return copy;
+}
+
+/**
+ * An interactive message's `interactive` object as the Cloud API checks it: reply buttons (1-3,
+ * type reply, id 1-256 characters, title 1-20, ids and titles unique; body 1-1024) or a list (its
+ * button label 1-20, 1-10 sections, 1-10 rows in all, row id 1-200, row title 1-24, ids unique, a
+ * section title (≤ 24) required when there are several; body 1-4096). Answers the problem, or what was sent.
+ */
+function checkInteractive(value: unknown): string | NonNullable<FakeSentMessage['interactive']> {
+  const interactive = value as
+    | {
+        type?: unknown;
+        body?: { text?: unknown };
+        action?: { buttons?: unknown; button?: unknown; sections?: unknown };
+      }
+    | undefined;
+  if (!interactive || typeof interactive !== 'object') return 'Param interactive is required';
+  const body = interactive.body?.text;
+  if (typeof body !== 'string' || !body.trim()) return "Param interactive['body']['text'] is required";
+  const length = (text: string) => [...text].length;
+  const isText = (text: unknown, max: number): text is string => typeof text === 'string' && text.trim().length > 0 && length(text) <= max;
+  if (interactive.type === 'button') {
+    if (length(body) > 1024) return "Param interactive['body']['text'] must be at most 1024 characters long";
+    const buttons = interactive.action?.buttons;
+    if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3)
+      return "Param interactive['action']['buttons'] must have 1 to 3 buttons";
+    const options: { id: string; title: string }[] = [];
+    for (const [index, button] of (buttons as { type?: unknown; reply?: { id?: unknown; title?: unknown } }[]).entries()) {
+      if (button?.type !== 'reply') return `Param interactive['action']['buttons'][${index}]['type'] must be reply`;
+      if (!isText(button.reply?.id, 256)) return `Param interactive['action']['buttons'][${index}]['reply']['id'] must be 1-256 characters`;
+      if (!isText(button.reply?.title, 20))
+        return `Param interactive['action']['buttons'][${index}]['reply']['title'] must be 1-20 characters`;
+      options.push({ id: button.reply.id, title: button.reply.title });
+    }
+    if (new Set(options.map((option) => option.id)).size !== options.length) return 'Button ids must be unique';
+    if (new Set(options.map((option) => option.title)).size !== options.length) return 'Button titles must be unique';
+    return { kind: 'button', body, options };
+  }
+  if (interactive.type === 'list') {
+    if (length(body) > 4096) return "Param interactive['body']['text'] must be at most 4096 characters long";
+    const label = interactive.action?.button;
+    if (!isText(label, 20)) return "Param interactive['action']['button'] must be 1-20 characters";
+    const sections = interactive.action?.sections;
+    if (!Array.isArray(sections) || sections.length < 1 || sections.length > 10)
+      return "Param interactive['action']['sections'] must have 1 to 10 sections";
+    const options: { id: string; title: string }[] = [];
+    for (const [index, section] of (sections as { title?: unknown; rows?: unknown }[]).entries()) {
+      if (sections.length > 1 && !isText(section?.title, 24))
+        return `Param interactive['action']['sections'][${index}]['title'] is required (1-24 characters)`;
+      if (!Array.isArray(section?.rows) || section.rows.length < 1)
+        return `Param interactive['action']['sections'][${index}]['rows'] must not be empty`;
+      for (const [rowIndex, row] of (section.rows as { id?: unknown; title?: unknown; description?: unknown }[]).entries()) {
+        const where = `interactive['action']['sections'][${index}]['rows'][${rowIndex}]`;
+        if (!isText(row?.id, 200)) return `Param ${where}['id'] must be 1-200 characters`;
+        if (!isText(row.title, 24)) return `Param ${where}['title'] must be 1-24 characters`;
+        if (row.description !== undefined && !isText(row.description, 72))
+          return `Param ${where}['description'] must be at most 72 characters`;
+        options.push({ id: row.id, title: row.title });
+      }
+    }
+    if (options.length > 10) return 'A list message has at most 10 rows';
+    if (new Set(options.map((option) => option.id)).size !== options.length) return 'Row ids must be unique';
+    return { kind: 'list', body, listButton: label, options };
+  }
+  return `Param interactive['type'] must be one of {button, list} here (got ${String(interactive.type)})`;
 }

@@ -9,7 +9,8 @@
  *   const { dmEventIds } = await x.customerWrites({ senderId: '3001969357', name: 'Jordan', text: 'Hola' });
  *   await x.customerWrites([{ senderId, text: 'a' }, { senderId, image: { bytes, mimeType: 'image/png' } }]); // one batched payload
  *   await x.customerWrites({ senderId, text: 'dup' }, { duplicates: 5 });  // the same signed body 6 times
- *   x.sent                                                  // every DM the platform sent: participant, text, media bytes
+ *   x.sent                                                  // every DM the platform sent: participant, text, media bytes, quick reply options
+ *   await x.customerTaps(senderId, dmEventId, 'bot:person'); // the customer picks a quick reply option (quick_reply_response)
  *   await x.pushReceipts();                                 // read receipts for what was sent (X has no "delivered")
  *   await x.pushReceipts(undefined, { shuffle: true });
  *   await x.customerTypes(senderId); await x.customerBlocks(senderId); await x.customerUnblocks(senderId);
@@ -23,7 +24,10 @@
  * stale timestamps and reused nonces refused) or the account's OAuth 2.0 user bearer token, else
  * X's 401 problem body; DM bodies (text ≤ 10,000 characters, at most one attachment that this user
  * uploaded and that has not expired, text or attachment present, recipient a numeric user id, not
- * the account itself, not a user who blocked the account: 403); media categories and sizes (dm_image
+ * the account itself, not a user who blocked the account: 403); a DM with a quick reply (only through
+ * POST /1.1/direct_messages/events/new.json, OAuth 1.0a user context only: type options, 1-20 options,
+ * label 1-36 characters without URLs, description ≤ 72 on all options or none, metadata ≤ 1,000, as X's
+ * Quick Reply reference says; errors in v1.1's `{errors:[{code,message}]}`); media categories and sizes (dm_image
  * ≤ 5 MB, dm_gif ≤ 15 MB, dm_video ≤ 512 MB; segments adding up to total_bytes).
  * What it sends like X does: Account Activity JSON bodies signed with
  * `x-twitter-webhooks-signature: sha256=<base64 HMAC-SHA256(consumer secret, body)>`, retried
@@ -74,6 +78,8 @@ export interface XSentDm {
   mediaId?: string;
   media?: XUpload;
   auth: 'oauth1' | 'oauth2';
+  /** The quick reply's options (v1.1 message_create with quick_reply type options), as checked. */
+  quickReplyOptions?: { label: string; description?: string; metadata?: string }[];
   at: Date;
 }
 
@@ -121,6 +127,12 @@ export interface XFake {
     messages: CustomerMessage | CustomerMessage[],
     options?: { duplicates?: number },
   ): Promise<{ dmEventIds: string[]; mediaUrls: string[]; deliveries: XWebhookDelivery[] }>;
+  /**
+   * The customer picks the quick reply option with `metadata` of the DM `dmEventId` the platform sent:
+   * a message_create whose text is the option's label and whose message_data.quick_reply_response is
+   * `{type: 'options', metadata}`. Throws when that DM offered no such option.
+   */
+  customerTaps(senderId: string, dmEventId: string, metadata: string): Promise<{ dmEventId: string; delivery: XWebhookDelivery }>;
   customerTypes(senderId: string): Promise<XWebhookDelivery>;
   customerReads(senderId: string, lastReadEventId: string): Promise<XWebhookDelivery>;
   customerBlocks(senderId: string): Promise<XWebhookDelivery>;
@@ -458,6 +470,7 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
         return answer(response, 200, { data: { subscribed: true } });
       }
     }
+    if (method === 'POST' && path === '/1.1/direct_messages/events/new.json') return legacyDm(raw, auth, response);
     const dm = /^\/2\/dm_conversations\/with\/([^/]+)\/messages$/.exec(path);
     if (method === 'POST' && dm) {
       const participantId = decodeURIComponent(dm[1]);
@@ -709,6 +722,93 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
     return undefined;
   }
 
+  /** v1.1's DM send, the one that carries quick replies: OAuth 1.0a user context only, v1.1 error bodies. */
+  function legacyDm(raw: Buffer, auth: 'oauth1' | 'oauth2', response: ServerResponse): number {
+    const refuse = (status: number, code: number, message: string) => answer(response, status, { errors: [{ code, message }] });
+    if (auth !== 'oauth1') return refuse(403, 220, 'Your credentials do not allow access to this resource.');
+    const body = jsonOf(raw) as { event?: Record<string, unknown> } | null;
+    const event = body?.event as
+      { type?: unknown; message_create?: { target?: { recipient_id?: unknown }; message_data?: Record<string, unknown> } } | undefined;
+    if (!event || event.type !== 'message_create' || !event.message_create) return refuse(400, 214, 'event.type: invalid value');
+    const recipientId = event.message_create.target?.recipient_id;
+    if (typeof recipientId !== 'string' || !/^\d{1,19}$/.test(recipientId))
+      return refuse(400, 214, 'event.message_create.target.recipient_id: invalid value');
+    if (recipientId === options.accountUserId) return refuse(403, 349, 'You cannot send messages to this user.');
+    const data = event.message_create.message_data ?? {};
+    const text = data.text;
+    if (typeof text !== 'string' || !text) return refuse(400, 214, 'event.message_create.message_data.text: a value is required');
+    if ([...text].length > 10_000) return refuse(400, 354, 'The text of your direct message is over the max character limit.');
+    let quickReplyOptions: XSentDm['quickReplyOptions'];
+    if (data.quick_reply !== undefined) {
+      const quickReply = data.quick_reply as { type?: unknown; options?: unknown };
+      if (quickReply?.type !== 'options') return refuse(400, 214, 'event.message_create.message_data.quick_reply.type: invalid value');
+      const list = quickReply.options;
+      if (!Array.isArray(list) || list.length < 1 || list.length > 20)
+        return refuse(400, 214, 'event.message_create.message_data.quick_reply.options: must have 1 to 20 options');
+      const described = list.filter((option) => (option as { description?: unknown })?.description !== undefined).length;
+      if (described !== 0 && described !== list.length)
+        return refuse(400, 214, 'quick_reply.options: description must be defined on every option or on none');
+      quickReplyOptions = [];
+      for (const [index, value] of (list as { label?: unknown; description?: unknown; metadata?: unknown }[]).entries()) {
+        const where = `event.message_create.message_data.quick_reply.options[${index}]`;
+        if (typeof value?.label !== 'string' || !value.label || [...value.label].length > 36)
+          return refuse(400, 214, `${where}.label: must be 1 to 36 characters`);
+        if (/https?:\/\/|www\./i.test(value.label)) return refuse(400, 214, `${where}.label: URLs are not allowed`);
+        if (value.description !== undefined && (typeof value.description !== 'string' || [...value.description].length > 72))
+          return refuse(400, 214, `${where}.description: must be at most 72 characters`);
+        if (value.metadata !== undefined && (typeof value.metadata !== 'string' || [...value.metadata].length > 1000))
+          return refuse(400, 214, `${where}.metadata: must be at most 1000 characters`);
+        quickReplyOptions.push({
+          label: value.label,
+          ...(typeof value.description === 'string' ? { description: value.description } : {}),
+          ...(typeof value.metadata === 'string' ? { metadata: value.metadata } : {}),
+        });
+      }
+    }
+    if (blockedBy.has(recipientId)) return refuse(403, 349, 'You cannot send messages to this user.');
+    const dmEventId = newId();
+    const createdTimestamp = String(Date.now());
+    sent.push({ dmEventId, participantId: recipientId, text, auth, ...(quickReplyOptions ? { quickReplyOptions } : {}), at: new Date() });
+    return answer(response, 200, {
+      event: {
+        type: 'message_create',
+        id: dmEventId,
+        created_timestamp: createdTimestamp,
+        message_create: { target: { recipient_id: recipientId }, sender_id: options.accountUserId, message_data: data },
+      },
+    });
+  }
+
+  async function customerTaps(senderId: string, dmEventId: string, metadata: string) {
+    const dm = sent.find((candidate) => candidate.dmEventId === dmEventId && candidate.participantId === senderId);
+    const option = dm?.quickReplyOptions?.find((candidate) => candidate.metadata === metadata);
+    if (!option) throw new Error(`X fake: DM ${dmEventId} offered ${senderId} no quick reply option ${metadata}`);
+    const id = newId();
+    const body = JSON.stringify({
+      for_user_id: options.accountUserId,
+      direct_message_events: [
+        {
+          type: 'message_create',
+          id,
+          created_timestamp: String(Date.now()),
+          message_create: {
+            target: { recipient_id: options.accountUserId },
+            sender_id: senderId,
+            source_app_id: '268278',
+            // The label is what the customer "said"; the metadata comes back as the response.
+            message_data: {
+              text: option.label,
+              entities: { hashtags: [], symbols: [], user_mentions: [], urls: [] },
+              quick_reply_response: { type: 'options', metadata },
+            },
+          },
+        },
+      ],
+      users: { [options.accountUserId]: accountUser(), [senderId]: userObject(senderId) },
+    });
+    return { dmEventId: id, delivery: await deliverBody(body) };
+  }
+
   async function customerWrites(messages: CustomerMessage | CustomerMessage[], writeOptions: { duplicates?: number } = {}) {
     const list = Array.isArray(messages) ? messages : [messages];
     const users: Record<string, unknown> = { [options.accountUserId]: accountUser() };
@@ -773,6 +873,7 @@ export async function startXFake(options: XFakeOptions): Promise<XFake> {
     webhooks,
     subscriptions,
     customerWrites,
+    customerTaps,
     customerTypes: (senderId) => typingOrRead('direct_message_indicate_typing_events', senderId),
     customerReads: (senderId, lastReadEventId) =>
       typingOrRead('direct_message_mark_read_events', senderId, { last_read_event_id: lastReadEventId }),

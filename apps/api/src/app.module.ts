@@ -47,6 +47,7 @@ import { CasesModule } from './modules/cases/cases.module';
 import { BotModule } from './modules/bot/bot.module';
 import { VideoModule } from './modules/video/video.module';
 import { VicidialModule } from './modules/vicidial/vicidial.module';
+import { VoiceModule } from './modules/voice/voice.module';
 
 @Module({})
 export class AppModule {
@@ -101,6 +102,7 @@ export class AppModule {
         CasesModule,
         VideoModule,
         VicidialModule,
+        VoiceModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -109,7 +109,21 @@ describe('HTTP surface (e2e)', () => {
       await t
         .http()
         .get('/api/health')
-        .expect(200, { statusCode: 200, data: { database: 'up', redis: 'up' }, errorMessage: null });
+        .expect(200, { statusCode: 200, data: { database: 'up', redis: 'up', voice: 'notConnected' }, errorMessage: null });
+    });
+
+    it("reports the phone channel connected while a voice server's status is fresh and its rtpengine is up", async () => {
+      const key = `${process.env.QUEUE_PREFIX}:voice:status`;
+      try {
+        await t.redis.set(key, JSON.stringify({ sip: '127.0.0.1:5060', rtpengine: 'up', calls: 0 }), 'PX', 15_000);
+        expect((await t.http().get('/api/health').expect(200)).body.data.voice).toBe('connected');
+        await t.redis.set(key, JSON.stringify({ sip: '127.0.0.1:5060', rtpengine: 'down', calls: 0 }), 'PX', 15_000);
+        expect((await t.http().get('/api/health').expect(200)).body.data.voice).toBe('notConnected');
+        await t.redis.set(key, 'not json', 'PX', 15_000);
+        expect((await t.http().get('/api/health').expect(200)).body.data.voice).toBe('notConnected');
+      } finally {
+        await t.redis.del(key);
+      }
     });
 
     it('answers 503 (not a hang) when Redis is unreachable, and so do calls that need it', async () => {
@@ -118,7 +132,7 @@ describe('HTTP surface (e2e)', () => {
         const health = await broken.http().get('/api/health').expect(503);
         expect(health.body).toEqual({
           statusCode: 503,
-          data: { database: 'up', redis: 'down' },
+          data: { database: 'up', redis: 'down', voice: 'notConnected' },
           errorMessage: CATALOGUE_MESSAGES.generic,
           errorCode: 'service_unavailable',
         });

@@ -15,6 +15,7 @@ import { checkFileStoreAtStartup, ConfigCrypto } from '@centralita/contracts/ser
 import { CHANNEL_SEND_DB, ChannelSendProcessor, WORKER_CHANNEL_REGISTRY } from './channels/channel-send.processor';
 import { EMAIL_DB, EmailReaderService } from './email/email-reader.service';
 import { VideoWorkerModule } from './video/video-worker.module';
+import { VoiceWorkerModule } from './voice/voice-worker.module';
 import { MESSAGE_CAMPAIGN_DB, MESSAGE_CAMPAIGN_REGISTRY, MessageCampaignProcessor } from './message-campaigns/message-campaign.processor';
 
 @Module({})
@@ -35,6 +36,8 @@ export class WorkerModule {
         BullModule.registerQueue({ name: QUEUES.sentiment }),
         BullModule.registerQueue({ name: QUEUES.channelSend }),
         VideoWorkerModule.forRoot(config),
+        // Inbound voice (issue #22) only when VOICE_SIP_PORT is set.
+        ...(config.voice ? [VoiceWorkerModule.forRoot(config, config.voice)] : []),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },

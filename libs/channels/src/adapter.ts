@@ -31,6 +31,27 @@ export interface ChannelCapabilities {
   humanAgentTagHours: number | null;
   /** Whether the account has provider-approved templates (listTemplates, send with `template`). */
   templates: boolean;
+  /**
+   * Reply buttons a text message can carry (OutboundMessage.buttons), as the provider limits them;
+   * null when the channel has none (email): the bot then offers numbered options in the text.
+   */
+  buttons?: ButtonCapability | null;
+}
+
+/** How many reply buttons one message carries, and how long their labels and payloads may be. */
+export interface ButtonCapability {
+  /** Most buttons in one message (WhatsApp: 3 as reply buttons, up to 10 as a list). */
+  max: number;
+  /** Longest label, in characters (longer ones are cut by the adapter with an ellipsis). */
+  titleMax: number;
+  /** Longest payload, in UTF-8 bytes (Telegram's callback_data: 64). */
+  payloadMaxBytes: number;
+}
+
+/** One reply button: its label, and the payload the provider sends back when the customer taps it. */
+export interface OutboundButton {
+  payload: string;
+  title: string;
 }
 
 /** Where each provider's API is: configuration (channelEndpointsFromEnv), so tests use local fakes. */
@@ -104,6 +125,12 @@ export type InboundEvent =
       at: Date;
       text?: string;
       media?: InboundMediaRef[];
+      /**
+       * The customer tapped a reply button the platform sent: its payload (OutboundButton.payload);
+       * `text` is the button's label, as the customer's app shows it. `ack` is what the adapter's
+       * acknowledgeButton needs (Telegram's callback_query id), when the provider wants an answer.
+       */
+      button?: { payload: string; ack?: string };
     }
   | {
       type: 'receipt';
@@ -120,6 +147,8 @@ export type InboundEvent =
   /** A provider template's review or quality status moved (WhatsApp message_template_status_update). */
   | { type: 'template-status'; providerTemplateId: string; name: string; language: string; status: string; reason?: string; at: Date }
   | { type: 'typing'; contactExternalId: string; at: Date }
+  /** The number's quality or messaging-limit tier moved (WhatsApp phone_number_quality_update). */
+  | { type: 'quality-update'; displayPhoneNumber: string; event: string; currentLimit?: string; oldLimit?: string; at: Date }
   /** The customer blocked the bot (Telegram `kicked`), stopped marketing (WhatsApp), or came back (`opt-in`). */
   | { type: 'opt-out' | 'opt-in'; contactExternalId: string; at: Date; reason: 'blocked' | 'marketing' | 'unblocked' };
 
@@ -130,6 +159,10 @@ export interface TemplateSend {
   /** Body parameters in order ({{1}}, {{2}}, …). */
   bodyParameters: string[];
   headerParameters?: string[];
+  /** A NAMED template's parameter names, in the order of the values above (sent as `parameter_name`). */
+  parameterNames?: { header?: string[]; body?: string[] };
+  /** The image, video or document of a media header: a public https link or an uploaded media id. */
+  headerMedia?: { kind: 'image' | 'video' | 'document'; link?: string; id?: string; fileName?: string };
 }
 
 export interface TemplateInfo {
@@ -155,6 +188,8 @@ export interface OutboundMessage {
   humanAgentTag?: boolean;
   /** Echoed by the provider in the message's receipts (WhatsApp biz_opaque_callback_data, at most 512 characters). */
   callbackData?: string;
+  /** Reply buttons with the text (capabilities.buttons; at most its max). Ignored with media or a template. */
+  buttons?: OutboundButton[];
 }
 
 /** A template as submitted for the provider's review (WhatsApp: Meta's message_templates components). */
@@ -162,6 +197,8 @@ export interface TemplateDefinition {
   name: string;
   language: string;
   category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+  /** NAMED for {{first_name}} parameters (sent as Meta's `parameter_format`); positional by default. */
+  parameterFormat?: 'POSITIONAL' | 'NAMED';
   /** Meta's components (HEADER, BODY, FOOTER, BUTTONS) with their examples, as Meta takes them. */
   components: Record<string, unknown>[];
 }
@@ -214,12 +251,27 @@ export interface ChannelAdapter {
    * asks once per new contact, and a failure leaves the contact named by its id.
    */
   profile?(account: ChannelAccount, contactExternalId: string): Promise<{ name?: string; username?: string }>;
+  /**
+   * Tells the provider a button tap was taken (Telegram's answerCallbackQuery, which stops the
+   * button's spinner); only providers that want it. `ack` is InboundEvent's button.ack.
+   */
+  acknowledgeButton?(account: ChannelAccount, ack: string): Promise<void>;
   /** Approved templates (capabilities.templates only). */
   listTemplates?(account: ChannelAccount): Promise<TemplateInfo[]>;
   /** Submits a template for the provider's review; answers its id and first status (capabilities.templates only). */
   createTemplate?(account: ChannelAccount, template: TemplateDefinition): Promise<TemplateStatusInfo>;
   /** Every template of the account with its review status, whatever it is (the manual "sync now"). */
   templateStatuses?(account: ChannelAccount): Promise<TemplateStatusInfo[]>;
+  /**
+   * Uploads a media header's sample for a template's review (WhatsApp: Meta's Resumable Upload API)
+   * and answers the handle that goes in the template's `example.header_handle`.
+   */
+  uploadTemplateSample?(account: ChannelAccount, sample: { bytes: Buffer; mimeType: string; fileName: string }): Promise<string>;
+  /**
+   * Uploads a medium to the provider once and answers its id, for sends that reuse it (a campaign's
+   * media header: WhatsApp's POST /{phone-number-id}/media; Meta keeps it 30 days).
+   */
+  uploadMedia?(account: ChannelAccount, media: NonNullable<OutboundMessage['media']>): Promise<string>;
   /**
    * Points the provider's webhook at `url` (the account's webhook URL) with the account's
    * credentials and verify token, so connecting needs no trip to the provider's console; only

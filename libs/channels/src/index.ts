@@ -1,4 +1,5 @@
 export * from './adapter';
+export * from './buttons';
 export * from './endpoints';
 export * from './http';
 export * from './registry';

@@ -1,4 +1,5 @@
-import type { ChannelAdapter, ChannelEndpoints, MessagingChannelKind } from './adapter';
+import type { ChannelAdapter, ChannelCapabilities, ChannelEndpoints, MessagingChannelKind } from './adapter';
+import { DEFAULT_CHANNEL_ENDPOINTS } from './endpoints';
 import { createTwitterAdapter } from './twitter';
 import { createTelegramAdapter } from './telegram';
 import { createWhatsAppAdapter } from './whatsapp';
@@ -26,4 +27,16 @@ export function createChannelRegistry(endpoints: ChannelEndpoints): ChannelRegis
     registry.set(kind, factory(endpoints));
   }
   return registry;
+}
+
+let capabilitiesRegistry: ChannelRegistry | undefined;
+
+/**
+ * What a channel kind can do, without an account or configured endpoints (capabilities are the
+ * provider's, whatever its address): the core asks it before writing a message (the bot's buttons).
+ * Null for a kind no adapter serves (web chat, phone).
+ */
+export function channelCapabilities(kind: string): ChannelCapabilities | null {
+  capabilitiesRegistry ??= createChannelRegistry(DEFAULT_CHANNEL_ENDPOINTS);
+  return capabilitiesRegistry.get(kind as MessagingChannelKind)?.capabilities ?? null;
 }

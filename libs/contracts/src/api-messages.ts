@@ -52,6 +52,9 @@ export const API_MESSAGE_KEYS = [
   'dncAlreadyListed',
   'extensionTaken',
   'ivrInUse',
+  'ivrHasNumbers',
+  'inboundNumberTaken',
+  'inboundNumberUnavailable',
   'invitationPending',
   'changedMeanwhile',
   // reports

@@ -183,6 +183,12 @@ export interface QueueStatusRow extends QueueFigures {
   name: string;
   waitingNow: number;
   longestWaitNowMs: number | null;
+  /**
+   * Channel grouping, phone row only (issue 22): calls that ended in the IVR, the caller hanging up
+   * before reaching any queue, in the window (queue abandons are in `abandoned`). Absent when a line,
+   * campaign or agent filter is set: an IVR abandon belongs to no line.
+   */
+  abandonedInIvr?: number;
 }
 
 export interface AgentServiceRow {

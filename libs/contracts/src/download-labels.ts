@@ -104,7 +104,8 @@ export const CONVERSATION_EVENT_CODES = [
   'conversation.messageReceived',
 ] as const;
 export type ConversationEventCode = (typeof CONVERSATION_EVENT_CODES)[number];
-export const ACTOR_KIND_CODES = ['customer', 'agent', 'supervisor', 'system'] as const;
+/** `bot`: the line's bot (issue 23), a message sender kind that never steps a machine. */
+export const ACTOR_KIND_CODES = ['customer', 'agent', 'supervisor', 'system', 'bot'] as const;
 export type ActorKindCode = (typeof ACTOR_KIND_CODES)[number];
 /** Channels a line can serve besides the spec §9 digital ones (ATTENTION_LINE_CHANNELS), keyed in lower case. */
 export const TRANSLATED_CHANNEL_CODES = ['phone', 'email', 'video'] as const;
@@ -200,6 +201,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Agente',
       supervisor: 'Supervisor',
       system: 'Sistema',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Teléfono',
@@ -330,6 +332,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Agent',
       supervisor: 'Supervisor',
       system: 'System',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Phone',
@@ -468,6 +471,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Πράκτορας',
       supervisor: 'Επόπτης',
       system: 'Σύστημα',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Τηλέφωνο',
@@ -598,6 +602,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Operatore',
       supervisor: 'Supervisore',
       system: 'Sistema',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Telefono',
@@ -728,6 +733,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Agent',
       supervisor: 'Supervizor',
       system: 'Sistem',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Telefon',
@@ -857,6 +863,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Agent',
       supervisor: 'Supervisor',
       system: 'System',
+      bot: 'Bot',
     },
     channel: {
       phone: 'Telefon',
@@ -987,6 +994,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       agent: 'Оператор',
       supervisor: 'Супервизор',
       system: 'Система',
+      bot: 'Бот',
     },
     channel: {
       phone: 'Телефон',

@@ -4,6 +4,18 @@
  * footer, buttons). Each problem is named, so the API answers a 400 that says what to fix.
  */
 
+import {
+  namedPlaceholders,
+  parameterFormatOf,
+  renderNamed,
+  templateParameterNames,
+  type HeaderMediaInput,
+  type ParameterFormat,
+  type TemplateHeaderFormat,
+} from './channel-template-parameters';
+
+import type { CallingWindowsInput } from './outbound';
+
 export const CHANNEL_TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
 export type ChannelTemplateCategory = (typeof CHANNEL_TEMPLATE_CATEGORIES)[number];
 export const PARAMETER_SOURCES = ['name', 'phone', 'fixed'] as const;
@@ -20,6 +32,8 @@ export interface ChannelTemplateInput {
   name: string;
   language: string;
   category: ChannelTemplateCategory;
+  /** POSITIONAL ({{1}}, {{2}}…, the default) or NAMED ({{first_name}}): examples are in the order the parameters first appear. */
+  parameterFormat?: ParameterFormat;
   header?: { format: 'TEXT'; text: string; example?: string } | { format: 'IMAGE' | 'VIDEO' | 'DOCUMENT'; handle: string } | null;
   body: { text: string; examples: string[] };
   footer?: string | null;
@@ -52,7 +66,10 @@ export function templateProblem(input: Partial<ChannelTemplateInput>): string | 
   const body = input.body;
   if (!body || typeof body.text !== 'string' || !body.text.trim()) return 'body.text is required';
   if (body.text.length > LIMITS.bodyMax) return `body.text is longer than ${LIMITS.bodyMax} characters`;
-  const bodyParameters = positionalPlaceholders(body.text);
+  const named = input.parameterFormat === 'NAMED';
+  if (input.parameterFormat !== undefined && input.parameterFormat !== 'NAMED' && input.parameterFormat !== 'POSITIONAL')
+    return 'parameterFormat must be POSITIONAL or NAMED';
+  const bodyParameters = named ? namedCount(body.text) : positionalPlaceholders(body.text);
   if (bodyParameters.bad) return `body.text: ${bodyParameters.bad}`;
   const examples = Array.isArray(body.examples) ? body.examples : [];
   if (examples.length !== bodyParameters.count || examples.some((example) => typeof example !== 'string' || !example.trim())) {
@@ -65,9 +82,9 @@ export function templateProblem(input: Partial<ChannelTemplateInput>): string | 
       if (typeof header.text !== 'string' || !header.text.trim() || header.text.length > LIMITS.headerMax) {
         return `header.text must be 1 to ${LIMITS.headerMax} characters`;
       }
-      const headerParameters = positionalPlaceholders(header.text);
+      const headerParameters = named ? namedCount(header.text) : positionalPlaceholders(header.text);
       if (headerParameters.bad) return `header.text: ${headerParameters.bad}`;
-      if (headerParameters.count > 1) return 'header.text takes at most one parameter ({{1}})';
+      if (headerParameters.count > 1) return `header.text takes at most one parameter (${named ? '{{name}}' : '{{1}}'})`;
       if (headerParameters.count === 1 && (typeof header.example !== 'string' || !header.example.trim())) {
         return 'header.example is required for the header parameter';
       }
@@ -99,16 +116,28 @@ export function templateProblem(input: Partial<ChannelTemplateInput>): string | 
   return null;
 }
 
-/** Meta's components for POST /{waba-id}/message_templates. */
+function namedCount(text: string): { count: number; bad: string | null } {
+  const found = namedPlaceholders(text);
+  return { count: found.names.length, bad: found.bad };
+}
+
+/** Meta's components for POST /{waba-id}/message_templates (named examples as `{param_name, example}`). */
 export function metaComponents(input: ChannelTemplateInput): Record<string, unknown>[] {
   const components: Record<string, unknown>[] = [];
   const header = input.header;
+  const named = input.parameterFormat === 'NAMED';
+  const namedExamples = (text: string, examples: string[]) =>
+    namedPlaceholders(text).names.map((name, index) => ({ param_name: name, example: examples[index] ?? '' }));
   if (header?.format === 'TEXT') {
     components.push({
       type: 'HEADER',
       format: 'TEXT',
       text: header.text,
-      ...(header.example ? { example: { header_text: [header.example] } } : {}),
+      ...(header.example
+        ? {
+            example: named ? { header_text_named_params: namedExamples(header.text, [header.example]) } : { header_text: [header.example] },
+          }
+        : {}),
     });
   } else if (header) {
     components.push({ type: 'HEADER', format: header.format, example: { header_handle: [header.handle] } });
@@ -116,7 +145,13 @@ export function metaComponents(input: ChannelTemplateInput): Record<string, unkn
   components.push({
     type: 'BODY',
     text: input.body.text,
-    ...(input.body.examples.length ? { example: { body_text: [input.body.examples] } } : {}),
+    ...(input.body.examples.length
+      ? {
+          example: named
+            ? { body_text_named_params: namedExamples(input.body.text, input.body.examples) }
+            : { body_text: [input.body.examples] },
+        }
+      : {}),
   });
   if (input.footer) components.push({ type: 'FOOTER', text: input.footer });
   if (input.buttons?.length) {
@@ -140,7 +175,8 @@ export function renderPositional(text: string, values: string[]): string {
 }
 
 export interface ParameterSourceInput {
-  source: (typeof PARAMETER_SOURCES)[number];
+  /** 'column' (a list column named by `value`) is for email campaigns only (email-campaigns.ts). */
+  source: (typeof PARAMETER_SOURCES)[number] | 'column';
   value?: string;
   fallback?: string;
 }
@@ -155,7 +191,7 @@ export function mappingProblem(
     if (!Array.isArray(sources)) return `parameterMapping.${part} must be a list`;
     if (sources.length !== counts[part]) return `parameterMapping.${part} must map the template's ${counts[part]} ${part} parameters`;
     for (const [index, source] of sources.entries()) {
-      if (!source || !PARAMETER_SOURCES.includes(source.source)) {
+      if (!source || !PARAMETER_SOURCES.includes(source.source as (typeof PARAMETER_SOURCES)[number])) {
         return `parameterMapping.${part}[${index}].source must be one of ${PARAMETER_SOURCES.join(', ')}`;
       }
       if (source.source === 'fixed' && (typeof source.value !== 'string' || !source.value.trim())) {
@@ -184,6 +220,12 @@ export interface ChannelTemplateView {
   providerTemplateId: string | null;
   headerParameterCount: number;
   bodyParameterCount: number;
+  parameterFormat: ParameterFormat;
+  /** TEXT, IMAGE, VIDEO or DOCUMENT; null without a header. */
+  headerFormat: TemplateHeaderFormat | null;
+  /** The parameters the send fills, in order: names ({{first_name}}) or numbers ('1', '2'…). */
+  headerParameters: string[];
+  bodyParameters: string[];
   submittedAt: string | null;
   updatedAt: string;
 }
@@ -193,8 +235,16 @@ export interface MessageCampaignInput {
   accountId?: string;
   templateId?: string;
   phoneListId?: string;
+  /** Email campaigns: the list column with the recipient addresses. */
+  addressColumn?: string;
   parameterMapping?: { header?: ParameterSourceInput[]; body?: ParameterSourceInput[] };
+  /** The image, video or document of a template with a media header. */
+  headerMedia?: HeaderMediaInput | null;
   ratePerSecond?: number;
+  /** Schedule and sending windows (message-campaign-schedule.ts). */
+  startsAt?: string | null;
+  endsAt?: string | null;
+  callingWindows?: CallingWindowsInput | null;
 }
 
 export type RecipientStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped';
@@ -207,11 +257,20 @@ export interface MessageCampaignView {
   templateId: string;
   templateName: string;
   phoneListId: string;
+  /** Email campaigns: the list column with the recipient addresses (null for WhatsApp). */
+  addressColumn: string | null;
   parameterMapping: { header?: ParameterSourceInput[]; body?: ParameterSourceInput[] };
+  headerMedia: HeaderMediaInput | null;
   ratePerSecond: number;
-  status: 'draft' | 'running' | 'paused' | 'stopped' | 'finished';
+  status: 'draft' | 'scheduled' | 'running' | 'paused' | 'stopped' | 'finished';
   pausedReason: string | null;
   pausedDetail: string | null;
+  /** Schedule, windows and why a running campaign waits (message-campaign-schedule.ts). */
+  startsAt: string | null;
+  endsAt: string | null;
+  callingWindows: CallingWindowsInput | null;
+  idleReason: string | null;
+  idleUntil: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   /** The board: recipients per status, skips per reason, replies. */
@@ -231,8 +290,25 @@ export function renderTemplate(
   values: { header?: string[]; body?: string[] },
 ): { header: string | null; body: string; footer: string | null; buttons: string[] } {
   const exampleOf = (type: 'HEADER' | 'BODY'): string[] => {
-    const example = components.find((one) => one.type === type)?.example as { header_text?: string[]; body_text?: string[][] } | undefined;
+    const example = components.find((one) => one.type === type)?.example as
+      | {
+          header_text?: string[];
+          body_text?: string[][];
+          header_text_named_params?: { example?: string }[];
+          body_text_named_params?: { example?: string }[];
+        }
+      | undefined;
+    const named = type === 'HEADER' ? example?.header_text_named_params : example?.body_text_named_params;
+    if (named) return named.map((one) => String(one.example ?? ''));
     return (type === 'HEADER' ? example?.header_text : example?.body_text?.[0]) ?? [];
+  };
+  // Named templates: values come in the order the names first appear (templateParameterNames).
+  const names = parameterFormatOf(components) === 'NAMED' ? templateParameterNames(components) : null;
+  const fill = (text: string, type: 'HEADER' | 'BODY', given: string[] | undefined): string => {
+    const chosen = given?.length ? given : exampleOf(type);
+    if (!names) return renderPositional(text, chosen);
+    const keys = type === 'HEADER' ? names.header : names.body;
+    return renderNamed(text, Object.fromEntries(keys.map((key, index) => [key, chosen[index] ?? ''])));
   };
   const header = components.find((one) => one.type === 'HEADER');
   const footer = components.find((one) => one.type === 'FOOTER');
@@ -240,10 +316,10 @@ export function renderTemplate(
   return {
     header: header
       ? (header.format ?? 'TEXT') === 'TEXT'
-        ? renderPositional(String(header.text ?? ''), values.header?.length ? values.header : exampleOf('HEADER'))
+        ? fill(String(header.text ?? ''), 'HEADER', values.header)
         : `[${String(header.format)}]`
       : null,
-    body: renderPositional(componentText(components, 'BODY'), values.body?.length ? values.body : exampleOf('BODY')),
+    body: fill(componentText(components, 'BODY'), 'BODY', values.body),
     footer: footer ? String(footer.text ?? '') : null,
     buttons: (buttons ?? []).map((button) => String(button.text ?? '')),
   };

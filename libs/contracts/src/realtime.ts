@@ -5,6 +5,7 @@
  */
 import type { AttachmentView, MessageDeliveryStatus } from './channels';
 import type { SentimentAlertView } from './dashboards';
+import type { MessageCampaignBoardPush } from './message-campaign-schedule';
 import type { OutboundBoardView, OutboundCallView, OutboundPreviewLineView } from './outbound';
 import type { VideoClientEvents, VideoServerEvents } from './video';
 
@@ -170,6 +171,8 @@ export interface StaffServerEvents extends VideoServerEvents {
   'outbound.board': (view: OutboundBoardView) => void;
   'outbound.call': (view: OutboundCallView) => void;
   'outbound.preview': (view: OutboundPreviewLineView) => void;
+  /** A message campaign's live board (tenant room; MESSAGE_CAMPAIGN_SOCKET_EVENTS). */
+  'messageCampaign.board': (view: MessageCampaignBoardPush) => void;
   /**
    * Several tenant-wide pushes at once, in the order they were made — only to sockets that asked
    * for it (handshake `auth.batch: true`, see STAFF_BATCH_AUTH). Unpack with `deliverStaffBatch`.

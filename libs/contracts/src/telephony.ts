@@ -1,4 +1,5 @@
 import type { RuleIssue } from './admin';
+import { LANGUAGES, type Language } from './constants';
 
 /**
  * IVRs and SIP trunks (spec §2 /settings/ivrMain, /settings/ivrs, /settings/submitivr,
@@ -32,6 +33,12 @@ export interface IvrNode {
   name: string;
   promptText: string | null;
   promptAudioUrl: string | null;
+  /**
+   * File-store id of the prompt's audio (8 kHz mono 16-bit PCM WAV). In a draft: a recording the
+   * administrator uploaded. In a published tree: that recording, or the speech rendered from
+   * promptText at publish. Optional so trees stored before inbound voice stay valid.
+   */
+  promptAudioFileId?: string | null;
   /** Seconds to wait for a key after the prompt. */
   timeoutSeconds: number;
   /** Times the prompt is replayed after a timeout or an invalid key before the fallback. */
@@ -63,6 +70,8 @@ export interface IvrInput {
   name: string;
   description: string | null;
   active: boolean;
+  /** Language the text prompts are spoken in (rendered with espeak-ng at publish); default the tenant's. */
+  language: Language;
 }
 
 export interface IvrSummary extends IvrInput {
@@ -72,6 +81,11 @@ export interface IvrSummary extends IvrInput {
   publishedAt: string | null;
   /** The draft differs from the published tree (or nothing is published yet). */
   hasUnpublishedChanges: boolean;
+  /**
+   * Whether the last publish turned every text prompt into audio: null before the first publish
+   * (or when no node needed it), false when espeak-ng or sox is not installed on the server.
+   */
+  promptsRendered: boolean | null;
   nodeCount: number;
   createdAt: string;
   updatedAt: string;
@@ -226,7 +240,7 @@ function intIssue(field: string, raw: unknown, min: number, max: number, require
   return null;
 }
 
-/** IVR main fields: name required (≤ 160), description ≤ 500. */
+/** IVR main fields: name required (≤ 160), description ≤ 500, language one of the seven (when given). */
 export function validateIvr(input: Partial<Record<keyof IvrInput, unknown>>): RuleIssue[] {
   const issues: RuleIssue[] = [];
   const name = str(input.name);
@@ -234,6 +248,9 @@ export function validateIvr(input: Partial<Record<keyof IvrInput, unknown>>): Ru
   else if (name.length > IVR_LIMITS.nameMax) issues.push({ field: 'name', key: 'maxLength', values: { count: IVR_LIMITS.nameMax } });
   if (str(input.description).length > IVR_LIMITS.descriptionMax)
     issues.push({ field: 'description', key: 'maxLength', values: { count: IVR_LIMITS.descriptionMax } });
+  const language = str(input.language);
+  if (language && !(LANGUAGES as readonly string[]).includes(language))
+    issues.push({ field: 'language', key: 'oneOf', values: { options: LANGUAGES.join(', ') } });
   return issues;
 }
 
@@ -262,3 +279,67 @@ export function validateTrunk(input: Partial<Record<keyof TrunkInput, unknown>>)
   push(intIssue('maxConcurrentCalls', input.maxConcurrentCalls, 1, TRUNK_LIMITS.maxConcurrentCalls, true));
   return issues;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Inbound numbers (issue #22): the called numbers a trunk answers, each sent to an IVR or a line
+// ---------------------------------------------------------------------------------------------
+
+/** E.164 without the "+": country code (never 0) and up to 15 digits in all. */
+const E164_DIGITS = /^[1-9][0-9]{6,14}$/;
+
+/**
+ * A called number as the platform stores and matches it: "+" and the digits, with spaces, dashes,
+ * dots and brackets dropped ("+34 91-123 45 67" → "+34911234567"); null when it is not E.164.
+ * A number written without "+" is read as already carrying its country code (SIP carriers send
+ * both forms in the Request-URI and To).
+ */
+export function normalizeInboundNumber(raw: string): string | null {
+  const compact = raw.trim().replace(/[\s\-.()]/g, '');
+  const digits = compact.startsWith('+') ? compact.slice(1) : compact;
+  return E164_DIGITS.test(digits) ? `+${digits}` : null;
+}
+
+export const INBOUND_TARGET_TYPES = ['ivr', 'line'] as const;
+export type InboundTargetType = (typeof INBOUND_TARGET_TYPES)[number];
+
+export interface InboundNumberInput {
+  /** E.164 ("+34911234567"; spaces and dashes are accepted and dropped). */
+  number: string;
+  /** ivr: the call walks that IVR's published tree; line: it queues in that attention line at once. */
+  targetType: InboundTargetType;
+  /** IVR id or attention line id of the tenant. */
+  targetId: string;
+}
+
+export interface InboundNumber {
+  id: string;
+  trunkId: string;
+  number: string;
+  ivrId: string | null;
+  attentionLineId: string | null;
+  /** Name of the IVR or line it is sent to. */
+  targetName: string | null;
+  createdAt: string;
+}
+
+/** Inbound number fields: number E.164, target type ivr or line, target required. */
+export function validateInboundNumber(input: Partial<Record<keyof InboundNumberInput, unknown>>): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const number = str(input.number);
+  if (!number) issues.push({ field: 'number', key: 'required' });
+  else if (!normalizeInboundNumber(number)) issues.push({ field: 'number', key: 'pattern' });
+  const targetType = str(input.targetType);
+  if (!targetType) issues.push({ field: 'targetType', key: 'required' });
+  else if (!(INBOUND_TARGET_TYPES as readonly string[]).includes(targetType))
+    issues.push({ field: 'targetType', key: 'oneOf', values: { options: INBOUND_TARGET_TYPES.join(', ') } });
+  if (!str(input.targetId)) issues.push({ field: 'targetId', key: 'required' });
+  return issues;
+}
+
+/** Recorded prompts an administrator may upload (converted to 8 kHz mono 16-bit PCM WAV on the server). */
+export const IVR_PROMPT_UPLOAD = {
+  maxBytes: 5 * 1024 * 1024,
+  extensions: ['wav', 'mp3', 'ogg'] as const,
+  /** Longest recording accepted, in seconds. */
+  maxSeconds: 120,
+} as const;

@@ -24,4 +24,5 @@ export * from './outbound/dialer-campaign.machine';
 export * from './outbound/carrier-simulator';
 export * from './outbound/simulate-campaign';
 export * from './ivr/ivr-tree';
+export * from './ivr/ivr-walker';
 export * from './reports/report-engine';

@@ -22,6 +22,12 @@ export interface AppConfig {
   queuePrefix: string;
   /** Outbound carrier events applied at once per API process (each call's own events stay in order). */
   outboundEventsConcurrency: number;
+  /**
+   * VOICE_CONNECT_ENABLED (off by default): the worker's voice server can bridge a caller to an
+   * agent's softphone (the 'connect' command). Until it can, routing offers phone conversations to
+   * nobody: an agent is never handed a caller they cannot talk to.
+   */
+  voiceConnectEnabled: boolean;
   publicUrl: string;
   smtpUrl: string | null;
   webDist: string;
@@ -172,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     redisUrl,
     queuePrefix,
     outboundEventsConcurrency: int('OUTBOUND_EVENTS_CONCURRENCY', 8, 1, 64),
+    voiceConnectEnabled: flag('VOICE_CONNECT_ENABLED'),
     publicUrl,
     smtpUrl,
     // Relative to this file so it resolves the same from src (tests) and dist (npm start).

@@ -53,6 +53,11 @@ import { LineBot1763705000000 } from './migrations/1763705000000-line-bot';
 import { VideoCalls1763705100000 } from './migrations/1763705100000-video-calls';
 import { MessageCampaigns1763705200000 } from './migrations/1763705200000-message-campaigns';
 import { IntegrationKeys1763705300000 } from './migrations/1763705300000-integration-keys';
+import { MessageButtons1763705400000 } from './migrations/1763705400000-message-buttons';
+import { MessageCampaignSchedules1763705700000 } from './migrations/1763705700000-message-campaign-schedules';
+import { EmailCampaigns1763705600000 } from './migrations/1763705600000-email-campaigns';
+import { InboundNumbersAndIvrPrompts1763705900000 } from './migrations/1763705900000-inbound-numbers-and-ivr-prompts';
+import { VoiceCalls1763706000000 } from './migrations/1763706000000-voice-calls';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -61,10 +66,12 @@ import { QnaEntry } from '../modules/qna/qna-entry.entity';
 import { IvrsAndTrunks1763700200000 } from './migrations/1763700200000-ivrs-and-trunks';
 import { Ivr } from '../modules/ivrs/ivr.entity';
 import { Trunk } from '../modules/trunks/trunk.entity';
+import { TrunkInboundNumber } from '../modules/trunks/trunk-inbound-number.entity';
 
 export const ENTITIES = [
   Ivr,
   Trunk,
+  TrunkInboundNumber,
   PlatformSettingsRow,
   ChannelConfig,
   PhoneList,
@@ -134,6 +141,11 @@ export const MIGRATIONS = [
   VideoCalls1763705100000,
   MessageCampaigns1763705200000,
   IntegrationKeys1763705300000,
+  MessageButtons1763705400000,
+  EmailCampaigns1763705600000,
+  MessageCampaignSchedules1763705700000,
+  InboundNumbersAndIvrPrompts1763705900000,
+  VoiceCalls1763706000000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -93,7 +93,7 @@ describe('Telegram channel end to end (API, worker, Bot API fake)', () => {
       expect(fake.webhook).toEqual({
         url: account.webhookUrl,
         secretToken: account.verifyToken,
-        allowedUpdates: ['message', 'edited_message', 'my_chat_member'],
+        allowedUpdates: ['message', 'edited_message', 'my_chat_member', 'callback_query'],
       });
       expect(fake.calls.filter((call) => call.method === 'setWebhook').map((call) => call.status)).toEqual([200]);
     });

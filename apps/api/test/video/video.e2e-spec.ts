@@ -20,7 +20,18 @@ import { finaliseRecording } from '../../../worker/src/video/finalise';
 import { readWebmTimeline } from '../../../worker/src/video/webm';
 import { webmFixture } from '../../../worker/src/video/webm-fixture';
 import { eventually } from '../../../../test/support/eventually';
-import { createLine, createStaff, createTenant, data, openConversation, record, connectStaff, type StaffMember } from '../support/realtime';
+import {
+  createCampaign,
+  createLine,
+  createStaff,
+  createTenant,
+  data,
+  openConversation,
+  record,
+  connectStaff,
+  type StaffMember,
+} from '../support/realtime';
+import { queueCustomer } from '../consistency/consistency';
 import type { TestTenant } from '../support/factories';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 
@@ -243,6 +254,89 @@ describe('Video calls (e2e)', () => {
     await t.http().post(`/api/conversations/${conversationId}/video-calls/${made.call.id}/end`).set(bearer(agent.token)).expect(200);
     const history = data<MessageView[]>(await t.http().get(`/api/agent/conversations/${conversationId}/messages`).set(bearer(agent.token)));
     expect(history.filter((message) => message.senderKind === 'system')).toHaveLength(2);
+  });
+
+  /** A live call on a conversation the machine really made Active (routed to a logged-in agent of a tenant of its own). */
+  async function liveCallOnRoutedConversation(recordingConsent: boolean) {
+    const own = await createTenant(t.dataSource);
+    const ownLine = await createLine(t.dataSource, own, 'Closing line');
+    const otherLine = await createLine(t.dataSource, own, 'Second line');
+    const campaignId = await createCampaign(t.dataSource, own, 2);
+    const closer = await createStaff(t, own, 'AGENT', [ownLine]);
+    await t.http().post('/api/agent/presence/login').set(bearer(closer.token)).send({ campaignId }).expect(200);
+    const conversationId = await queueCustomer(t, ownLine, 'Clara Cierre');
+    await eventually(async () => {
+      const [row] = await t.dataSource.query(`SELECT status, agent_id FROM conversations WHERE id = $1`, [conversationId]);
+      expect(row).toEqual({ status: 'Active', agent_id: closer.userId });
+    });
+    const made = await offer(conversationId, closer);
+    const session = data<VideoGuestSession>(
+      await t.http().post(`/api/public/video-calls/${made.videoChatId}/join`).send({ recordingConsent }),
+    );
+    const agentSocket = await connectStaff(t.url, closer.token);
+    sockets.push(agentSocket);
+    expect(await agentSocket.emitWithAck('video.join', { callId: made.call.id })).toEqual({ ok: true });
+    const agentHeard = record(agentSocket);
+    const guest = await connectGuest(t.url, session.guestKey);
+    sockets.push(guest);
+    const guestHeard = record(guest);
+    await eventually(() => expect(agentHeard).toContainEqual({ event: 'video.call', data: { callId: made.call.id, state: 'joined' } }));
+    const ended = { event: 'video.call', data: { callId: made.call.id, state: 'ended', endedBy: 'conversation_closed' } };
+    const bothHeardTheEnd = () =>
+      eventually(() => {
+        expect(guestHeard).toContainEqual(ended);
+        expect(agentHeard).toContainEqual(ended);
+      });
+    return { own, otherLine, closer, conversationId, made, session, bothHeardTheEnd };
+  }
+
+  it('ends a live call for both parties when its conversation is closed: the history has its end, the link and guest key stop working, a recording is finalised', async () => {
+    const { own, closer, conversationId, made, session, bothHeardTheEnd } = await liveCallOnRoutedConversation(true);
+    const recording = data<VideoRecordingView>(
+      await t.http().post(`/api/video-calls/${made.call.id}/recordings`).set(bearer(closer.token)).send({ mimeType: 'video/webm' }),
+    );
+
+    await t
+      .http()
+      .post(`/api/agent/conversations/${conversationId}/close`)
+      .set(bearer(closer.token))
+      .send({ disposition: 'solved' })
+      .expect(200);
+
+    await bothHeardTheEnd();
+    const [call] = data<VideoCallView[]>(await t.http().get(`/api/conversations/${conversationId}/video-calls`).set(bearer(closer.token)));
+    expect(call).toMatchObject({ id: made.call.id, status: 'ended', endedBy: 'conversation_closed', endedAt: expect.any(String) });
+    const messages = data<MessageView[]>(
+      await t.http().get(`/api/agent/conversations/${conversationId}/messages`).set(bearer(closer.token)),
+    );
+    expect(messages.filter((message) => message.senderKind === 'system').map((message) => message.text)).toEqual([
+      expect.stringMatching(/Videollamada iniciada|Video call started/),
+      expect.stringMatching(/(Videollamada finalizada|Video call ended) \(\d+:\d\d\)/),
+    ]);
+    // The customer's side is over: the link, the guest key (page reload, hang-up, signalling) all refuse.
+    expect(reasonOf(await t.http().get(`/api/public/video-calls/${made.videoChatId}`).expect(410))).toBe('ended');
+    await t.http().post('/api/public/video-guest/resume').set('x-video-guest-key', session.guestKey).expect(410);
+    await t.http().post('/api/public/video-guest/end').set('x-video-guest-key', session.guestKey).expect(410);
+    await expect(connectGuest(t.url, session.guestKey)).rejects.toThrow();
+    // What was being recorded is finalised a few seconds later, through the close's own outbox.
+    const [job] = await t.dataSource.query(`SELECT payload FROM outbox WHERE topic = 'job' AND payload->>'jobId' = $1`, [
+      `video-recording.${recording.id}.late`,
+    ]);
+    expect(job?.payload).toMatchObject({ name: 'finalise', data: { tenantId: own.client.id, recordingId: recording.id }, delayMs: 5_000 });
+  });
+
+  it('ends the call when the agent transfers the conversation to another line (the agent lets go of it)', async () => {
+    const { otherLine, closer, conversationId, made, session, bothHeardTheEnd } = await liveCallOnRoutedConversation(false);
+    await t
+      .http()
+      .post(`/api/agent/conversations/${conversationId}/transfer`)
+      .set(bearer(closer.token))
+      .send({ attentionLineId: otherLine })
+      .expect(200);
+    await bothHeardTheEnd();
+    const [row] = await t.dataSource.query(`SELECT status, ended_by FROM video_calls WHERE id = $1`, [made.call.id]);
+    expect(row).toEqual({ status: 'ended', ended_by: 'conversation_closed' });
+    await t.http().post('/api/public/video-guest/resume').set('x-video-guest-key', session.guestKey).expect(410);
   });
 
   it('records only with consent, takes chunks in order and idempotently, and finalises a playable file with its duration', async () => {

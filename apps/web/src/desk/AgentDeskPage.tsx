@@ -79,6 +79,8 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
   const [emoticons, setEmoticons] = useState<string[] | null>(null);
   const [targets, setTargets] = useState<TransferTargets>({ lines: [], agents: [] });
   const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
+  // The video panel docks here, under the conversation's header, never over the desk's controls.
+  const [videoDock, setVideoDock] = useState<HTMLDivElement | null>(null);
 
   // Campaigns the agent may start a shift in; with more than one, they choose before starting.
   const [campaigns, setCampaigns] = useState<{ id: string; name: string }[]>([]);
@@ -339,7 +341,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                   </div>
                 </div>
                 <div className="desk-chat__actions">
-                  <DeskVideoAction key={selected.id} conversation={selected} meId={state.me.id} socket={desk.socket} />
+                  <DeskVideoAction key={selected.id} conversation={selected} meId={state.me.id} socket={desk.socket} dock={videoDock} />
                   <Button
                     label={t('desk.chat.transfer')}
                     icon="pi pi-arrow-right-arrow-left"
@@ -363,6 +365,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                   />
                 </div>
               </header>
+              <div className="desk-video-dock" ref={setVideoDock} data-testid="video-dock" />
               {selected.channel === 'email' ? (
                 <EmailConversation
                   api={emailApi}

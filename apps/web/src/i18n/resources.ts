@@ -12,6 +12,7 @@ import { CRM_DICTIONARIES } from '../locales/crm';
 import { CONTACTS_DICTIONARIES } from '../locales/contacts';
 import { MAIL_BLACKLIST_DICTIONARIES } from '../locales/mailBlacklist';
 import { MESSAGE_CAMPAIGNS_DICTIONARIES } from '../locales/messageCampaigns';
+import { EMAIL_CAMPAIGNS_DICTIONARIES } from '../locales/emailCampaigns';
 import { DASHBOARDS_DICTIONARIES } from '../locales/dashboards';
 import { DESK_DICTIONARIES } from '../locales/desk';
 import { EMAIL_DICTIONARIES } from '../locales/email';
@@ -42,6 +43,7 @@ export const AREA_DICTIONARIES = {
   contacts: CONTACTS_DICTIONARIES,
   email: EMAIL_DICTIONARIES,
   messageCampaigns: MESSAGE_CAMPAIGNS_DICTIONARIES,
+  emailCampaigns: EMAIL_CAMPAIGNS_DICTIONARIES,
   bot: BOT_DICTIONARIES,
   integrationKeys: INTEGRATION_KEYS_DICTIONARIES,
   video: VIDEO_DICTIONARIES,

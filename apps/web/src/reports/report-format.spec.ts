@@ -79,4 +79,10 @@ describe('conversation detail texts', () => {
     expect(messageSender(message, 'it')).toBe('Sistema');
     expect(messageSender({ ...message, senderKind: 'customer', sender: 'Carla' }, 'it')).toBe('Carla');
   });
+
+  it('writes the bot’s messages as the bot, translated, never the raw kind', () => {
+    const message = { at: '2026-01-15T09:00:00.000Z', text: 'Hola, soy el asistente', sender: 'Bot', senderKind: 'bot' };
+    expect(messageSender(message, 'ru')).toBe('Бот');
+    expect(messageSender(message, 'es')).toBe('Bot');
+  });
 });

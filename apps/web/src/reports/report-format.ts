@@ -68,7 +68,9 @@ export function transitionActor(row: Transition, language: Language): string {
   return valueLabel('actor', row.actorKind, language);
 }
 
-/** Who wrote a message: the customer's or agent's name; system messages by the role, translated. */
+/** Who wrote a message: the customer's or agent's name; system and bot messages by the role, translated. */
 export function messageSender(message: DetailMessage, language: Language): string {
-  return message.senderKind === 'system' ? valueLabel('actor', 'system', language) : message.sender;
+  return message.senderKind === 'system' || message.senderKind === 'bot'
+    ? valueLabel('actor', message.senderKind, language)
+    : message.sender;
 }

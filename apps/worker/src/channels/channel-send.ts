@@ -42,6 +42,8 @@ interface PendingMessage {
   text: string;
   delivery_status: string | null;
   template: { name: string; language: string; bodyParameters: string[]; headerParameters?: string[] } | null;
+  /** Reply buttons (the bot's menu): sent with the text where the channel has them. */
+  buttons: { payload: string; title: string }[] | null;
   agent_id: string | null;
   contact_id: string | null;
   contact_external_id: string | null;
@@ -74,7 +76,7 @@ export async function sendChannelMessage(
   lastAttempt: boolean,
 ): Promise<ChannelSendOutcome> {
   const [message] = (await deps.db.query(
-    `SELECT m.id, m.tenant_id, m.conversation_id, m.text, m.delivery_status, m.template, c.agent_id,
+    `SELECT m.id, m.tenant_id, m.conversation_id, m.text, m.delivery_status, m.template, m.buttons, c.agent_id,
        k.id AS contact_id, k.external_id AS contact_external_id, k.opted_out_at,
        a.id AS account_id, a.kind, a.external_account_id, a.settings, a.secrets, a.verify_token,
        (a.enabled AND a.deleted_at IS NULL) AS usable,
@@ -122,7 +124,7 @@ export async function sendChannelMessage(
     return fail(deps, message, "The channel account's credentials cannot be read (CONFIG_ENCRYPTION_KEY)");
   }
 
-  const outbound = await outboundMessages(deps, message, window.freeText === 'humanAgentTag');
+  const outbound = await outboundMessages(deps, message, window.freeText === 'humanAgentTag', Boolean(adapter.capabilities.buttons));
   try {
     let providerMessageId = '';
     for (const [index, one] of outbound.entries()) {
@@ -151,7 +153,12 @@ export async function sendChannelMessage(
 }
 
 /** Exactly one of text, media or template per provider message: a template; else each file (the text as the first one's caption); else the text. */
-async function outboundMessages(deps: ChannelSendDeps, message: PendingMessage, humanAgentTag: boolean): Promise<OutboundMessage[]> {
+async function outboundMessages(
+  deps: ChannelSendDeps,
+  message: PendingMessage,
+  humanAgentTag: boolean,
+  withButtons: boolean,
+): Promise<OutboundMessage[]> {
   const to = message.contact_external_id!;
   const tag = humanAgentTag ? { humanAgentTag: true } : {};
   if (message.template) {
@@ -171,7 +178,8 @@ async function outboundMessages(deps: ChannelSendDeps, message: PendingMessage, 
     `SELECT file_id, kind, file_name, mime_type FROM message_attachments WHERE message_id = $1 ORDER BY created_at, id`,
     [message.id],
   )) as { file_id: string; kind: AttachmentKind; file_name: string; mime_type: string }[];
-  if (attachments.length === 0) return [{ to, text: message.text, ...tag }];
+  const buttons = withButtons && message.buttons?.length ? { buttons: message.buttons } : {};
+  if (attachments.length === 0) return [{ to, text: message.text, ...tag, ...buttons }];
   const media: OutboundMessage[] = [];
   for (const [index, attachment] of attachments.entries()) {
     const file = await deps.files.open(message.tenant_id, attachment.file_id);

@@ -15,6 +15,7 @@ describe('loadWorkerConfig', () => {
       outgoingAllowedCidrs: [],
       channelSendEnabled: true,
       fileStore: { driver: 'postgres' },
+      voice: null,
     });
   });
 

@@ -1,4 +1,5 @@
 import { configEncryptionKeyProblem, parseAllowedCidrs, parseFileStoreConfig, type FileStoreConfig } from '@centralita/contracts/server';
+import { loadVoiceConfig, VoiceConfigError, type VoiceConfig } from '../voice/voice-config';
 
 /** What the worker reads from the environment, validated once at start-up. */
 export interface WorkerConfig {
@@ -25,6 +26,8 @@ export interface WorkerConfig {
   channelSendEnabled: boolean;
   /** The API's file store settings (FILE_STORE, S3_*): both build it with createFileStore. */
   fileStore: FileStoreConfig;
+  /** Inbound voice (VOICE_SIP_PORT, RTPENGINE_NG, VOICE_MEDIA_DIR…); null = no SIP server in this process. */
+  voice: VoiceConfig | null;
 }
 
 export class WorkerConfigError extends Error {
@@ -93,6 +96,14 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
 
   const fileStore = parseFileStoreConfig(env, problems);
 
+  let voice: VoiceConfig | null = null;
+  try {
+    voice = loadVoiceConfig(env);
+  } catch (error) {
+    if (!(error instanceof VoiceConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+
   if (problems.length) throw new WorkerConfigError(problems);
   return {
     nodeEnv,
@@ -107,6 +118,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, overrides
     outgoingAllowedCidrs,
     channelSendEnabled,
     fileStore,
+    voice,
     ...overrides,
   };
 }

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { ChannelError, type ChannelAccount, type ChannelRegistry, type MessagingChannelKind } from '@centralita/channels';
-import type { ConfigCrypto } from '@centralita/contracts/server';
+import {
+  ChannelError,
+  type ChannelAccount,
+  type ChannelRegistry,
+  type MessagingChannelKind,
+  type TemplateSend,
+} from '@centralita/channels';
+import { insertOutbox, messageCampaignBoardEffect, readMessageCampaignBoard, type ConfigCrypto } from '@centralita/contracts/server';
+import { templateParameterNames, type HeaderMediaInput } from '@centralita/contracts';
+import type { CallingWindows } from '@centralita/domain';
 import type { DataSource } from 'typeorm';
+import { sendingSlot } from './sending-window';
 
 /** Where a campaign run sends from. */
 export interface MessageCampaignDeps {
@@ -15,6 +24,10 @@ export interface MessageCampaignDeps {
    */
   reconcileAfterMs: number;
   sleep?: (ms: number) => Promise<void>;
+  /** The clock the sending windows and recipients' `not_before` are read with (tests move it); Date.now by default. */
+  now?: () => number;
+  /** How often at most a run pushes its campaign's board (outbox socket row) while it sends; 1 s by default. */
+  boardEveryMs?: number;
 }
 
 /** One template parameter: a phone-list column, or a fixed text. */
@@ -26,6 +39,8 @@ export interface ParameterSource {
 export interface ParameterMapping {
   header?: ParameterSource[];
   body?: ParameterSource[];
+  /** A media header's image, video or document (a public https link or an uploaded media id). */
+  headerMedia?: HeaderMediaInput;
 }
 
 interface CampaignRow {
@@ -37,6 +52,8 @@ interface CampaignRow {
   template_name: string;
   template_language: string;
   template_status: string;
+  /** Meta's components: a NAMED template's parameter names and a media header's format are read from them. */
+  template_components: Record<string, unknown>[];
   account_id: string;
   kind: MessagingChannelKind;
   external_account_id: string;
@@ -44,6 +61,8 @@ interface CampaignRow {
   secrets: Record<string, string>;
   verify_token: string;
   usable: boolean;
+  calling_windows: CallingWindows | null;
+  idle_reason: string | null;
 }
 
 interface RecipientRow {
@@ -56,6 +75,32 @@ interface RecipientRow {
 const THROUGHPUT_CODE = '130429';
 const PAIR_LIMIT_CODE = '131056';
 const IDLE_POLL_MS = 250;
+/**
+ * A campaign whose next recipient is due later than this (its window opens later) is parked: the
+ * run ends and MessageCampaignTimerSweeper (API) starts a new one at `resume_at`, so no worker holds
+ * a job for hours and the wait survives any restart. Shorter waits (the pair limit's ~6 s) are slept.
+ */
+const PARK_AFTER_MS = 30_000;
+
+/**
+ * The template a recipient gets: values in the template's order, with their names for a NAMED
+ * template (parameter_name) and the campaign's medium for a media header.
+ */
+export function campaignTemplateSend(
+  campaign: Pick<CampaignRow, 'template_name' | 'template_language' | 'template_components' | 'parameter_mapping'>,
+  recipient: { phone: string; name: string | null },
+): TemplateSend {
+  const parameters = templateParameterNames(campaign.template_components ?? []);
+  const media = parameters.headerFormat && parameters.headerFormat !== 'TEXT' ? campaign.parameter_mapping.headerMedia : undefined;
+  return {
+    name: campaign.template_name,
+    language: campaign.template_language,
+    bodyParameters: parameterValues(campaign.parameter_mapping.body, recipient),
+    headerParameters: media ? [] : parameterValues(campaign.parameter_mapping.header, recipient),
+    ...(parameters.format === 'NAMED' ? { parameterNames: { header: parameters.header, body: parameters.body } } : {}),
+    ...(media ? { headerMedia: { kind: parameters.headerFormat!.toLowerCase() as 'image' | 'video' | 'document', ...media } } : {}),
+  };
+}
 
 /** A recipient's parameter values, from its phone-list row, in the template's order. */
 export function parameterValues(sources: ParameterSource[] | undefined, recipient: { phone: string; name: string | null }): string[] {
@@ -82,12 +127,22 @@ export function parameterValues(sources: ParameterSource[] | undefined, recipien
  */
 export async function runMessageCampaign(deps: MessageCampaignDeps, job: { tenantId: string; campaignId: string }): Promise<string> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = deps.now ?? Date.now;
   const run = randomUUID();
   let waitUntil = 0;
+  let pushedAt = 0;
+  const pushBoard = async (force: boolean): Promise<void> => {
+    if (!force && Date.now() - pushedAt < (deps.boardEveryMs ?? 1000)) return;
+    pushedAt = Date.now();
+    await pushCampaignBoard(deps, job.campaignId);
+  };
   for (;;) {
     const campaign = await loadCampaign(deps, job);
     if (!campaign) return 'gone';
-    if (campaign.status !== 'running') return campaign.status;
+    if (campaign.status !== 'running') {
+      await pushBoard(true);
+      return campaign.status;
+    }
     if (!campaign.usable) return pause(deps, campaign, 'account_disabled', 'The channel account is disabled or disconnected');
     if (campaign.template_status !== 'APPROVED') {
       return pause(deps, campaign, 'template_not_approved', `The template is ${campaign.template_status}`);
@@ -102,23 +157,46 @@ export async function runMessageCampaign(deps: MessageCampaignDeps, job: { tenan
     const room = await dailyRoom(deps, campaign);
     if (room === 0) return pause(deps, campaign, 'daily_limit', 'The account reached its daily messaging limit');
     const batchStarted = Date.now();
-    const claimed = await claim(deps, campaign.id, run, Math.min(campaign.rate_per_second, room));
-    if (!claimed.length) {
+    const claimedNow = await claim(deps, campaign.id, run, Math.min(campaign.rate_per_second, room), now());
+    const claimed = await outsideWindows(deps, campaign, run, claimedNow, now());
+    if (!claimedNow.length) {
       const [left] = (await deps.db.query(
-        `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'sending')::int AS sending
+        `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'sending')::int AS sending,
+           min(not_before) FILTER (WHERE status = 'queued') AS next_due
          FROM message_campaign_recipients WHERE campaign_id = $1`,
         [campaign.id],
-      )) as { queued: number; sending: number }[];
+      )) as { queued: number; sending: number; next_due: Date | null }[];
       if (!left || (left.queued === 0 && left.sending === 0)) {
         await deps.db.query(
-          `UPDATE message_campaigns SET status = 'finished', finished_at = now(), updated_at = now() WHERE id = $1 AND status = 'running'`,
+          `UPDATE message_campaigns SET status = 'finished', finished_at = now(), idle_reason = NULL, idle_until = NULL, updated_at = now()
+           WHERE id = $1 AND status = 'running'`,
           [campaign.id],
         );
+        await pushBoard(true);
         return 'finished';
       }
+      const nextDue = left.next_due ? new Date(left.next_due).getTime() : null;
+      if (left.sending === 0 && nextDue !== null && nextDue - now() > PARK_AFTER_MS) {
+        // Everyone left waits for their window: park until the earliest opening (the sweeper resumes it).
+        const [, parked] = (await deps.db.query(
+          `UPDATE message_campaigns SET idle_reason = 'outside_sending_window', idle_until = $2, resume_at = $2, updated_at = now()
+           WHERE id = $1 AND status = 'running'`,
+          [campaign.id, new Date(nextDue)],
+        )) as [unknown, number];
+        await pushBoard(true);
+        if (parked > 0) return 'waiting';
+        continue;
+      }
+      await pushBoard(false);
       await sleep(IDLE_POLL_MS);
       continue;
     }
+    if (campaign.idle_reason) {
+      await deps.db.query(`UPDATE message_campaigns SET idle_reason = NULL, idle_until = NULL, updated_at = now() WHERE id = $1`, [
+        campaign.id,
+      ]);
+    }
+    if (!claimed.length) continue;
     const account: ChannelAccount = {
       id: campaign.account_id,
       kind: campaign.kind,
@@ -139,12 +217,7 @@ export async function runMessageCampaign(deps: MessageCampaignDeps, job: { tenan
             account,
             {
               to: recipient.phone,
-              template: {
-                name: campaign.template_name,
-                language: campaign.template_language,
-                bodyParameters: parameterValues(campaign.parameter_mapping.body, recipient),
-                headerParameters: parameterValues(campaign.parameter_mapping.header, recipient),
-              },
+              template: campaignTemplateSend(campaign, recipient),
               callbackData: recipient.id,
             },
             { idempotencyKey: `message-campaign.${recipient.id}` },
@@ -158,12 +231,13 @@ export async function runMessageCampaign(deps: MessageCampaignDeps, job: { tenan
           );
           return 0;
         } catch (error) {
-          return failedSend(deps, recipient.id, run, error);
+          return failedSend(deps, recipient.id, run, error, now());
         }
       }),
     );
     // A rate limit holds the whole campaign back for as long as Meta asked.
     waitUntil = Math.max(waitUntil, Date.now() + Math.max(0, ...outcomes));
+    await pushBoard(false);
     // Pace: a batch of `rate_per_second` messages per second at most.
     const elapsed = Date.now() - batchStarted;
     if (elapsed < 1000) await sleep(1000 - elapsed);
@@ -172,8 +246,8 @@ export async function runMessageCampaign(deps: MessageCampaignDeps, job: { tenan
 
 async function loadCampaign(deps: MessageCampaignDeps, job: { tenantId: string; campaignId: string }): Promise<CampaignRow | undefined> {
   const [campaign] = (await deps.db.query(
-    `SELECT c.id, c.tenant_id, c.status, c.rate_per_second, c.parameter_mapping,
-       t.name AS template_name, t.language AS template_language, t.status AS template_status,
+    `SELECT c.id, c.tenant_id, c.status, c.rate_per_second, c.parameter_mapping, c.calling_windows, c.idle_reason,
+       t.name AS template_name, t.language AS template_language, t.status AS template_status, t.components AS template_components,
        a.id AS account_id, a.kind, a.external_account_id, a.settings, a.secrets, a.verify_token,
        (a.enabled AND a.deleted_at IS NULL) AS usable
      FROM message_campaigns c JOIN channel_templates t ON t.id = c.template_id JOIN channel_accounts a ON a.id = c.account_id
@@ -185,10 +259,41 @@ async function loadCampaign(deps: MessageCampaignDeps, job: { tenantId: string; 
 
 async function pause(deps: MessageCampaignDeps, campaign: CampaignRow, reason: string, detail: string): Promise<string> {
   await deps.db.query(
-    `UPDATE message_campaigns SET status = 'paused', paused_reason = $2, paused_detail = $3, updated_at = now() WHERE id = $1 AND status = 'running'`,
+    `UPDATE message_campaigns SET status = 'paused', paused_reason = $2, paused_detail = $3, idle_reason = NULL, idle_until = NULL, updated_at = now()
+     WHERE id = $1 AND status = 'running'`,
     [campaign.id, reason, detail.slice(0, 500)],
   );
+  await pushCampaignBoard(deps, campaign.id);
   return 'paused';
+}
+
+/** The campaign's board, pushed to its tenant's room through the outbox (the API's relay delivers the worker's rows). */
+export async function pushCampaignBoard(deps: Pick<MessageCampaignDeps, 'db'>, campaignId: string): Promise<void> {
+  const read = await readMessageCampaignBoard(deps.db, campaignId);
+  if (read) await insertOutbox(deps.db, [messageCampaignBoardEffect(read.tenantId, read.board)]);
+}
+
+/**
+ * Of a claimed batch, the recipients inside their sending window (answered, to send now). The
+ * others go back to the queue until their window opens (`not_before`, read by `claim` with the
+ * run's clock), or are skipped when their number's zone is unknown.
+ */
+async function outsideWindows(
+  deps: MessageCampaignDeps,
+  campaign: CampaignRow,
+  run: string,
+  claimed: RecipientRow[],
+  at: number,
+): Promise<RecipientRow[]> {
+  if (!campaign.calling_windows) return claimed;
+  const inside: RecipientRow[] = [];
+  for (const recipient of claimed) {
+    const slot = sendingSlot(recipient.phone, at, campaign.calling_windows);
+    if (slot.kind === 'now') inside.push(recipient);
+    else if (slot.kind === 'unknownZone') await settle(deps, recipient.id, run, { status: 'skipped', skipReason: 'unknown_time_zone' });
+    else await settle(deps, recipient.id, run, { status: 'queued', notBefore: new Date(slot.at) });
+  }
+  return inside;
 }
 
 /** Rows a dead run (or a lost answer) left `sending`: back to the queue once Meta had time to say it took them. */
@@ -213,18 +318,18 @@ async function dailyRoom(deps: MessageCampaignDeps, campaign: CampaignRow): Prom
   return Math.max(0, limit - (row?.used ?? 0));
 }
 
-async function claim(deps: MessageCampaignDeps, campaignId: string, run: string, limit: number): Promise<RecipientRow[]> {
+async function claim(deps: MessageCampaignDeps, campaignId: string, run: string, limit: number, at: number): Promise<RecipientRow[]> {
   // A CTE so the driver answers the rows (a bare UPDATE … RETURNING answers [rows, count]).
   return (await deps.db.query(
     `WITH claimed AS (UPDATE message_campaign_recipients r SET status = 'sending', claim_token = $2, claimed_at = now(), attempts = r.attempts + 1, updated_at = now()
      WHERE r.id IN (
        SELECT q.id FROM message_campaign_recipients q
-       WHERE q.campaign_id = $1 AND q.status = 'queued' AND (q.not_before IS NULL OR q.not_before <= now())
+       WHERE q.campaign_id = $1 AND q.status = 'queued' AND (q.not_before IS NULL OR q.not_before <= $4)
          AND EXISTS (SELECT 1 FROM message_campaigns c WHERE c.id = $1 AND c.status = 'running')
        ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT $3)
      RETURNING r.id, r.phone, r.name, r.seq)
      SELECT id, phone, name FROM claimed ORDER BY seq`,
-    [campaignId, run, Math.max(1, Math.floor(limit))],
+    [campaignId, run, Math.max(1, Math.floor(limit)), new Date(at)],
   )) as RecipientRow[];
 }
 
@@ -241,11 +346,11 @@ async function settle(
   deps: MessageCampaignDeps,
   id: string,
   run: string,
-  outcome: { status: 'failed' | 'skipped' | 'queued'; skipReason?: string; code?: string; text?: string; notBeforeMs?: number },
+  outcome: { status: 'failed' | 'skipped' | 'queued'; skipReason?: string; code?: string; text?: string; notBefore?: Date },
 ): Promise<void> {
   await deps.db.query(
     `UPDATE message_campaign_recipients SET status = $3, skip_reason = $4, error_code = $5, error_text = $6,
-       not_before = CASE WHEN $7::int IS NULL THEN not_before ELSE now() + make_interval(secs => $7::int / 1000.0) END,
+       not_before = COALESCE($7::timestamptz, not_before),
        claim_token = NULL, updated_at = now()
      WHERE id = $1 AND status = 'sending' AND claim_token = $2`,
     [
@@ -255,7 +360,7 @@ async function settle(
       outcome.skipReason ?? null,
       outcome.code ?? null,
       outcome.text?.slice(0, 500) ?? null,
-      outcome.notBeforeMs ?? null,
+      outcome.notBefore ?? null,
     ],
   );
 }
@@ -265,12 +370,12 @@ async function settle(
  * answers how long the campaign waits; a network failure is ambiguous and left `sending` for
  * reconcile (above); any other provider refusal fails the recipient with Meta's code and text.
  */
-async function failedSend(deps: MessageCampaignDeps, id: string, run: string, error: unknown): Promise<number> {
+async function failedSend(deps: MessageCampaignDeps, id: string, run: string, error: unknown, at: number): Promise<number> {
   const channelError = error instanceof ChannelError ? error : undefined;
   const code = channelError?.details.code ?? 'unknown';
   const wait = channelError?.details.retryAfterMs ?? 1000;
   if (code === PAIR_LIMIT_CODE) {
-    await settle(deps, id, run, { status: 'queued', code, text: channelError?.message, notBeforeMs: Math.max(wait, 6000) });
+    await settle(deps, id, run, { status: 'queued', code, text: channelError?.message, notBefore: new Date(at + Math.max(wait, 6000)) });
     return 0;
   }
   if (channelError?.details.retryable && code !== 'network') {

@@ -1,11 +1,12 @@
 import type { ChannelRegistry } from '@centralita/channels';
 import { QUEUES, type QueueJobs } from '@centralita/contracts';
-import { ConfigCrypto } from '@centralita/contracts/server';
+import { ConfigCrypto, unsubscribeSigner } from '@centralita/contracts/server';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { runMessageCampaign, type MessageCampaignDeps } from './message-campaign-run';
+import { runEmailCampaign } from './email-campaign-run';
 
 export const MESSAGE_CAMPAIGN_DB = Symbol('MESSAGE_CAMPAIGN_DB');
 export const MESSAGE_CAMPAIGN_REGISTRY = Symbol('MESSAGE_CAMPAIGN_REGISTRY');
@@ -52,6 +53,21 @@ export class MessageCampaignProcessor extends WorkerHost implements OnModuleDest
       throw error;
     });
     await this.ready;
+    // Email campaigns (issue 21) send through the email channel's SMTP sender (email-campaign-run.ts).
+    const [campaign] = (await this.db.query(`SELECT channel FROM message_campaigns WHERE id = $1`, [campaignId])) as { channel: string }[];
+    if (campaign?.channel === 'email') {
+      return runEmailCampaign(
+        {
+          db: this.db,
+          crypto: this.deps.crypto,
+          signer: unsubscribeSigner(),
+          publicUrl: process.env.PUBLIC_URL?.trim() || `http://localhost:${process.env.PORT?.trim() || 3000}`,
+          reconcileAfterMs: this.deps.reconcileAfterMs,
+          retryAfterMs: envMs('EMAIL_CAMPAIGN_RETRY_MS', 30_000),
+        },
+        { tenantId, campaignId },
+      );
+    }
     return runMessageCampaign(this.deps, { tenantId, campaignId });
   }
 

@@ -50,9 +50,16 @@ export async function runPhoneListImport(db: DataSource, importId: string, limit
     for (let i = 0; i < valid.length; i += BATCH) {
       const batch = valid.slice(i, i + BATCH);
       await manager.query(
-        `INSERT INTO phone_list_entries (list_id, client_id, phone, name, line)
-         SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::int[])`,
-        [listId, job.client_id, batch.map((r) => r.phone), batch.map((r) => r.name), batch.map((r) => r.line)],
+        `INSERT INTO phone_list_entries (list_id, client_id, phone, name, line, fields)
+         SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::int[], $6::jsonb[])`,
+        [
+          listId,
+          job.client_id,
+          batch.map((r) => r.phone),
+          batch.map((r) => r.name),
+          batch.map((r) => r.line),
+          batch.map((r) => (r.fields ? JSON.stringify(r.fields) : null)),
+        ],
       );
       // Progress is written outside the transaction so the console sees it move.
       await progress(50 + Math.floor((45 * Math.min(valid.length, i + BATCH)) / valid.length));

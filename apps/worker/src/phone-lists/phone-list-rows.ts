@@ -5,6 +5,8 @@ export interface ImportedRow {
   line: number;
   phone: string;
   name: string | null;
+  /** The row's other columns by lower-cased header (a list with a header row), for email campaigns' mappings; null without. */
+  fields: Record<string, string> | null;
 }
 export interface RowError {
   line: number;
@@ -17,6 +19,10 @@ export interface RowError {
 
 const PHONE_HEADERS = ['phone', 'telefono', 'teléfono', 'numero', 'número', 'number', 'mobile', 'celular'];
 const NAME_HEADERS = ['name', 'nombre', 'contact', 'contacto'];
+/** Other columns kept per row (issue 21, email campaigns): at most this many, each header and cell bounded. */
+const FIELDS_MAX = 30;
+const FIELD_HEADER_MAX = 60;
+const FIELD_VALUE_MAX = 320;
 
 /** E.164 numbers have at most 15 digits. */
 const E164_MAX_DIGITS = 15;
@@ -48,6 +54,8 @@ export class RowChecker {
   private phoneCol = 0;
   private nameCol = 1;
   private hasHeader = false;
+  /** Column index → header of the columns kept as fields. */
+  private fieldColumns: [number, string][] = [];
 
   constructor(private readonly defaultCountry: string | null) {}
 
@@ -60,6 +68,20 @@ export class RowChecker {
       if (this.hasHeader) {
         this.phoneCol = phoneCol;
         this.nameCol = header.findIndex((h) => NAME_HEADERS.includes(h));
+        const kept = new Set<string>();
+        header.forEach((name, column) => {
+          if (
+            column === this.phoneCol ||
+            column === this.nameCol ||
+            !name ||
+            name.length > FIELD_HEADER_MAX ||
+            /[\u0000-\u001f]/.test(name)
+          )
+            return;
+          if (kept.has(name) || kept.size >= FIELDS_MAX) return;
+          kept.add(name);
+          this.fieldColumns.push([column, name]);
+        });
         return;
       }
     }
@@ -89,7 +111,10 @@ export class RowChecker {
     }
     this.seen.set(e164, line);
     const name = this.nameCol >= 0 ? (cells[this.nameCol] ?? '').trim().slice(0, 160) : '';
-    this.valid.push({ line, phone: e164, name: name || null });
+    const fields = this.fieldColumns.length
+      ? Object.fromEntries(this.fieldColumns.map(([column, header]) => [header, (cells[column] ?? '').trim().slice(0, FIELD_VALUE_MAX)]))
+      : null;
+    this.valid.push({ line, phone: e164, name: name || null, fields });
   }
 }
 

@@ -244,7 +244,7 @@ describe(checkRows.name, () => {
       ],
       'CR',
     );
-    expect(valid).toEqual([{ line: 2, phone: '+50688887777', name: 'Ana' }]);
+    expect(valid).toEqual([{ line: 2, phone: '+50688887777', name: 'Ana', fields: null }]);
     expect(errors).toEqual([
       { line: 3, value: '888-7777', reason: 'phone must have at least 8 digits', code: 'digits' },
       { line: 4, value: '+506 8888 7777', reason: 'duplicate of line 2', code: 'duplicate', first: 2 },
@@ -258,7 +258,18 @@ describe(checkRows.name, () => {
   });
 
   it('reads files without a header row (phone first, name second)', () => {
-    expect(checkRows([['+34 612 345 678', 'Luis']], null).valid).toEqual([{ line: 1, phone: '+34612345678', name: 'Luis' }]);
+    expect(checkRows([['+34 612 345 678', 'Luis']], null).valid).toEqual([{ line: 1, phone: '+34612345678', name: 'Luis', fields: null }]);
+  });
+
+  it('keeps the other columns of a list with a header row by lower-cased header (email campaigns map them)', () => {
+    const { valid } = checkRows(
+      [
+        ['Nombre', 'Email', 'Teléfono', 'Ciudad', '', 'EMAIL'],
+        ['Ana', ' Ana@Example.com ', '+34 612 345 678', 'Madrid', 'x', 'dup'],
+      ],
+      null,
+    );
+    expect(valid).toEqual([{ line: 2, phone: '+34612345678', name: 'Ana', fields: { email: 'Ana@Example.com', ciudad: 'Madrid' } }]);
   });
 });
 

@@ -18,6 +18,8 @@ export const EMAIL_SETTINGS = [
   'fromAddress',
   'fromName',
   'authServId',
+  // Email campaigns (issue 21): messages per minute the account's campaigns send at most (empty: 60).
+  'campaignPerMinute',
 ] as const;
 export const EMAIL_SECRETS = ['imapPassword', 'smtpPassword'] as const;
 
@@ -76,6 +78,10 @@ export function emailSettingsProblems(settings: Record<string, string>): { field
   if (/[\r\n\0]/.test(folder)) problems.push({ field: 'imapFolder', message: 'settings.imapFolder must be one line' });
   const name = settings.fromName ?? '';
   if (/[\r\n\0]/.test(name)) problems.push({ field: 'fromName', message: 'settings.fromName must be one line' });
+  const perMinute = settings.campaignPerMinute?.trim();
+  if (perMinute && !(/^\d{1,4}$/.test(perMinute) && Number(perMinute) >= 1 && Number(perMinute) <= 6000)) {
+    problems.push({ field: 'campaignPerMinute', message: 'settings.campaignPerMinute must be a whole number from 1 to 6000' });
+  }
   return problems;
 }
 

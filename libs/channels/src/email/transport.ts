@@ -96,6 +96,8 @@ export interface OutboundEmail {
   references: string[];
   replyTo: string | null;
   attachments: { fileName: string; mimeType: string; bytes: Buffer }[];
+  /** Extra headers (campaign mail: List-Unsubscribe, List-Unsubscribe-Post); values must be one line. */
+  headers?: Record<string, string>;
 }
 
 /** One SMTP transaction. Answers the server's final reply (250 …); throws a classified ChannelError. */
@@ -131,6 +133,7 @@ export async function sendSmtp(server: EmailServer, network: EmailNetwork, email
       ...(email.inReplyTo ? { inReplyTo: email.inReplyTo } : {}),
       ...(email.references.length ? { references: email.references } : {}),
       ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+      ...(email.headers ? { headers: email.headers } : {}),
       attachments: email.attachments.map((one) => ({ filename: one.fileName, content: one.bytes, contentType: one.mimeType })),
     });
     return { response: String(info.response ?? '') };

@@ -11,6 +11,7 @@ import {
   type WebhookRequest,
   type WebhookVerdict,
 } from '../adapter';
+import { fitButtons } from '../buttons';
 import { downloadLimited } from '../http';
 import { constantTimeEqual, verifyMetaSignature } from '../meta/signature';
 import { INSTAGRAM_CAPABILITIES, MESSENGER_CAPABILITIES } from './capabilities';
@@ -204,7 +205,19 @@ export function createMetaMessagingAdapter(kind: MetaMessagingKind, endpoints: C
 
       if (message.text !== undefined) {
         checkText(message.text, 'message');
-        const sent = await sendApi(account, { recipient, ...messagingType(message), message: { text: message.text } });
+        // Reply buttons are quick replies above the composer; a tap comes back as a message with quick_reply.payload.
+        const quickReplies = message.buttons?.length
+          ? fitButtons(message.buttons, capabilities.buttons!).map((button) => ({
+              content_type: 'text' as const,
+              title: button.title,
+              payload: button.payload,
+            }))
+          : undefined;
+        const sent = await sendApi(account, {
+          recipient,
+          ...messagingType(message),
+          message: { text: message.text, ...(quickReplies ? { quick_replies: quickReplies } : {}) },
+        });
         return { providerMessageId: sent.message_id };
       }
 

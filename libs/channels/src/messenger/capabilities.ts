@@ -1,6 +1,9 @@
-import type { ChannelCapabilities } from '../adapter';
+import type { ButtonCapability, ChannelCapabilities } from '../adapter';
 
 const MB = 1024 * 1024;
+
+/** Quick replies (Messenger and Instagram alike): at most 13 a message, titles of 20 characters, payloads of 1000. */
+export const META_QUICK_REPLIES: ButtonCapability = { max: 13, titleMax: 20, payloadMaxBytes: 1000 };
 
 /**
  * Facebook Messenger, from the Send API reference: text up to 2,000 characters; attachments up to
@@ -41,6 +44,8 @@ export const MESSENGER_CAPABILITIES: ChannelCapabilities = {
   replyWindowHours: 24,
   humanAgentTagHours: 168,
   templates: false,
+  // Quick replies: up to 13 above the composer, titles of 20 characters, payloads of 1000.
+  buttons: META_QUICK_REPLIES,
 };
 
 /**
@@ -63,4 +68,6 @@ export const INSTAGRAM_CAPABILITIES: ChannelCapabilities = {
   replyWindowHours: 24,
   humanAgentTagHours: 168,
   templates: false,
+  // Quick replies: up to 13 above the composer, titles of 20 characters, payloads of 1000.
+  buttons: META_QUICK_REPLIES,
 };

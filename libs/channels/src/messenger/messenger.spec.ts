@@ -146,6 +146,67 @@ describe('Messenger and Instagram adapters against the Meta fake', () => {
     });
   });
 
+  describe('reply buttons (quick replies) and taps', () => {
+    const menu = [
+      { payload: 'bot:person', title: 'Hablar con persona' },
+      { payload: 'bot:topic:sales', title: 'Ventas' },
+      { payload: 'bot:topic:support', title: 'Problemas técnicos con la cuenta' },
+    ];
+
+    it.each([
+      ['Messenger', () => ({ adapter: messenger, account: facebookAccount, accountId: PAGE_ID, customer: CUSTOMER })],
+      ['Instagram', () => ({ adapter: instagram, account: instagramAccount, accountId: IG_ID, customer: IG_CUSTOMER })],
+    ])('%s: sends them as quick_replies (text, title ≤ 20, payload); a tap parses back to its payload', async (_name, which) => {
+      const { adapter, account, accountId, customer } = which();
+      await customerWrites(accountId, [{ from: customer, text: 'hola' }]);
+      const { providerMessageId } = await adapter.send(
+        account,
+        { to: customer, text: '¿En qué te ayudo?', buttons: menu },
+        { idempotencyKey: 'qr-1' },
+      );
+      const sent = meta.sent.find((one) => one.messageId === providerMessageId)!;
+      expect(sent.quickReplies).toEqual([
+        { title: 'Hablar con persona', payload: 'bot:person' },
+        { title: 'Ventas', payload: 'bot:topic:sales' },
+        { title: 'Problemas técnicos…', payload: 'bot:topic:support' },
+      ]);
+      const before = receiver.received.length;
+      await meta.customerTaps(accountId, providerMessageId, 'bot:topic:sales');
+      expect(receiver.received.length).toBe(before + 1);
+      expect(adapter.parseWebhook(lastReceived().rawBody, account)).toEqual([
+        expect.objectContaining({
+          type: 'message',
+          contact: { externalId: customer },
+          text: 'Ventas',
+          button: { payload: 'bot:topic:sales' },
+        }),
+      ]);
+    });
+
+    it('refuses more than 13, and the fake refuses what the Send API refuses (a 21-character title, no payload)', async () => {
+      await customerWrites(PAGE_ID, [{ from: CUSTOMER, text: 'hola' }]);
+      const fourteen = Array.from({ length: 14 }, (_, index) => ({ payload: `p${index}`, title: `Opción ${index}` }));
+      expect(
+        (await sendError(messenger.send(facebookAccount, { to: CUSTOMER, text: 'x', buttons: fourteen }, { idempotencyKey: 'qr-2' })))
+          .details.code,
+      ).toBe('too_many_buttons');
+      const post = (quickReplies: unknown) =>
+        fetch(`${meta.url}/${meta.graphVersion}/me/messages?access_token=fb-page-token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            recipient: { id: CUSTOMER },
+            messaging_type: 'RESPONSE',
+            message: { text: 'x', quick_replies: quickReplies },
+          }),
+        });
+      const long = await post([{ content_type: 'text', title: 'x'.repeat(21), payload: 'p' }]);
+      expect(long.status).toBe(400);
+      expect(JSON.stringify(await long.json())).toMatch(/at most 20 characters/);
+      expect((await post([{ content_type: 'text', title: 'Sin payload' }])).status).toBe(400);
+    });
+  });
+
   describe('verifyWebhook', () => {
     it('answers Meta’s subscription handshake only with the account’s verify token', () => {
       const handshake = (query: Record<string, string>): WebhookRequest => ({

@@ -120,6 +120,8 @@ function parseMessage(raw: unknown, where: string, senderId: string, accountId: 
     media.push(title && kind === 'document' ? { kind, ref: url, fileName: title } : { kind, ref: url });
   });
   const text = typeof raw.text === 'string' && raw.text.length ? raw.text : undefined;
+  // A tapped quick reply: its title is the text, its payload what the platform offered.
+  const quickReply = isObject(raw.quick_reply) && typeof raw.quick_reply.payload === 'string' ? raw.quick_reply.payload : undefined;
   // A location, a shared post or a story mention carries nothing the desk can show: not a message.
   if (text === undefined && media.length === 0) return [];
   return [
@@ -131,6 +133,7 @@ function parseMessage(raw: unknown, where: string, senderId: string, accountId: 
       at,
       ...(text !== undefined ? { text } : {}),
       ...(media.length ? { media } : {}),
+      ...(quickReply && text !== undefined ? { button: { payload: quickReply } } : {}),
     },
   ];
 }

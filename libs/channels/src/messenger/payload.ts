@@ -27,6 +27,8 @@ export interface MessagingItem {
     is_echo?: boolean;
     is_deleted?: boolean;
     is_unsupported?: boolean;
+    /** A tapped quick reply: the text is its title. */
+    quick_reply?: { payload?: string };
     attachments?: Array<{ type: string; payload?: { url?: string; title?: string; sticker_id?: number } }>;
   };
   delivery?: { mids?: string[]; watermark: number };
@@ -43,7 +45,9 @@ export interface SendApiBody {
   recipient: { id: string };
   messaging_type?: 'RESPONSE' | 'UPDATE' | 'MESSAGE_TAG';
   tag?: 'HUMAN_AGENT';
-  message?: { text: string } | { attachment: { type: MessengerAttachmentType; payload: { attachment_id: string } | { url: string } } };
+  message?:
+    | { text: string; quick_replies?: { content_type: 'text'; title: string; payload: string }[] }
+    | { attachment: { type: MessengerAttachmentType; payload: { attachment_id: string } | { url: string } } };
   sender_action?: 'mark_seen' | 'typing_on' | 'typing_off';
 }
 

@@ -9,6 +9,12 @@ export const TELEGRAM_FILE_MAX_BYTES = 50 * MB;
 export const TELEGRAM_DOWNLOAD_MAX_BYTES = 20 * MB;
 export const TELEGRAM_TEXT_LIMIT = 4096;
 export const TELEGRAM_CAPTION_LIMIT = 1024;
+/** InlineKeyboardButton.callback_data: 1-64 bytes (Bot API). */
+export const TELEGRAM_CALLBACK_DATA_MAX_BYTES = 64;
+/** The Bot API sets no label limit; apps cut long labels on one line, so the platform keeps them short. */
+export const TELEGRAM_BUTTON_TITLE_MAX = 40;
+/** Rows of an inline keyboard the platform sends (one button a row); Telegram allows up to 100 buttons. */
+export const TELEGRAM_BUTTONS_MAX = 12;
 
 /** Formats sendPhoto shows as a photo (GIF would be an animation, anything else a document). */
 export const TELEGRAM_PHOTO_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
@@ -49,4 +55,6 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
   replyWindowHours: null,
   humanAgentTagHours: null,
   templates: false,
+  // An inline keyboard under the text, one button a row; a tap is a callback_query (callback_data 1-64 bytes).
+  buttons: { max: TELEGRAM_BUTTONS_MAX, titleMax: TELEGRAM_BUTTON_TITLE_MAX, payloadMaxBytes: TELEGRAM_CALLBACK_DATA_MAX_BYTES },
 };

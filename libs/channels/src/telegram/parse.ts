@@ -4,8 +4,8 @@ import type { TelegramChat, TelegramMessage, TelegramPhotoSize, TelegramUpdate, 
 /**
  * Telegram posts ONE Update per webhook request (never a batch), and the secret header proves only
  * who sent it: every field used below is checked, and a body that is not an Update throws
- * WebhookPayloadError (answered 400). Update kinds the platform does not serve (callback queries,
- * channel posts, inline queries, …) are skipped, never errors.
+ * WebhookPayloadError (answered 400). Update kinds the platform does not serve (channel posts,
+ * inline queries, …) are skipped, never errors; callback queries are taps on the bot's buttons.
  *
  * Decisions:
  * - Only private chats become conversations. In a group the chat is many people at once (one
@@ -65,7 +65,45 @@ export function parseTelegramUpdate(rawBody: Buffer): InboundEvent[] {
     const event = membershipEvent(update.my_chat_member, 'update.my_chat_member');
     return event ? [event] : [];
   }
+  if (update.callback_query !== undefined) {
+    const event = callbackEvent(update.callback_query, 'update.callback_query');
+    return event ? [event] : [];
+  }
   return [];
+}
+
+/**
+ * A tap on one of the platform's inline buttons: a customer message saying the button's label
+ * (read from the keyboard of the message it was under, as the customer saw it), carrying the
+ * payload and the query id to answer. Its id `cb:<query id>` makes a re-delivery a no-op. Taps
+ * in other chats than private ones, or without data (game buttons), are skipped.
+ */
+function callbackEvent(value: unknown, path: string): InboundEvent | null {
+  const query = record(value, path);
+  const id = string(query.id, `${path}.id`);
+  if (!id) throw new WebhookPayloadError(`${path}.id is empty`);
+  record(query.from, `${path}.from`);
+  const data = optionalString(query.data, `${path}.data`);
+  if (query.message === undefined || !data) return null;
+  const message = record(query.message, `${path}.message`) as unknown as TelegramMessage;
+  const chat = privateChat(message.chat, `${path}.message.chat`);
+  if (!chat) return null;
+  const keyboard = message.reply_markup?.inline_keyboard;
+  const label = Array.isArray(keyboard)
+    ? keyboard
+        .flat()
+        .find((button) => button?.callback_data === data)
+        ?.text?.toString()
+    : undefined;
+  return {
+    type: 'message',
+    providerMessageId: `cb:${id}`,
+    contact: contactOf(chat, query.from, path),
+    // A callback query carries no time of its own: it is taken as it arrives.
+    at: new Date(),
+    text: label || data,
+    button: { payload: data, ack: id },
+  };
 }
 
 function messageEvent(value: unknown, path: string): InboundEvent | null {

@@ -351,6 +351,106 @@ describe('Telegram adapter against the Bot API fake', () => {
     });
   });
 
+  describe('reply buttons (inline keyboard) and taps (callback_query)', () => {
+    const buttons = [
+      { payload: 'bot:handoff', title: 'Hablar con una persona' },
+      { payload: 'bot:topic:billing', title: 'Facturación y pagos de la cuenta del cliente' },
+    ];
+
+    it('sends the buttons as an inline keyboard, one a row, with callback_data; a tap parses back to the payload and is answered', async () => {
+      const chatId = newChat();
+      await fake.customerWrites({ chatId, firstName: 'Lucía', text: 'hola' });
+      const { providerMessageId } = await adapter.send(
+        account,
+        { to: String(chatId), text: '¿En qué te ayudo?', buttons },
+        { idempotencyKey: 'b-1' },
+      );
+      const sent = fake.sent.at(-1)!;
+      expect(sent.inlineKeyboard).toEqual([
+        [{ text: 'Hablar con una persona', callback_data: 'bot:handoff' }],
+        // Cut to the platform's label length, with an ellipsis.
+        [{ text: 'Facturación y pagos de la cuenta del cl…', callback_data: 'bot:topic:billing' }],
+      ]);
+      expect([...sent.inlineKeyboard![1][0].text].length).toBeLessThanOrEqual(TELEGRAM_CAPABILITIES.buttons!.titleMax);
+
+      const { events } = await received(() =>
+        fake.customerTaps({ chatId, messageId: Number(providerMessageId.split(':')[1]), data: 'bot:handoff' }),
+      );
+      expect(events).toEqual([
+        {
+          type: 'message',
+          providerMessageId: expect.stringMatching(/^cb:\d+$/),
+          contact: { externalId: String(chatId), name: 'Lucía' },
+          at: expect.any(Date),
+          text: 'Hablar con una persona',
+          button: { payload: 'bot:handoff', ack: expect.any(String) },
+        },
+      ]);
+      const event = events[0] as Extract<InboundEvent, { type: 'message' }>;
+      await adapter.acknowledgeButton(account, event.button!.ack!);
+      expect(fake.answeredCallbacks.at(-1)).toEqual({ queryId: event.button!.ack });
+      // Telegram answers a query once.
+      const again = await channelError(adapter.acknowledgeButton(account, event.button!.ack!));
+      expect(again.message).toMatch(/query is too old|query ID is invalid/);
+    });
+
+    it('refuses what Telegram refuses: callback_data over 64 bytes, too many buttons, duplicates', async () => {
+      const chatId = newChat();
+      await fake.customerWrites({ chatId, text: 'hola' });
+      const long = await channelError(
+        adapter.send(
+          account,
+          { to: String(chatId), text: 'x', buttons: [{ payload: 'ñ'.repeat(33), title: 'Largo' }] },
+          { idempotencyKey: 'b-2' },
+        ),
+      );
+      expect(long.details).toMatchObject({ code: 'invalid_button', retryable: false });
+      const many = Array.from({ length: TELEGRAM_CAPABILITIES.buttons!.max + 1 }, (_, index) => ({
+        payload: `p${index}`,
+        title: `Opción ${index}`,
+      }));
+      expect(
+        (await channelError(adapter.send(account, { to: String(chatId), text: 'x', buttons: many }, { idempotencyKey: 'b-3' }))).details
+          .code,
+      ).toBe('too_many_buttons');
+      const twice = [
+        { payload: 'a', title: 'Igual' },
+        { payload: 'b', title: 'Igual' },
+      ];
+      expect(
+        (await channelError(adapter.send(account, { to: String(chatId), text: 'x', buttons: twice }, { idempotencyKey: 'b-4' }))).details
+          .code,
+      ).toBe('invalid_button');
+      // The fake checks the wire format itself: 65 bytes of callback_data is BUTTON_DATA_INVALID.
+      const raw = await fetch(`${fake.url}/bot${TOKEN}/sendMessage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          chat_id: chatId,
+          text: 'x',
+          reply_markup: { inline_keyboard: [[{ text: 'a', callback_data: 'x'.repeat(65) }]] },
+        }),
+      });
+      expect(raw.status).toBe(400);
+      expect(await raw.json()).toMatchObject({ ok: false, description: 'Bad Request: BUTTON_DATA_INVALID' });
+    });
+
+    it('asks Telegram for callback queries when it registers the webhook, and skips taps without data or outside private chats', async () => {
+      expect(TELEGRAM_ALLOWED_UPDATES).toContain('callback_query');
+      const base = { id: '77', from: { id: 5, is_bot: false, first_name: 'A' }, chat_instance: '1' };
+      const message = { message_id: 3, date: 1, chat: { id: 5, type: 'private' } };
+      const parse = (callback: Record<string, unknown>) =>
+        adapter.parseWebhook(Buffer.from(JSON.stringify({ update_id: 1, callback_query: callback })), account);
+      expect(parse({ ...base, message, game_short_name: 'g' })).toEqual([]);
+      expect(parse({ ...base, message: { ...message, chat: { id: -100, type: 'group' } }, data: 'x' })).toEqual([]);
+      // The label is the data when the keyboard is not in the update.
+      expect(parse({ ...base, message, data: 'bot:handoff' })).toEqual([
+        expect.objectContaining({ providerMessageId: 'cb:77', text: 'bot:handoff', button: { payload: 'bot:handoff', ack: '77' } }),
+      ]);
+      expect(() => parse({ ...base, id: 7 })).toThrow(WebhookPayloadError);
+    });
+  });
+
   describe('webhook deliveries from the fake', () => {
     it('re-delivers the same update (same update_id) after non-2xx answers, then stops', async () => {
       receiver.answers.push(500, 503);

@@ -11,6 +11,7 @@ import {
   type WebhookRequest,
   type WebhookVerdict,
 } from '../adapter';
+import { fitButtons } from '../buttons';
 import { downloadLimited, providerJson } from '../http';
 import {
   TELEGRAM_AUDIO_MIME_TYPES,
@@ -41,14 +42,14 @@ import type { TelegramApiResponse, TelegramFile, TelegramMessage, TelegramUser }
  */
 
 /** The update kinds the platform reads; setWebhook filters out the rest at Telegram. */
-export const TELEGRAM_ALLOWED_UPDATES = ['message', 'edited_message', 'my_chat_member'] as const;
+export const TELEGRAM_ALLOWED_UPDATES = ['message', 'edited_message', 'my_chat_member', 'callback_query'] as const;
 
 /** An adapter that can show the customer that an agent is typing. */
 export interface TypingIndicator {
   sendTyping(account: ChannelAccount, input: { contactExternalId: string }): Promise<void>;
 }
 
-export type TelegramAdapter = ChannelAdapter & Required<Pick<ChannelAdapter, 'registerWebhook'>> & TypingIndicator;
+export type TelegramAdapter = ChannelAdapter & Required<Pick<ChannelAdapter, 'registerWebhook' | 'acknowledgeButton'>> & TypingIndicator;
 
 export function canSendTyping(adapter: ChannelAdapter): adapter is ChannelAdapter & TypingIndicator {
   return typeof (adapter as Partial<TypingIndicator>).sendTyping === 'function';
@@ -97,7 +98,15 @@ export function createTelegramAdapter(endpoints: ChannelEndpoints): TelegramAdap
       form.set(field, new Blob([new Uint8Array(media.bytes)], { type: media.mimeType }), media.fileName || field);
       sent = await call<TelegramMessage>(account, method, form);
     } else if (typeof message.text === 'string' && message.text.length > 0) {
-      sent = await call<TelegramMessage>(account, 'sendMessage', { chat_id: chatId, text: message.text });
+      const buttons = message.buttons?.length ? fitButtons(message.buttons, TELEGRAM_CAPABILITIES.buttons!) : [];
+      sent = await call<TelegramMessage>(account, 'sendMessage', {
+        chat_id: chatId,
+        text: message.text,
+        // One button a row; a tap comes back as a callback_query with the payload as its data.
+        ...(buttons.length
+          ? { reply_markup: { inline_keyboard: buttons.map((button) => [{ text: button.title, callback_data: button.payload }]) } }
+          : {}),
+      });
     } else {
       throw new ChannelError('nothing to send: a message needs text or media', { code: 'empty_message', retryable: false });
     }
@@ -193,6 +202,11 @@ export function createTelegramAdapter(endpoints: ChannelEndpoints): TelegramAdap
         });
       }
       await call<boolean>(account, 'setWebhook', { url, secret_token: account.verifyToken, allowed_updates: TELEGRAM_ALLOWED_UPDATES });
+    },
+
+    async acknowledgeButton(account, ack) {
+      // Stops the spinner on the tapped button; shows nothing more (no text, no alert).
+      await call<boolean>(account, 'answerCallbackQuery', { callback_query_id: ack });
     },
 
     async sendTyping(account, { contactExternalId }) {

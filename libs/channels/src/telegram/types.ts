@@ -89,6 +89,17 @@ export interface TelegramMessage {
   sticker?: TelegramSticker;
   location?: { latitude: number; longitude: number };
   contact?: { phone_number: string; first_name?: string; last_name?: string };
+  reply_markup?: { inline_keyboard?: { text: string; callback_data?: string }[][] };
+}
+
+/** A tap on an inline keyboard's callback button (answered with answerCallbackQuery). */
+export interface TelegramCallbackQuery {
+  id: string;
+  from: TelegramUser;
+  /** The bot's message the button was under (absent for inline-mode messages). */
+  message?: TelegramMessage;
+  chat_instance: string;
+  data?: string;
 }
 
 export interface TelegramChatMember {
@@ -110,6 +121,7 @@ export interface TelegramUpdate {
   message?: TelegramMessage;
   edited_message?: TelegramMessage;
   my_chat_member?: TelegramChatMemberUpdated;
+  callback_query?: TelegramCallbackQuery;
 }
 
 /** getFile's answer: the download link is `{api}/file/bot<token>/<file_path>`, valid for at least an hour. */

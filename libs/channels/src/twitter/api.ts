@@ -29,6 +29,17 @@ export function xAuthorization(account: ChannelAccount): XAuthorization {
   return (method, url) => oauth1AuthorizationHeader({ method, url, credentials });
 }
 
+/**
+ * The account's OAuth 1.0a user-context authorization, or null when it has no such credentials (an
+ * OAuth 2.0 user token only): v1.1's DM send, the one with quick replies, takes nothing else.
+ */
+export function xOAuth1Authorization(account: ChannelAccount): XAuthorization | null {
+  const { consumerKey, consumerSecret, accessToken, accessTokenSecret } = account.secrets;
+  if (!consumerKey || !consumerSecret || !accessToken || !accessTokenSecret) return null;
+  const credentials = { consumerKey, consumerSecret, accessToken, accessTokenSecret };
+  return (method, url) => oauth1AuthorizationHeader({ method, url, credentials });
+}
+
 /** The reset time of X's rate-limit window, as a delay in milliseconds. */
 export function xRateLimitResetMs(headers: Headers, now = Date.now()): number | undefined {
   const reset = Number(headers.get('x-rate-limit-reset') ?? NaN);

@@ -21,6 +21,8 @@ export const X_CAPABILITIES: ChannelCapabilities = {
   replyWindowHours: null,
   humanAgentTagHours: null,
   templates: false,
+  // Quick reply options (v1.1 DM send): up to 20, labels of 36 characters, metadata of 1,000.
+  buttons: { max: 20, titleMax: 36, payloadMaxBytes: 1000 },
 };
 
 /**

@@ -8,6 +8,7 @@ import { ChannelError, WebhookPayloadError } from '../adapter';
 import { DEFAULT_CHANNEL_ENDPOINTS } from '../endpoints';
 import { createChannelRegistry } from '../registry';
 import { X_CAPABILITIES, xChannelEnabled } from './capabilities';
+import { oauth1AuthorizationHeader } from './oauth1';
 import { createTwitterAdapter } from './twitter.adapter';
 import { xWebhookSignature } from './webhook';
 
@@ -405,6 +406,94 @@ describe('X (Twitter) DM adapter against the X fake', () => {
       expect(new Set(deliveries.map((delivery) => delivery.body)).size).toBe(1);
       expect(receiver.events).toHaveLength(6);
       expect(new Set(receiver.events.map((event) => (event.type === 'message' ? event.providerMessageId : ''))).size).toBe(1);
+    });
+  });
+
+  describe('reply buttons (quick reply options) and picks', () => {
+    const menu = [
+      { payload: 'bot:person', title: 'Hablar con persona' },
+      { payload: 'bot:topic:support', title: 'Soporte técnico de la cuenta y de los pedidos' },
+    ];
+
+    it('sends them as a v1.1 quick reply (type options, label ≤ 36, metadata); a pick parses back to its metadata', async () => {
+      const result = await adapter.send(account(), { to: CUSTOMER, text: '¿En qué te ayudo?', buttons: menu }, { idempotencyKey: 'qr-1' });
+      const dm = x.sent.at(-1)!;
+      expect(result.providerMessageId).toBe(dm.dmEventId);
+      expect(dm).toMatchObject({ participantId: CUSTOMER, text: '¿En qué te ayudo?', auth: 'oauth1' });
+      expect(dm.quickReplyOptions).toEqual([
+        { label: 'Hablar con persona', metadata: 'bot:person' },
+        { label: 'Soporte técnico de la cuenta y de l…', metadata: 'bot:topic:support' },
+      ]);
+      expect(x.requests.at(-1)).toMatchObject({ method: 'POST', path: '/1.1/direct_messages/events/new.json', status: 200 });
+
+      await x.customerTaps(CUSTOMER, dm.dmEventId, 'bot:person');
+      await eventually(() =>
+        expect(receiver.events).toEqual([
+          expect.objectContaining({
+            type: 'message',
+            contact: expect.objectContaining({ externalId: CUSTOMER }),
+            text: 'Hablar con persona',
+            button: { payload: 'bot:person' },
+          }),
+        ]),
+      );
+    });
+
+    it('sends the text alone through v2 when the account has only an OAuth 2.0 user token (v1.1 takes no other)', async () => {
+      await adapter.send(
+        account({ secrets: { oauth2UserToken: 'fake-oauth2-user-token' } }),
+        { to: CUSTOMER, text: 'solo texto', buttons: menu },
+        { idempotencyKey: 'qr-2' },
+      );
+      expect(x.sent.at(-1)).toMatchObject({ text: 'solo texto', auth: 'oauth2' });
+      expect(x.sent.at(-1)!.quickReplyOptions).toBeUndefined();
+    });
+
+    it('refuses more than 20 options, and the fake refuses what X refuses (a URL label, a 37-character label, OAuth 2.0 on v1.1)', async () => {
+      const many = Array.from({ length: 21 }, (_, index) => ({ payload: `p${index}`, title: `Opción ${index}` }));
+      expect(
+        (await channelError(adapter.send(account(), { to: CUSTOMER, text: 'x', buttons: many }, { idempotencyKey: 'qr-3' }))).details.code,
+      ).toBe('too_many_buttons');
+      const rejected = async (label: string) =>
+        channelError(
+          adapter.send(account(), { to: CUSTOMER, text: 'x', buttons: [{ payload: 'p', title: label }] }, { idempotencyKey: 'qr-4' }),
+        );
+      // The adapter cuts long labels itself, so only the fake's own check is left for a URL.
+      expect((await rejected('https://example.com')).message).toMatch(/URLs are not allowed/);
+      const raw = await fetch(`${x.url}/1.1/direct_messages/events/new.json`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer fake-oauth2-user-token' },
+        body: JSON.stringify({
+          event: {
+            type: 'message_create',
+            message_create: {
+              target: { recipient_id: CUSTOMER },
+              message_data: { text: 'x', quick_reply: { type: 'options', options: [{ label: 'a' }] } },
+            },
+          },
+        }),
+      });
+      // v1.1 takes OAuth 1.0a user context only.
+      expect(raw.status).toBe(403);
+      const legacyUrl = `${x.url}/1.1/direct_messages/events/new.json`;
+      const long = await fetch(legacyUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: oauth1AuthorizationHeader({ method: 'POST', url: legacyUrl, credentials: secrets }),
+        },
+        body: JSON.stringify({
+          event: {
+            type: 'message_create',
+            message_create: {
+              target: { recipient_id: CUSTOMER },
+              message_data: { text: 'x', quick_reply: { type: 'options', options: [{ label: 'x'.repeat(37), metadata: 'p' }] } },
+            },
+          },
+        }),
+      });
+      expect(long.status).toBe(400);
+      expect(JSON.stringify(await long.json())).toMatch(/label: must be 1 to 36 characters/);
     });
   });
 

@@ -9,7 +9,8 @@ import type {
 } from '../adapter';
 import { ChannelError } from '../adapter';
 import { downloadLimited } from '../http';
-import { registerXWebhook, uploadXMedia, xAuthorization, xCall } from './api';
+import { fitButtons } from '../buttons';
+import { registerXWebhook, uploadXMedia, xAuthorization, xCall, xOAuth1Authorization } from './api';
 import { X_CAPABILITIES, X_CREDENTIALS } from './capabilities';
 import { parseXWebhook, verifyXWebhook } from './webhook';
 
@@ -69,6 +70,9 @@ export function createTwitterAdapter(endpoints: ChannelEndpoints): ChannelAdapte
         if (message.media.caption) body.text = message.media.caption;
       } else if (message.text !== undefined && message.text !== '') {
         body.text = message.text;
+        // Quick reply options exist only on v1.1's DM send (OAuth 1.0a): without those credentials the text goes alone.
+        const oauth1 = message.buttons?.length ? xOAuth1Authorization(account) : null;
+        if (oauth1) return sendWithQuickReply(apiUrl, oauth1, message.to, message.text, message.buttons!);
       } else {
         throw new ChannelError('nothing to send: no text and no media', { code: 'empty_message', retryable: false });
       }
@@ -133,4 +137,30 @@ export function createTwitterAdapter(endpoints: ChannelEndpoints): ChannelAdapte
       return { name: user.username ? `${user.name ?? user.username} (@${user.username})` : (user.name ?? user.id) };
     },
   };
+}
+
+/**
+ * A DM with a quick reply (type options: up to 20, labels of 36 characters, metadata of 1,000),
+ * through `POST /1.1/direct_messages/events/new.json`: X API v2's DM send has no quick replies. The
+ * customer's pick comes back in the Account Activity webhook as message_data.quick_reply_response.
+ */
+async function sendWithQuickReply(
+  apiUrl: string,
+  authorize: ReturnType<typeof xAuthorization>,
+  to: string,
+  text: string,
+  buttons: NonNullable<OutboundMessage['buttons']>,
+): Promise<SendResult> {
+  const options = fitButtons(buttons, X_CAPABILITIES.buttons!).map((button) => ({ label: button.title, metadata: button.payload }));
+  const answer = await xCall<{ event?: { id?: string } }>('POST', `${apiUrl}/1.1/direct_messages/events/new.json`, authorize, {
+    event: {
+      type: 'message_create',
+      message_create: { target: { recipient_id: to }, message_data: { text, quick_reply: { type: 'options', options } } },
+    },
+  });
+  const id = answer?.event?.id;
+  if (typeof id !== 'string' || !id) {
+    throw new ChannelError('X answered the DM without an event id', { code: 'unexpected_response', retryable: false });
+  }
+  return { providerMessageId: id };
 }

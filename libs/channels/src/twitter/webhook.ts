@@ -273,6 +273,9 @@ function parseDirectMessage(item: unknown, where: string, accountId: string, use
   // X appends the attachment's t.co link to the text; the attachment itself is what the agent sees.
   if (media?.shortUrl && text) text = text.split(media.shortUrl).join('').trim();
   const { shortUrl: _shortUrl, ...mediaRef } = media ?? {};
+  // A picked quick reply option: the text is its label, the metadata what the platform offered.
+  const response = isObject(data.quick_reply_response) ? data.quick_reply_response : undefined;
+  const picked = response?.type === 'options' && typeof response.metadata === 'string' && response.metadata ? response.metadata : undefined;
   return {
     type: 'message',
     providerMessageId: id,
@@ -280,5 +283,6 @@ function parseDirectMessage(item: unknown, where: string, accountId: string, use
     at,
     ...(text ? { text } : {}),
     ...(media ? { media: [mediaRef as InboundMediaRef] } : {}),
+    ...(picked && text ? { button: { payload: picked } } : {}),
   };
 }

@@ -100,7 +100,11 @@ const MEDIA_KINDS: Record<string, InboundMediaRef['kind']> = {
 const RECEIPT_STATUSES = new Set<ReceiptStatus>(['sent', 'delivered', 'read', 'failed']);
 
 /** Parses a verified body into the events for the account whose phone-number id is `phoneNumberId`. */
-export function parseWhatsAppWebhook(rawBody: Buffer, phoneNumberId: string): InboundEvent[] {
+export function parseWhatsAppWebhook(
+  rawBody: Buffer,
+  phoneNumberId: string,
+  options: { displayPhoneNumber?: string } = {},
+): InboundEvent[] {
   let body: unknown;
   try {
     body = JSON.parse(rawBody.toString('utf8'));
@@ -120,6 +124,11 @@ export function parseWhatsAppWebhook(rawBody: Buffer, phoneNumberId: string): In
       if (change.field === 'message_template_status_update') {
         // Template reviews belong to the business account (entry.id), not to one phone number.
         const event = templateStatusEvent(object(change.value, `${where}.value`), `${where}.value`);
+        if (event) events.push(event);
+        return;
+      }
+      if (change.field === 'phone_number_quality_update') {
+        const event = qualityUpdateEvent(object(change.value, `${where}.value`), `${where}.value`, options.displayPhoneNumber);
         if (event) events.push(event);
         return;
       }
@@ -205,7 +214,7 @@ function messageContent(
   message: Record<string, unknown>,
   type: string,
   where: string,
-): { text?: string; media?: InboundMediaRef[] } | null {
+): { text?: string; media?: InboundMediaRef[]; button?: { payload: string } } | null {
   if (type === 'text') {
     const text = object(message.text, `${where}.text`);
     return { text: string(text.body, `${where}.text.body`) };
@@ -242,7 +251,13 @@ function messageContent(
     const interactive = object(message.interactive, `${where}.interactive`);
     const reply = interactive.button_reply ?? interactive.list_reply;
     if (reply === undefined) return null;
-    return { text: string(object(reply, `${where}.interactive reply`).title, `${where}.interactive reply title`) };
+    // A tap on one of the platform's interactive buttons or list rows: its label, and its id as the payload.
+    const chosen = object(reply, `${where}.interactive reply`);
+    const id = optionalString(chosen.id, `${where}.interactive reply id`);
+    return {
+      text: string(chosen.title, `${where}.interactive reply title`),
+      ...(id ? { button: { payload: id } } : {}),
+    };
   }
   if (type === 'contacts') {
     const cards = array(message.contacts, `${where}.contacts`).map((card, index) => {
@@ -318,6 +333,36 @@ function templateStatusEvent(value: Record<string, unknown>, where: string): Inb
     language: optionalString(value.message_template_language, `${where}.message_template_language`) ?? '',
     status: status.toUpperCase(),
     ...(reason ? { reason: reason.slice(0, 500) } : {}),
+    at: new Date(),
+  };
+}
+
+/**
+ * Meta's phone_number_quality_update (a field of the business account's subscription): the number
+ * is named by its display number only (`display_phone_number`), `event` says what moved (FLAGGED,
+ * UNFLAGGED, DOWNGRADE, UPGRADE, THROUGHPUT_UPGRADE, ONBOARDING…), `current_limit` / `old_limit` the
+ * messaging-limit tiers (TIER_250, TIER_1K…). An update for another number of the account's WABA is
+ * ignored when the account knows its display number (setting `displayPhoneNumber`); without it the
+ * update is taken as this account's (its webhook URL is its own).
+ */
+function qualityUpdateEvent(value: Record<string, unknown>, where: string, displayPhoneNumber: string | undefined): InboundEvent | null {
+  const event = optionalString(value.event, `${where}.event`);
+  if (!event) return null;
+  const display = optionalString(value.display_phone_number, `${where}.display_phone_number`) ?? '';
+  const digitsOf = (phone: string) => phone.replace(/\D/g, '');
+  if (displayPhoneNumber && display && digitsOf(displayPhoneNumber) !== digitsOf(display)) return null;
+  // current_limit is being replaced by max_daily_conversations_per_business: either names the tier.
+  const maxDaily = value.max_daily_conversations_per_business;
+  const currentLimit =
+    (typeof maxDaily === 'number' || (typeof maxDaily === 'string' && maxDaily) ? String(maxDaily) : undefined) ??
+    optionalString(value.current_limit, `${where}.current_limit`);
+  const oldLimit = optionalString(value.old_limit, `${where}.old_limit`);
+  return {
+    type: 'quality-update',
+    displayPhoneNumber: display,
+    event: event.toUpperCase(),
+    ...(currentLimit ? { currentLimit } : {}),
+    ...(oldLimit ? { oldLimit } : {}),
     at: new Date(),
   };
 }

@@ -107,7 +107,7 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
   it('is registered under whatsapp with its credentials and capabilities', () => {
     const registered = createChannelRegistry({ ...DEFAULT_CHANNEL_ENDPOINTS, metaGraphUrl: fake.url }).get('whatsapp');
     expect(registered?.kind).toBe('whatsapp');
-    expect(registered?.credentials).toEqual({ secrets: ['accessToken', 'appSecret'], settings: ['wabaId'] });
+    expect(registered?.credentials).toEqual({ secrets: ['accessToken', 'appSecret'], settings: ['wabaId', 'appId', 'testNumbers'] });
     expect(registered?.capabilities).toMatchObject({
       textLimit: 4096,
       replyWindowHours: 24,
@@ -598,6 +598,96 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
       });
 
       await attempt();
+    });
+  });
+
+  describe('reply buttons (interactive messages) and taps', () => {
+    const menu = [
+      { payload: 'bot:person', title: 'Hablar con persona' },
+      { payload: 'bot:topic:sales', title: 'Ventas' },
+      { payload: 'bot:topic:support', title: 'Soporte' },
+      { payload: 'bot:topic:billing', title: 'Facturación' },
+    ];
+
+    it('sends up to three as interactive reply buttons; a tap is button_reply with the id as the payload', async () => {
+      await customerWhoWrote('34600000901');
+      const { providerMessageId } = await adapter.send(
+        account,
+        { to: '34600000901', text: '¿Sobre qué?', buttons: menu.slice(0, 3) },
+        { idempotencyKey: 'wa-b-1' },
+      );
+      const sent = fake.sent.find((message) => message.id === providerMessageId)!;
+      expect(sent.body).toMatchObject({
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: '¿Sobre qué?' },
+          action: {
+            buttons: [
+              { type: 'reply', reply: { id: 'bot:person', title: 'Hablar con persona' } },
+              { type: 'reply', reply: { id: 'bot:topic:sales', title: 'Ventas' } },
+              { type: 'reply', reply: { id: 'bot:topic:support', title: 'Soporte' } },
+            ],
+          },
+        },
+      });
+      await fake.customerTaps(providerMessageId, 'bot:person');
+      expect(lastEvents()).toEqual([
+        expect.objectContaining({
+          type: 'message',
+          contact: expect.objectContaining({ externalId: '34600000901' }),
+          text: 'Hablar con persona',
+          button: { payload: 'bot:person' },
+        }),
+      ]);
+    });
+
+    it('sends more than three as a list (one section, rows of id and title, labels cut to 20); a tap is list_reply', async () => {
+      await customerWhoWrote('34600000902');
+      const long = [...menu, { payload: 'bot:topic:x', title: 'Una opción con un nombre muy largo' }];
+      const { providerMessageId } = await adapter.send(
+        account,
+        { to: '34600000902', text: 'Menú', buttons: long },
+        { idempotencyKey: 'wa-b-2' },
+      );
+      const sent = fake.sent.find((message) => message.id === providerMessageId)!;
+      expect(sent.interactive).toEqual({
+        kind: 'list',
+        body: 'Menú',
+        listButton: '☰',
+        options: [
+          { id: 'bot:person', title: 'Hablar con persona' },
+          { id: 'bot:topic:sales', title: 'Ventas' },
+          { id: 'bot:topic:support', title: 'Soporte' },
+          { id: 'bot:topic:billing', title: 'Facturación' },
+          { id: 'bot:topic:x', title: 'Una opción con un n…' },
+        ],
+      });
+      await fake.customerTaps(providerMessageId, 'bot:topic:billing');
+      expect(lastEvents()).toEqual([expect.objectContaining({ text: 'Facturación', button: { payload: 'bot:topic:billing' } })]);
+    });
+
+    it('refuses more than ten options, and the fake refuses what Meta refuses (a 21-character title, four reply buttons)', async () => {
+      await customerWhoWrote('34600000903');
+      const eleven = Array.from({ length: 11 }, (_, index) => ({ payload: `p${index}`, title: `Opción ${index}` }));
+      expect(
+        (await sendError(adapter.send(account, { to: '34600000903', text: 'x', buttons: eleven }, { idempotencyKey: 'wa-b-3' }))).details
+          .code,
+      ).toBe('too_many_buttons');
+      const post = (interactive: unknown) =>
+        fetch(`${fake.url}/${fake.graphVersion}/${fake.phoneNumberId}/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${fake.accessToken}` },
+          body: JSON.stringify({ messaging_product: 'whatsapp', to: '34600000903', type: 'interactive', interactive }),
+        });
+      const reply = (title: string, id = title) => ({ type: 'reply', reply: { id, title } });
+      const tooLong = await post({ type: 'button', body: { text: 'x' }, action: { buttons: [reply('x'.repeat(21))] } });
+      expect(tooLong.status).toBe(400);
+      expect(JSON.stringify(await tooLong.json())).toMatch(/title.*1-20/);
+      const four = await post({ type: 'button', body: { text: 'x' }, action: { buttons: ['a', 'b', 'c', 'd'].map((id) => reply(id)) } });
+      expect(four.status).toBe(400);
+      const sameTitle = await post({ type: 'button', body: { text: 'x' }, action: { buttons: [reply('a', '1'), reply('a', '2')] } });
+      expect(sameTitle.status).toBe(400);
     });
   });
 

@@ -5,7 +5,9 @@
  * Account: `externalAccountId` is the WhatsApp phone-number id; `settings.wabaId` the WhatsApp
  * Business Account id (templates live there); `secrets.accessToken` a system-user token with
  * whatsapp_business_messaging and whatsapp_business_management; `secrets.appSecret` the Meta app's
- * secret, which signs webhooks; `verifyToken` the platform's token for Meta's GET handshake.
+ * secret, which signs webhooks; `verifyToken` the platform's token for Meta's GET handshake;
+ * `settings.appId` the Meta app id (template samples go up through its Resumable Upload API);
+ * `settings.testNumbers` the internal numbers (comma-separated) a template's test send may reach.
  */
 import {
   ChannelError,
@@ -18,13 +20,15 @@ import {
   type SendResult,
   type TemplateDefinition,
   type TemplateInfo,
+  type TemplateSend,
   type TemplateStatusInfo,
   type WebhookRequest,
   type WebhookVerdict,
 } from '../adapter';
 import { downloadLimited } from '../http';
 import { constantTimeEqual, verifyMetaSignature } from '../meta/signature';
-import { WHATSAPP_CAPABILITIES } from './capabilities';
+import { fitButtons } from '../buttons';
+import { WHATSAPP_BUTTON_BODY_MAX, WHATSAPP_CAPABILITIES, WHATSAPP_LIST_BUTTON_LABEL, WHATSAPP_REPLY_BUTTONS_MAX } from './capabilities';
 import { graphRequest } from './graph';
 import { parseWhatsAppWebhook } from './webhook';
 
@@ -120,14 +124,22 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
           retryable: false,
         });
       }
+      if (message.buttons?.length) return { ...envelope, type: 'interactive', interactive: interactiveOf(message.text, message.buttons) };
       return { ...envelope, type: 'text', text: { preview_url: false, body: message.text } };
     }
     if (message.template) {
-      const { name, language, bodyParameters, headerParameters } = message.template;
-      const text = (value: string) => ({ type: 'text', text: value });
+      const { name, language, bodyParameters, headerParameters, parameterNames, headerMedia } = message.template;
+      // A NAMED template's parameters each carry their `parameter_name`; positional ones go in order.
+      const texts = (values: string[], names: string[] | undefined) =>
+        values.map((value, index) => ({ type: 'text', ...(names ? { parameter_name: names[index] } : {}), text: value }));
+      const header = headerMedia
+        ? [{ type: 'header', parameters: [templateMediaParameter(headerMedia)] }]
+        : headerParameters?.length
+          ? [{ type: 'header', parameters: texts(headerParameters, parameterNames?.header) }]
+          : [];
       const components = [
-        ...(headerParameters?.length ? [{ type: 'header', parameters: headerParameters.map(text) }] : []),
-        ...(bodyParameters.length ? [{ type: 'body', parameters: bodyParameters.map(text) }] : []),
+        ...header,
+        ...(bodyParameters.length ? [{ type: 'body', parameters: texts(bodyParameters, parameterNames?.body) }] : []),
       ];
       return {
         ...envelope,
@@ -165,7 +177,8 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
   return {
     kind: 'whatsapp',
     capabilities: WHATSAPP_CAPABILITIES,
-    credentials: { secrets: ['accessToken', 'appSecret'], settings: ['wabaId'] },
+    // appId: the Meta app that uploads template samples; testNumbers: the internal numbers a template's test send may reach.
+    credentials: { secrets: ['accessToken', 'appSecret'], settings: ['wabaId', 'appId', 'testNumbers'] },
 
     verifyWebhook(request: WebhookRequest, account: ChannelAccount): WebhookVerdict {
       try {
@@ -191,7 +204,8 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
       }
     },
 
-    parseWebhook: (rawBody, account) => parseWhatsAppWebhook(rawBody, account.externalAccountId),
+    parseWebhook: (rawBody, account) =>
+      parseWhatsAppWebhook(rawBody, account.externalAccountId, { displayPhoneNumber: account.settings.displayPhoneNumber }),
 
     // Meta's webhooks carry no delivery id (a retry resends the same body): the core hashes the body.
     deliveryId: () => null,
@@ -255,7 +269,13 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
       const answer = await postJson<{ id?: string; status?: string; category?: string }>(
         account,
         `${encodeURIComponent(wabaOf(account))}/message_templates`,
-        { name: template.name, language: template.language, category: template.category, components: template.components },
+        {
+          name: template.name,
+          language: template.language,
+          category: template.category,
+          ...(template.parameterFormat === 'NAMED' ? { parameter_format: 'NAMED' } : {}),
+          components: template.components,
+        },
       );
       if (!answer?.id) throw new ChannelError('WhatsApp answered the template without an id', { code: 'bad_response', retryable: false });
       return {
@@ -265,6 +285,50 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
         status: (answer.status ?? 'PENDING').toUpperCase(),
         category: (answer.category ?? template.category).toUpperCase(),
       };
+    },
+
+    /**
+     * Meta's Resumable Upload API: POST /{app-id}/uploads (file_name, file_length, file_type) opens a
+     * session `upload:…`; POST /{session} with `Authorization: OAuth <token>`, `file_offset: 0` and the
+     * bytes answers `{ h }`, the handle a template's media header gives as its example. The app id is
+     * the account's setting `appId`.
+     */
+    async uploadTemplateSample(account, sample): Promise<string> {
+      const appId = account.settings.appId;
+      if (!appId)
+        throw new ChannelError('The WhatsApp account has no Meta app id (appId) for template samples', {
+          code: 'missing_settings',
+          retryable: false,
+        });
+      const query = new URLSearchParams({
+        file_name: sample.fileName,
+        file_length: String(sample.bytes.length),
+        file_type: sample.mimeType,
+      });
+      const session = await graphRequest<{ id?: string }>(`${graph}/${encodeURIComponent(appId)}/uploads?${query.toString()}`, {
+        method: 'POST',
+        headers: authorization(account),
+      });
+      if (!session?.id?.startsWith('upload:'))
+        throw new ChannelError('WhatsApp answered the upload session without an id', { code: 'bad_response', retryable: false });
+      const uploaded = await graphRequest<{ h?: string }>(`${graph}/${session.id}`, {
+        method: 'POST',
+        headers: { Authorization: `OAuth ${account.secrets.accessToken ?? ''}`, file_offset: '0' },
+        body: new Uint8Array(sample.bytes),
+      });
+      if (!uploaded?.h) throw new ChannelError('WhatsApp answered the upload without a handle', { code: 'bad_response', retryable: false });
+      return uploaded.h;
+    },
+
+    async uploadMedia(account, media): Promise<string> {
+      const limits = WHATSAPP_CAPABILITIES.attachments[media.kind];
+      if (!limits || !limits.mimeTypes.includes(media.mimeType) || media.bytes.length > limits.maxBytes) {
+        throw new ChannelError(`WhatsApp does not accept this ${media.kind} (${media.mimeType}, ${media.bytes.length} bytes)`, {
+          code: 'media_type',
+          retryable: false,
+        });
+      }
+      return uploadMedia(account, media);
     },
 
     async templateStatuses(account): Promise<TemplateStatusInfo[]> {
@@ -307,6 +371,9 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
           const header = textHeaderOf(template.components);
           if (header === undefined) continue;
           const body = template.components?.find((component) => component.type?.toUpperCase() === 'BODY')?.text ?? '';
+          // A NAMED template ({{first_name}}) needs each value's parameter_name, which the desk's
+          // picker does not send (it fills {{1}}, {{2}}…): Meta would refuse it (#132012), so it is not offered.
+          if (/\{\{\s*[^}\d\s][^}]*\}\}/.test(`${header ?? ''}${body}`)) continue;
           templates.push({
             name: template.name,
             language: template.language,
@@ -333,7 +400,40 @@ function textHeaderOf(components: { type?: string; text?: string; format?: strin
   return (header.format ?? 'TEXT').toUpperCase() === 'TEXT' ? (header.text ?? '') : undefined;
 }
 
+/** A media header's parameter: `{ type: 'image', image: { link } }` (or `{ id }`); a document carries its file name. */
+function templateMediaParameter(media: NonNullable<TemplateSend['headerMedia']>): Record<string, unknown> {
+  if (!media.link === !media.id)
+    throw new ChannelError('A media header takes exactly one of link or id', { code: 'invalid_message', retryable: false });
+  const object: Record<string, string> = media.link ? { link: media.link } : { id: media.id! };
+  if (media.kind === 'document' && media.fileName) object.filename = media.fileName;
+  return { type: media.kind, [media.kind]: object };
+}
+
 /** The number of distinct {{n}} placeholders of a template body. */
 export function placeholderCount(body: string): number {
   return new Set([...body.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((match) => match[1])).size;
+}
+
+/**
+ * Reply buttons as WhatsApp's interactive message: up to three as reply buttons under the text
+ * (body at most 1024 characters), more (or a longer text) as a list whose rows open from one
+ * button. The customer's tap comes back as interactive.button_reply / list_reply with the id.
+ */
+function interactiveOf(text: string, buttons: NonNullable<OutboundMessage['buttons']>): Record<string, unknown> {
+  const fitted = fitButtons(buttons, WHATSAPP_CAPABILITIES.buttons!);
+  if (fitted.length <= WHATSAPP_REPLY_BUTTONS_MAX && [...text].length <= WHATSAPP_BUTTON_BODY_MAX) {
+    return {
+      type: 'button',
+      body: { text },
+      action: { buttons: fitted.map((button) => ({ type: 'reply', reply: { id: button.payload, title: button.title } })) },
+    };
+  }
+  return {
+    type: 'list',
+    body: { text },
+    action: {
+      button: WHATSAPP_LIST_BUTTON_LABEL,
+      sections: [{ rows: fitted.map((button) => ({ id: button.payload, title: button.title })) }],
+    },
+  };
 }

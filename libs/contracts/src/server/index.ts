@@ -10,5 +10,6 @@ export * from './log-level';
 export * from './message-view';
 export * from './outgoing-address';
 export * from './outbox';
+export * from './message-campaign-board';
 export * from './reply-window';
 export * from './list-unsubscribe';

@@ -40,6 +40,8 @@ export function normalizeIvrTree(raw: Partial<IvrTree> | null | undefined): IvrT
       name: text(node?.name) ?? '',
       promptText: text(node?.promptText),
       promptAudioUrl: text(node?.promptAudioUrl),
+      // Only when set: trees saved before recorded prompts existed stay byte-for-byte the same.
+      ...(text(node?.promptAudioFileId) ? { promptAudioFileId: text(node?.promptAudioFileId) } : {}),
       timeoutSeconds: typeof node?.timeoutSeconds === 'number' ? node.timeoutSeconds : 5,
       maxRetries: typeof node?.maxRetries === 'number' ? node.maxRetries : 2,
       fallback: destination(node?.fallback),
@@ -123,7 +125,8 @@ export function validateIvrTree(tree: IvrTree, options: { ivrId?: string } = {})
     if (!node.name) issues.push({ field: `${field}.name`, key: 'required' });
     else if (node.name.length > IVR_LIMITS.nameMax)
       issues.push({ field: `${field}.name`, key: 'maxLength', values: { count: IVR_LIMITS.nameMax } });
-    if (!node.promptText && !node.promptAudioUrl) issues.push({ field: `${field}.promptText`, key: 'promptRequired' });
+    if (!node.promptText && !node.promptAudioUrl && !node.promptAudioFileId)
+      issues.push({ field: `${field}.promptText`, key: 'promptRequired' });
     if (node.promptText && node.promptText.length > IVR_LIMITS.promptTextMax)
       issues.push({ field: `${field}.promptText`, key: 'maxLength', values: { count: IVR_LIMITS.promptTextMax } });
     if (node.promptAudioUrl && (node.promptAudioUrl.length > IVR_LIMITS.urlMax || !URL.test(node.promptAudioUrl)))

@@ -8,6 +8,7 @@ import {
   type BotSettings,
   type BotSummaryView,
 } from '@centralita/contracts';
+import { channelCapabilities } from '@centralita/channels';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -15,10 +16,11 @@ import { MessagesService, type NewMessage } from '../conversations/messages.serv
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import type { ConversationRow } from '../machine-host/views';
 import { asksForPerson, fold, guessLanguage, stems, TenantRetrieval } from './bot-retrieval';
+import { greetingButtons, parseTap, submenuButtons, SUBMENU_PROMPT, topicLabel, type MenuButton } from './bot-menu';
 
 /** The bot's sender: messages of kind 'bot' (no Actor kind of the machines; it never steps one as an author). */
 const BOT_SENDER = { kind: 'bot' } as unknown as NewMessage['sender'];
-/** On a messaging channel (no buttons), this answer asks for a person, as the greeting says. */
+/** On a messaging channel without buttons, this answer asks for a person, as the greeting says (also typed where there are buttons). */
 const HANDOFF_OPTION = '0';
 /** Low-confidence answers in a row after which the bot hands off. */
 const LOW_CONFIDENCE_LIMIT = 2;
@@ -148,7 +150,12 @@ export class BotService {
    * A customer's message (already stored) in a conversation that may be with the bot. See BotTurnResult.
    * Turns of one conversation are taken one at a time (the session's row lock).
    */
-  async takeTurn(tenantId: string, conversationId: string, message: { id: string; text: string }): Promise<BotTurnResult> {
+  async takeTurn(
+    tenantId: string,
+    conversationId: string,
+    /** `payload`: the customer tapped one of the bot's buttons (a messaging channel's reply button), `text` being its label. */
+    message: { id: string; text: string; payload?: string },
+  ): Promise<BotTurnResult> {
     if (this.pastBot.has(conversationId)) return 'no-bot';
     const conversation = await this.conversation(tenantId, conversationId);
     if (!conversation?.entry_line_id || conversation.status !== 'Transitory') {
@@ -156,9 +163,10 @@ export class BotService {
       return 'no-bot';
     }
     const settings = await this.settings(tenantId, conversation.entry_line_id);
-    const [known] = (await this.dataSource.query(`SELECT handed_off_at, handoff_reason FROM bot_sessions WHERE conversation_id = $1`, [
-      conversationId,
-    ])) as { handed_off_at: Date | null; handoff_reason: string | null }[];
+    const [known] = (await this.dataSource.query(
+      `SELECT handed_off_at, handoff_reason, language FROM bot_sessions WHERE conversation_id = $1`,
+      [conversationId],
+    )) as { handed_off_at: Date | null; handoff_reason: string | null; language: string | null }[];
     if (!settings.botEnabled && !known) return 'no-bot';
     if (known?.handed_off_at) {
       // Handed off, but the step to LiningUp did not land (the process died between): it is taken again.
@@ -166,7 +174,20 @@ export class BotService {
       return 'handed-off';
     }
     const fallback = await this.tenantLanguage(tenantId);
-    const reply = await this.answer(tenantId, settings, message.text, fallback);
+    // A tap on one of its buttons is a menu step, not a question: no retrieval, the session's language.
+    const tap = parseTap(message.payload);
+    const reply: BotAnswerView = tap
+      ? {
+          language: isBotLanguage(known?.language) ? known.language : fallback,
+          score: 0,
+          confident: false,
+          qnaId: null,
+          question: null,
+          answer: null,
+          reply: '',
+          handoff: tap.kind === 'person',
+        }
+      : await this.answer(tenantId, settings, message.text, fallback);
     const decided = await this.dataSource.transaction(async (manager) => {
       await manager.query(
         `INSERT INTO bot_sessions (conversation_id, tenant_id, attention_line_id, language) VALUES ($1, $2, $3, $4)
@@ -187,12 +208,18 @@ export class BotService {
       const greet = !session!.greeted_at;
       const meaningless = stems(message.text, reply.language).length === 0;
       const turns = session!.turns + 1;
-      let outcome: 'answered' | 'unknown' | 'handoff' | 'greeting';
+      let outcome: 'answered' | 'unknown' | 'handoff' | 'greeting' | 'menu';
       let lowStreak = session!.low_streak;
       let handoff: BotHandoffReason | null = null;
       if (reply.handoff || (conversation.channel !== 'webchat' && message.text.trim() === HANDOFF_OPTION)) {
         outcome = 'handoff';
         handoff = 'request';
+      } else if (tap?.kind === 'choice') {
+        // A menu choice: queued under that query type and submenu, as the widget's menu form would.
+        outcome = 'handoff';
+        handoff = 'menu';
+      } else if (tap?.kind === 'topic') {
+        outcome = 'menu';
       } else if (reply.confident) {
         outcome = 'answered';
         lowStreak = 0;
@@ -221,19 +248,27 @@ export class BotService {
       if (outcome === 'unknown') await this.recordUnanswered(manager, tenantId, conversation.entry_line_id, message.text, reply.language);
       return { kind: 'decided' as const, greet, outcome, handoff, session: session! };
     });
+    const choice = tap?.kind === 'choice' ? tap : null;
     if (decided.kind === 'handed-off') {
       await this.queue(conversation, decided.session.handoff_reason as BotHandoffReason);
       return 'handed-off';
     }
     if (decided.kind === 'repeat') return 'answered';
     const texts = settings.texts[reply.language];
-    if (decided.greet && decided.outcome !== 'handoff')
+    if (decided.greet && decided.outcome !== 'handoff' && decided.outcome !== 'menu')
       await this.say(conversation, this.greeting(settings, reply.language, conversation.channel));
-    if (decided.outcome === 'answered' || decided.outcome === 'unknown') await this.say(conversation, reply.reply);
-    if (decided.outcome === 'greeting' && !decided.greet) await this.say(conversation, texts.greeting);
+    if (decided.outcome === 'answered' || decided.outcome === 'unknown') await this.say(conversation, { text: reply.reply });
+    if (decided.outcome === 'greeting' && !decided.greet)
+      await this.say(conversation, this.greeting(settings, reply.language, conversation.channel));
+    if (decided.outcome === 'menu' && tap?.kind === 'topic' && !decided.handoff) {
+      await this.say(conversation, {
+        text: SUBMENU_PROMPT[reply.language](topicLabel(tap.topicId, reply.language)),
+        buttons: submenuButtons(tap.topicId, reply.language),
+      });
+    }
     if (!decided.handoff) return 'answered';
-    await this.say(conversation, texts.handoff);
-    await this.queue(conversation, decided.handoff);
+    await this.say(conversation, { text: texts.handoff });
+    await this.queue(conversation, decided.handoff, choice);
     return 'handed-off';
   }
 
@@ -256,7 +291,7 @@ export class BotService {
       [conversationId, tenantId, conversation.entry_line_id],
     )) as { language: string | null }[];
     const language = isBotLanguage(session?.language) ? session.language : await this.tenantLanguage(tenantId);
-    if (settings.botEnabled) await this.say(conversation, settings.texts[language].handoff);
+    if (settings.botEnabled) await this.say(conversation, { text: settings.texts[language].handoff });
     return (await this.queue(conversation, 'request')) ?? conversation;
   }
 
@@ -319,19 +354,30 @@ export class BotService {
     if (this.pastBot.size > CONVERSATIONS_KEPT) this.pastBot.delete(this.pastBot.values().next().value!);
   }
 
-  private greeting(settings: BotSettings, language: BotLanguage, channel: string): string {
+  /**
+   * The greeting with the line's menu: the widget shows its own buttons (web chat); a messaging
+   * channel with reply buttons gets "talk to a person" and the topics as buttons; one without
+   * (numbered text fallback) names the option to answer for a person.
+   */
+  private greeting(settings: BotSettings, language: BotLanguage, channel: string): { text: string; buttons?: MenuButton[] } {
     const text = settings.texts[language].greeting;
-    // No buttons on a messaging channel: the greeting names the option to answer.
-    if (channel === 'webchat') return text;
+    if (channel === 'webchat') return { text };
+    if (channelCapabilities(channel)?.buttons) return { text, buttons: greetingButtons(language) };
     const option = language === 'es' ? `${HANDOFF_OPTION} · Hablar con una persona` : `${HANDOFF_OPTION} · Talk to a person`;
-    return `${text}\n\n${option}`;
+    return { text: `${text}\n\n${option}` };
   }
 
   /** A bot message, only while the conversation is still with the bot (after handoff it never speaks). */
-  private async say(conversation: ConversationRow, text: string): Promise<void> {
+  private async say(conversation: ConversationRow, { text, buttons }: { text: string; buttons?: MenuButton[] }): Promise<void> {
     try {
       await this.messages.send(
-        { conversationId: conversation.id, tenantId: conversation.tenant_id, sender: BOT_SENDER, text: text.slice(0, 4000) },
+        {
+          conversationId: conversation.id,
+          tenantId: conversation.tenant_id,
+          sender: BOT_SENDER,
+          text: text.slice(0, 4000),
+          ...(buttons?.length ? { buttons } : {}),
+        },
         (row) => {
           if (row.status !== 'Transitory') {
             throw new AppException('illegal_transition', {
@@ -348,7 +394,12 @@ export class BotService {
   }
 
   /** The handoff: the machine's step to LiningUp on the entry line, with the line's poll and priority. */
-  private async queue(conversation: ConversationRow, reason: BotHandoffReason): Promise<ConversationRow | null> {
+  private async queue(
+    conversation: ConversationRow,
+    reason: BotHandoffReason,
+    /** A menu choice (a tapped submenu button): queued under its query type and submenu instead of the bot's. */
+    choice: { topicId: string; submenuId: string } | null = null,
+  ): Promise<ConversationRow | null> {
     const [found] = (await this.dataSource.query(
       `SELECT c.*, l.poll_id AS line_poll_id, COALESCE(r.priority, 0) AS line_priority
        FROM conversations c
@@ -364,8 +415,8 @@ export class BotService {
         row.id,
         {
           type: 'conversation.menuCompleted',
-          queryTypeId: BOT_QUERY_TYPE,
-          submenuId: reason,
+          queryTypeId: choice?.topicId ?? BOT_QUERY_TYPE,
+          submenuId: choice?.submenuId ?? reason,
           attentionLineId: row.entry_line_id!,
           // Messaging customers never see the widget's survey (see MESSAGING_QUERY_TYPE).
           pollId: row.channel === 'webchat' ? linePoll : null,

@@ -23,7 +23,7 @@ import { ChannelAdaptersService } from './channel-adapters.service';
 import { EmailInboundService } from './email-inbound.service';
 import { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
 import { isOptOutText } from './opt-out-words';
-import { applyCampaignReceipt, applyTemplateStatus, linkCampaignReply } from '../message-campaigns/campaign-inbound';
+import { applyCampaignReceipt, applyQualityUpdate, applyTemplateStatus, linkCampaignReply } from '../message-campaigns/campaign-inbound';
 
 // The media store's token and interface live in their own file so the email branch shares them without an import cycle.
 export { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
@@ -123,6 +123,9 @@ export class ChannelInboundProcessor implements OnModuleInit {
           case 'template-status':
             await applyTemplateStatus(this.dataSource, row, inbound);
             break;
+          case 'quality-update':
+            await applyQualityUpdate(this.dataSource, row, inbound);
+            break;
         }
       }
     } catch (error) {
@@ -187,6 +190,12 @@ export class ChannelInboundProcessor implements OnModuleInit {
     });
     let conversationId = stored?.conversationId;
     let message = stored;
+    if (inbound.button?.ack && adapter.acknowledgeButton) {
+      // The provider wants the tap answered at once (Telegram's spinner); a failure costs nothing but the spinner.
+      await adapter.acknowledgeButton(account, inbound.button.ack).catch((error: Error) => {
+        this.logger.warn(`button tap of a ${row.kind} contact not acknowledged: ${error.message}`);
+      });
+    }
     if (!stored) {
       const { attachments, notes } = await this.fetchMedia(row, adapter, account, inbound.media ?? []);
       const captions = (inbound.media ?? []).map((media) => media.caption?.trim()).filter(Boolean);
@@ -206,7 +215,11 @@ export class ChannelInboundProcessor implements OnModuleInit {
       message = taken.message;
     }
     // The line's bot answers first when it has one (issue 23); it queues the conversation itself when it hands off.
-    const withBot = await this.bot.takeTurn(row.tenant_id, conversationId!, message!);
+    const withBot = await this.bot.takeTurn(row.tenant_id, conversationId!, {
+      id: message!.id,
+      text: message!.text,
+      ...(inbound.button ? { payload: inbound.button.payload } : {}),
+    });
     if (withBot === 'no-bot') await this.queueFromMenu(conversationId!, row);
     if (isOptOutText(inbound.text)) await this.recordOptOut(row, inbound.contact.externalId, 'stop', inbound.at);
   }

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { MessagesService, type NewAttachment } from '../conversations/messages.service';
 import { ConversationIntakeService } from '../intake/conversation-intake.service';
 import { MailBlacklistService } from '../mail-blacklist/mail-blacklist.service';
+import { linkEmailCampaignReply } from '../message-campaigns/email-campaigns';
 import type { ChannelAccountRow } from './channel-account.row';
 import { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
 
@@ -116,6 +117,8 @@ export class EmailInboundService {
           lineId: row.attention_line_id,
         });
     await this.linkEmail(row, mail.messageId, taken.conversationId);
+    // A reply to an email campaign's mail (issue 21): the recipient is linked to this conversation.
+    await linkEmailCampaignReply(this.dataSource, row, mail, taken.conversationId);
     return { conversationId: taken.conversationId };
   }
 

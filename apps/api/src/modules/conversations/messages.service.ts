@@ -32,6 +32,8 @@ export interface NewMessage {
   attachments?: NewAttachment[];
   /** A template message (outside a reply window): what the worker sends instead of the text, which is its rendered body. */
   template?: StoredTemplate;
+  /** Reply buttons the worker sends with the text where the channel has them (the bot's menu, issue 23): messages.buttons. */
+  buttons?: { payload: string; title: string }[];
   /**
    * Checks run under the conversation's row lock, after `guard`, before anything is stored (an
    * agent's message to a messaging channel: opt-out and reply window). Throwing stores nothing.
@@ -132,7 +134,7 @@ export class MessagesService {
     }
     // A customer's message also asks the worker to score it, in the same outbox write (messageEffects).
     // Attachments are rows of their own: only the transaction of the locked path writes them with the message.
-    const alone = input.sender.kind === 'customer' && !input.attachments?.length && !input.beforeStore;
+    const alone = input.sender.kind === 'customer' && !input.attachments?.length && !input.beforeStore && !input.buttons?.length;
     return (alone ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
   }
 
@@ -299,9 +301,9 @@ export class MessagesService {
       const outbound = input.sender.kind !== 'customer' && conversation.channel !== 'webchat' && Boolean(conversation.channel_account_id);
       const [row] = (await manager.query(
         `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id,
-           channel, channel_account_id, external_id, created_at, delivery_status, delivery_updated_at, template)
+           channel, channel_account_id, external_id, created_at, delivery_status, delivery_updated_at, template, buttons)
          VALUES ($1, $2, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), $3, $4, $5, $6, $7, $8, $9, $10,
-           $11::text, CASE WHEN $11::text IS NULL THEN NULL ELSE now() END, $12::jsonb)
+           $11::text, CASE WHEN $11::text IS NULL THEN NULL ELSE now() END, $12::jsonb, $13::jsonb)
          RETURNING *`,
         [
           input.conversationId,
@@ -316,6 +318,7 @@ export class MessagesService {
           sentAt(input.at),
           outbound ? 'pending' : null,
           input.template ? JSON.stringify(input.template) : null,
+          input.buttons?.length ? JSON.stringify(input.buttons) : null,
         ],
       )) as MessageRow[];
       row.attachments = input.attachments?.length

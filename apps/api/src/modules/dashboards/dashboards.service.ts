@@ -270,6 +270,7 @@ export class DashboardsService {
       if (filter.channel) for (const key of keys) if (key !== filter.channel) keys.delete(key);
       const episodesBy = groupBy(episodes, (episode) => episode.channel);
       const waitingBy = groupBy(waiting, (contact) => contact.channel);
+      const ivrAbandons = await this.ivrAbandons(tenantId, window, filter, keys);
       return [...keys].map((key) => {
         const status = summarizeWaiting(waitingBy.get(key) ?? []);
         return {
@@ -278,6 +279,7 @@ export class DashboardsService {
           ...queueFigures(episodesBy.get(key) ?? [], settings),
           waitingNow: status.length,
           longestWaitNowMs: status.longestWaitMs,
+          ...(key === 'phone' && ivrAbandons !== null ? { abandonedInIvr: ivrAbandons } : {}),
         };
       });
     }
@@ -314,6 +316,21 @@ export class DashboardsService {
       });
     }
     return rows;
+  }
+
+  /**
+   * Inbound calls whose caller hung up in the IVR within the window (voice_calls, issue 22): they
+   * never reached a queue, so the log's queue episodes do not hold them. Null when the phone row is
+   * not shown or a line, campaign or agent filter is set (an IVR abandon has no line or agent).
+   */
+  private async ivrAbandons(tenantId: string, window: { from: number; to: number }, filter: FigureFilter, keys: Set<string>) {
+    if (!keys.has('phone') || filter.lineIds || filter.agentIds || filter.staffIds) return null;
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM voice_calls
+        WHERE client_id = $1 AND abandon_stage = 'ivr' AND ended_at >= to_timestamp($2::bigint / 1000.0) AND ended_at < to_timestamp($3::bigint / 1000.0)`,
+      [tenantId, window.from, window.to],
+    )) as { count: number }[];
+    return row.count;
   }
 
   async agents(tenantId: string, query: DashboardQuery): Promise<AgentServiceRow[]> {

@@ -9,6 +9,11 @@ import { HealthService } from './health.service';
 export class HealthReportDto implements HealthReport {
   @ApiProperty({ enum: ['up', 'down'] }) database!: 'up' | 'down';
   @ApiProperty({ enum: ['up', 'down'] }) redis!: 'up' | 'down';
+  @ApiProperty({
+    enum: ['connected', 'notConnected'],
+    description: "The phone channel: a worker's voice server is running and reaches rtpengine",
+  })
+  voice!: 'connected' | 'notConnected';
 }
 
 @ApiTags('health')

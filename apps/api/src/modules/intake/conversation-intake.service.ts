@@ -29,7 +29,11 @@ export interface IntakeChannel {
   channelAccountId: string;
 }
 
-export interface OpenOrFindInput extends IntakeChannel {
+/** Channels that open conversations without messages: the phone (issue 22: a caller is a contact on the phone channel). */
+export const VOICE_INTAKE_CHANNELS = ['phone'] as const;
+
+export interface OpenOrFindInput extends Omit<IntakeChannel, 'channel'> {
+  channel: ChannelKind | (typeof VOICE_INTAKE_CHANNELS)[number];
   contact: IntakeContact;
   /** The attention line a new conversation enters by. */
   lineId: string;
@@ -94,7 +98,7 @@ export class ConversationIntakeService {
 
   /** The contact's open conversation, or a new one (Transitory, on `lineId`) when they have none. */
   async openOrFind(input: OpenOrFindInput): Promise<IntakeConversation> {
-    checkChannel(input);
+    checkChannel(input, true);
     const contact = checkContact(input.contact);
     // The hot path: a known contact writing again, one read.
     const [found] = (await this.dataSource.query(
@@ -219,12 +223,14 @@ export class ConversationIntakeService {
 
 const invalid = (field: string, message: string) => new AppException('validation', { message, data: { fields: { [field]: [message] } } });
 
-function checkKind(channel: string): void {
-  if (!Object.hasOwn(CHANNEL_KINDS, channel)) throw invalid('channel', `channel must be one of ${Object.keys(CHANNEL_KINDS).join(', ')}`);
+function checkKind(channel: string, voice = false): void {
+  if (Object.hasOwn(CHANNEL_KINDS, channel) || (voice && (VOICE_INTAKE_CHANNELS as readonly string[]).includes(channel))) return;
+  throw invalid('channel', `channel must be one of ${Object.keys(CHANNEL_KINDS).join(', ')}`);
 }
 
-function checkChannel(input: IntakeChannel): void {
-  checkKind(input.channel);
+/** `voice`: the phone is accepted too (openOrFind only: a call carries no message to append). */
+function checkChannel(input: Omit<IntakeChannel, 'channel'> & { channel: string }, voice = false): void {
+  checkKind(input.channel, voice);
   const account = input.channelAccountId;
   if (typeof account !== 'string' || !account.trim() || account.length > ID_LIMITS.channelAccountId) {
     throw invalid('channelAccountId', `channelAccountId must have 1 to ${ID_LIMITS.channelAccountId} characters`);

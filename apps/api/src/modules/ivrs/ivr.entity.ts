@@ -1,5 +1,6 @@
-import type { IvrTree } from '@centralita/contracts';
+import type { IvrTree, Language } from '@centralita/contracts';
 import {
+  Check,
   Column,
   CreateDateColumn,
   DeleteDateColumn,
@@ -17,6 +18,7 @@ import { Client } from '../tenancy/client.entity';
  * with a version number bumped by every apply.
  */
 @Entity({ name: 'ivrs' })
+@Check('ck_ivrs_language', `"language" IN ('es', 'en', 'el', 'it', 'sr', 'de', 'ru')`)
 export class Ivr {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_ivrs' })
   id!: string;
@@ -43,6 +45,21 @@ export class Ivr {
 
   @Column({ name: 'published_tree', type: 'jsonb', nullable: true })
   publishedTree!: IvrTree | null;
+
+  /** Language the text prompts are spoken in (espeak-ng voice at publish). */
+  @Column({ type: 'varchar', length: 2, default: 'es' })
+  language!: Language;
+
+  /** The draft as it was published (the published tree adds the rendered prompts' file ids). */
+  @Column({ name: 'published_source_tree', type: 'jsonb', nullable: true })
+  publishedSourceTree!: IvrTree | null;
+
+  @Column({ name: 'published_language', type: 'varchar', length: 2, nullable: true })
+  publishedLanguage!: Language | null;
+
+  /** Whether the last publish rendered every text prompt; null when none needed it or nothing is published. */
+  @Column({ name: 'prompts_rendered', type: 'boolean', nullable: true })
+  promptsRendered!: boolean | null;
 
   @Column({ name: 'published_version', type: 'integer', default: 0 })
   publishedVersion!: number;

@@ -2,6 +2,8 @@ import {
   IVR_DESTINATION_TYPES,
   IVR_DIGITS,
   IVR_LIMITS,
+  IVR_PROMPT_UPLOAD,
+  LANGUAGES,
   PERMISSIONS,
   type IvrDestinationOptions,
   type IvrDetail,
@@ -10,8 +12,25 @@ import {
   type OptionItem,
   type Page,
 } from '@centralita/contracts';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { pipeline } from 'node:stream/promises';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ApiEnvelope, ApiErrors } from '../../common/api-envelope.decorator';
@@ -19,7 +38,11 @@ import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { PagedQueryDto } from '../admin/paged-query.dto';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import type { UploadedAudio } from './ivr-prompts.service';
 import { IvrsService } from './ivrs.service';
+
+/** The multipart parser stops one byte over the limit, so the service still names the limit. */
+const PROMPT_UPLOAD = FileInterceptor('file', { limits: { fileSize: IVR_PROMPT_UPLOAD.maxBytes + 1, files: 1, fields: 2, parts: 3 } });
 
 /** Types only; validateIvr() / validateIvrTree() (shared with the console) hold the rules. */
 export class IvrInputDto implements Partial<IvrInput> {
@@ -27,6 +50,10 @@ export class IvrInputDto implements Partial<IvrInput> {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: IVR_LIMITS.descriptionMax }) @IsOptional() @IsString() description?:
     string | null;
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() active?: boolean;
+  @ApiPropertyOptional({ enum: LANGUAGES, description: "Language of the spoken prompts; default the tenant's" })
+  @IsOptional()
+  @IsString()
+  language?: (typeof LANGUAGES)[number];
 }
 
 class IvrDestinationDto {
@@ -55,6 +82,14 @@ class IvrNodeDto {
   @IsString()
   promptText?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() promptAudioUrl?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'A recorded prompt uploaded with POST /api/ivrs/{id}/prompt-audio (played instead of the text)',
+  })
+  @IsOptional()
+  @IsString()
+  promptAudioFileId?: string | null;
   @ApiPropertyOptional({ minimum: IVR_LIMITS.timeoutMin, maximum: IVR_LIMITS.timeoutMax, default: 5 })
   @IsOptional()
   @IsInt()
@@ -98,6 +133,12 @@ class IvrSummaryDto extends IvrInputDto {
   @ApiProperty({ description: '0 until the first apply' }) publishedVersion!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) publishedAt!: string | null;
   @ApiProperty() hasUnpublishedChanges!: boolean;
+  @ApiProperty({
+    type: Boolean,
+    nullable: true,
+    description: 'false: the last publish could not render the text prompts (espeak-ng or sox missing)',
+  })
+  promptsRendered!: boolean | null;
   @ApiProperty() nodeCount!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
@@ -200,6 +241,44 @@ export class IvrsController {
   @ApiErrors(400, 401, 403, 404)
   apply(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<IvrDetail> {
     return this.ivrs.apply(principal, id);
+  }
+
+  @Post(':id/prompt-audio')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.ivrsManage)
+  @UseInterceptors(PROMPT_UPLOAD)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
+  @ApiOperation({
+    summary: `Uploads a recorded prompt (wav, mp3 or ogg, at most ${IVR_PROMPT_UPLOAD.maxBytes / (1024 * 1024)} MB), converted to 8 kHz mono 16-bit WAV; answers its fileId for a node's promptAudioFileId`,
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 413)
+  uploadPrompt(
+    @Param('id', ParseUuidPipe) id: string,
+    @UploadedFile() file: UploadedAudio | undefined,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ fileId: string; seconds: number }> {
+    return this.ivrs.uploadPrompt(principal, id, file);
+  }
+
+  @Get(':id/prompt-audio/:fileId')
+  @RequirePermission(PERMISSIONS.ivrsManage)
+  @ApiOperation({ summary: 'Plays a prompt file of the tenant (uploaded or rendered) as audio/wav' })
+  @ApiErrors(400, 401, 403, 404)
+  async promptAudio(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('fileId', ParseUuidPipe) fileId: string,
+    @CurrentPrincipal() principal: Principal,
+    @Res() res: Response,
+  ): Promise<void> {
+    const file = await this.ivrs.promptFile(principal, id, fileId);
+    res.status(200);
+    res.setHeader('Content-Type', 'audio/wav');
+    res.setHeader('Content-Length', String(file.byteSize));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    await pipeline(file.stream, res);
   }
 
   @Post(':id/copy')

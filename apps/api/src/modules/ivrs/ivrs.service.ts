@@ -1,4 +1,6 @@
 import {
+  DEFAULT_LANGUAGE,
+  LANGUAGES,
   describeIvrIssue,
   validateIvr,
   type IvrDestinationOptions,
@@ -7,6 +9,7 @@ import {
   type IvrIssue,
   type IvrSummary,
   type IvrTree,
+  type Language,
   type OptionItem,
   type Page,
   type PagedQuery,
@@ -32,6 +35,7 @@ import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { User } from '../users/user.entity';
 import { Ivr } from './ivr.entity';
+import { IvrPromptsService, type UploadedAudio } from './ivr-prompts.service';
 
 const AUDIT_TYPE = 'ivr';
 
@@ -41,9 +45,14 @@ export function toIvrSummary(ivr: Ivr): IvrSummary {
     name: ivr.name,
     description: ivr.description,
     active: ivr.active,
+    language: ivr.language,
     publishedVersion: ivr.publishedVersion,
     publishedAt: ivr.publishedAt ? ivr.publishedAt.toISOString() : null,
-    hasUnpublishedChanges: !sameIvrTree(ivr.draftTree, ivr.publishedTree),
+    // The published tree adds rendered audio ids: compare the draft with what was published from.
+    hasUnpublishedChanges:
+      !sameIvrTree(ivr.draftTree, ivr.publishedSourceTree ?? ivr.publishedTree) ||
+      (ivr.publishedTree !== null && ivr.publishedLanguage !== null && ivr.publishedLanguage !== ivr.language),
+    promptsRendered: ivr.promptsRendered,
     nodeCount: ivr.draftTree?.nodes?.length ?? 0,
     createdAt: ivr.createdAt.toISOString(),
     updatedAt: ivr.updatedAt.toISOString(),
@@ -69,6 +78,7 @@ export class IvrsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly audit: AuditService,
     private readonly outgoing: OutgoingAddressPolicy,
+    private readonly prompts: IvrPromptsService,
   ) {}
 
   list(clientId: string, query: PagedQuery): Promise<Page<IvrSummary>> {
@@ -118,7 +128,7 @@ export class IvrsService {
   }
 
   async create(principal: Principal, body: Partial<IvrInput>): Promise<IvrDetail> {
-    const input = this.checked(body);
+    const input = this.checked(body, await this.tenantLanguage(principal.clientId));
     await this.assertNameFree(principal.clientId, input.name, null);
     return this.dataSource.transaction(async (manager) => {
       const repo = manager.getRepository(Ivr);
@@ -133,7 +143,7 @@ export class IvrsService {
 
   async update(principal: Principal, id: string, body: Partial<IvrInput>): Promise<IvrDetail> {
     const current = await this.find(principal.clientId, id);
-    const input = this.checked(body);
+    const input = this.checked(body, current.language);
     await this.assertNameFree(principal.clientId, input.name, id);
     return this.change(principal, current, 'update', (repo) => repo.update({ id }, input));
   }
@@ -146,19 +156,46 @@ export class IvrsService {
     return this.change(principal, current, 'update', (repo) => repo.update({ id }, { draftTree: tree }));
   }
 
-  /** Validates the draft and publishes it as the next version (what telephony reads). */
+  /**
+   * Validates the draft and publishes it as the next version (what telephony reads), with every
+   * text prompt that has no uploaded recording rendered to speech in the IVR's language. Without
+   * espeak-ng or sox it still publishes, with promptsRendered false.
+   */
   async apply(principal: Principal, id: string): Promise<IvrDetail> {
     const current = await this.find(principal.clientId, id);
     await this.assertTreeValid(principal.clientId, id, current.draftTree);
+    const { tree, rendered } = await this.prompts.renderTree(principal.clientId, current.language, current.draftTree);
     return this.change(principal, current, 'update', (repo) =>
-      repo.update({ id }, { publishedTree: current.draftTree, publishedVersion: current.publishedVersion + 1, publishedAt: new Date() }),
+      repo.update(
+        { id },
+        {
+          publishedTree: tree,
+          publishedSourceTree: current.draftTree,
+          publishedLanguage: current.language,
+          promptsRendered: rendered,
+          publishedVersion: current.publishedVersion + 1,
+          publishedAt: new Date(),
+        },
+      ),
     );
+  }
+
+  /** Stores a recorded prompt for this IVR's editor; the tree names it in a node's promptAudioFileId. */
+  async uploadPrompt(principal: Principal, id: string, file: UploadedAudio | undefined): Promise<{ fileId: string; seconds: number }> {
+    await this.find(principal.clientId, id);
+    return this.prompts.upload(principal.clientId, file);
+  }
+
+  /** A prompt file of the tenant (the editor's preview). */
+  async promptFile(principal: Principal, id: string, fileId: string) {
+    await this.find(principal.clientId, id);
+    return this.prompts.open(principal.clientId, fileId);
   }
 
   /** A new IVR with the source's draft tree under another name (unpublished until applied). */
   async copy(principal: Principal, id: string, name: string | undefined): Promise<IvrDetail> {
     const source = await this.find(principal.clientId, id);
-    const input = this.checked({ name, description: source.description, active: source.active });
+    const input = this.checked({ name, description: source.description, active: source.active }, source.language);
     await this.assertNameFree(principal.clientId, input.name, null);
     return this.dataSource.transaction(async (manager) => {
       const repo = manager.getRepository(Ivr);
@@ -186,6 +223,16 @@ export class IvrsService {
         messageKey: 'ivrInUse',
         params: { name: user.name },
         data: { usedBy: user.id },
+      });
+    const [number] = await this.dataSource.query(
+      `SELECT n.number, t.name FROM trunk_inbound_numbers n JOIN trunks t ON t.id = n.trunk_id WHERE n.ivr_id = $1 AND n.client_id = $2 LIMIT 1`,
+      [id, principal.clientId],
+    );
+    if (number)
+      throw new AppException('conflict', {
+        message: `The number ${number.number} of the trunk "${number.name}" sends calls to this IVR`,
+        messageKey: 'ivrHasNumbers',
+        params: { number: number.number, name: number.name },
       });
     await this.dataSource.transaction(async (manager) => {
       await manager.softDelete(Ivr, { id, clientId: principal.clientId });
@@ -216,6 +263,7 @@ export class IvrsService {
 
   private async assertTreeValid(clientId: string, id: string, tree: IvrTree): Promise<void> {
     const issues = validateIvrTree(tree, { ivrId: id });
+    issues.push(...(await this.prompts.fileIssues(clientId, tree)));
     // Prompt audio is fetched by whatever plays it: never from loopback, link-local or private networks.
     tree.nodes.forEach((node, index) => {
       const field = `tree.nodes.${index}.promptAudioUrl`;
@@ -275,14 +323,21 @@ export class IvrsService {
     }
   }
 
-  private checked(body: Partial<IvrInput>): IvrInput {
+  private checked(body: Partial<IvrInput>, defaultLanguage: Language): IvrInput {
     const input: IvrInput = {
       name: (body.name ?? '').trim(),
       description: body.description?.trim() || null,
       active: body.active ?? true,
+      language: (typeof body.language === 'string' && body.language.trim() ? body.language.trim() : defaultLanguage) as Language,
     };
     assertRules(validateIvr(input));
     return input;
+  }
+
+  /** New IVRs speak the tenant's language unless told otherwise. */
+  private async tenantLanguage(clientId: string): Promise<Language> {
+    const [row] = await this.dataSource.query(`SELECT language FROM clients WHERE id = $1`, [clientId]);
+    return (LANGUAGES as readonly string[]).includes(row?.language) ? (row.language as Language) : DEFAULT_LANGUAGE;
   }
 
   private async find(clientId: string, id: string): Promise<Ivr> {

@@ -33,6 +33,7 @@ describe('one way out for pushes', () => {
   it('lists only events that are not state', () => {
     expect([...EPHEMERAL_EVENTS].sort()).toEqual([
       'campaignQueue.updated',
+      'messageCampaign.board',
       'outbound.board',
       'queue.position',
       'queue.updated',

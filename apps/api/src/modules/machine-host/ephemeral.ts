@@ -14,6 +14,8 @@ import type { SocketEmit } from './outbox';
  *   sweep) pushes a fresh one, and the console reads it over REST when it (re)connects.
  * - `queue.position` (visitor): a waiting customer's position and estimate, derived the same way.
  * - `outbound.board` (staff): a dialer campaign's board, re-read and pushed after each change.
+ * - `messageCampaign.board` (staff): a message campaign's board, the same way (the worker's own
+ *   board pushes, after its sends, do go through the outbox: it has no relay).
  * - `video.signal` (staff and visitor): WebRTC offers, answers and candidates relayed between a
  *   call's two browsers, useless once the connection is made or the page reloaded (it renegotiates).
  * - `video.call` (staff and visitor): a hint that a call was joined, ended or its consent changed;
@@ -25,6 +27,7 @@ export const EPHEMERAL_EVENTS = [
   'campaignQueue.updated',
   'queue.position',
   'outbound.board',
+  'messageCampaign.board',
   'video.signal',
   'video.call',
 ] as const;

@@ -70,6 +70,19 @@ export interface AgentStepPlan {
 export type RequeueNotifier = (manager: EntityManager, conversation: ConversationRow) => Promise<OutboxEffect[]>;
 
 /**
+ * Run in the transaction of a step whose agent lets go of a conversation (closed, transferred,
+ * re-queued), with the row as it was: what hangs on the agent handling it ends with it (the video
+ * module ends a live call). Answers the effects to write with the step.
+ */
+export type ConversationReleaseHook = (manager: EntityManager, conversation: ConversationRow) => Promise<OutboxEffect[]>;
+/**
+ * Called in the step's transaction when a conversation leaves for good (Closed, or Inquest after a
+ * close), with the row as the step leaves it: what lives outside the conversation ends with it (the
+ * voice module hangs up a live call). Answers the effects to write with the step.
+ */
+export type ConversationCloseHook = (manager: EntityManager, conversation: ConversationRow) => Promise<OutboxEffect[]>;
+
+/**
  * Thrown inside a transaction run with `retry` to roll it back and run it again: the command found
  * it must lock a row it could only lock out of the global order (see MachineHostService.lockAgents).
  */
@@ -233,6 +246,20 @@ export class MachineHostService {
     private readonly relay: OutboxRelay,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
   ) {}
+
+  private readonly releaseHooks: ConversationReleaseHook[] = [];
+
+  /** Registers what ends when an agent lets go of a conversation (see ConversationReleaseHook). */
+  onConversationReleased(hook: ConversationReleaseHook): void {
+    this.releaseHooks.push(hook);
+  }
+
+  private readonly closeHooks: ConversationCloseHook[] = [];
+
+  /** Registers what ends when a conversation is closed (see ConversationCloseHook). */
+  onConversationClosed(hook: ConversationCloseHook): void {
+    this.closeHooks.push(hook);
+  }
 
   /** Registers what a re-queued customer is told (see requeueHeld); the host itself knows no channel. */
   onRequeued(notifier: RequeueNotifier): void {
@@ -949,6 +976,7 @@ export class MachineHostService {
         case 'releaseAgent': {
           // Same transaction, so the agent's load is exact the moment the conversation leaves them.
           const { agentId, conversationId, disposition } = intent.params;
+          for (const hook of this.releaseHooks) effects.push(...(await hook(manager, before)));
           const agent = agents.get(agentId);
           // Re-queued by the agent's own logout, in this transaction: nothing left to release.
           if (agent && !(agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds.includes(conversationId)) break;
@@ -981,12 +1009,18 @@ export class MachineHostService {
           break;
         // Pushed by the conversation.updated event every transition writes.
         case 'notifyAgent':
-        case 'startInquest':
         case 'notifyClosed':
+          break;
+        case 'startInquest':
+          // Closed by someone, the customer only answers the poll now.
+          for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
           break;
       }
     }
-    void after;
+    // Closed: once, whichever way (an Inquest ending reaches Closed again and is not a new close).
+    if (after.status === 'Closed' && before.status !== 'Closed' && before.status !== 'Inquest') {
+      for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
+    }
     return effects;
   }
 

@@ -1,5 +1,7 @@
 import type { InboundEvent } from '@centralita/channels';
+import { tierDailyLimit } from '@centralita/contracts';
 import type { ChannelAccountRow } from '../channels/channel-account.row';
+import { campaignBoardChanged } from './campaign-board-signal';
 
 type Db = { query: (sql: string, params?: unknown[]) => Promise<unknown> };
 
@@ -36,8 +38,8 @@ export async function applyCampaignReceipt(
          updated_at = now()
        WHERE r.tenant_id = $1 AND r.account_id = $2
          AND (r.provider_message_id = $3 OR ($4::uuid IS NOT NULL AND r.id = $4::uuid AND r.provider_message_id IS NULL))
-       RETURNING r.id)
-     SELECT id FROM moved`,
+       RETURNING r.id, r.campaign_id)
+     SELECT id, campaign_id FROM moved`,
     [
       account.tenant_id,
       account.id,
@@ -48,7 +50,8 @@ export async function applyCampaignReceipt(
       receipt.error?.code?.slice(0, 20) ?? null,
       receipt.error?.message?.slice(0, 500) ?? null,
     ],
-  )) as unknown[];
+  )) as { campaign_id: string }[];
+  campaignBoardChanged(...rows.map((row) => row.campaign_id));
   return rows.length > 0;
 }
 
@@ -64,8 +67,8 @@ export async function linkCampaignReply(
 ): Promise<void> {
   const phone = contactExternalId.replace(/\D/g, '');
   if (!phone || phone !== contactExternalId) return;
-  await db.query(
-    `UPDATE message_campaign_recipients r SET replied_at = COALESCE(r.replied_at, now()),
+  const linked = (await db.query(
+    `WITH linked AS (UPDATE message_campaign_recipients r SET replied_at = COALESCE(r.replied_at, now()),
        conversation_id = COALESCE(r.conversation_id, (
          SELECT c.id FROM conversations c JOIN contacts k ON k.id = c.contact_id
          WHERE k.tenant_id = $1::uuid AND k.channel_account_id = $2::text AND k.external_id = $3::text ORDER BY c.created_at DESC LIMIT 1)),
@@ -73,9 +76,10 @@ export async function linkCampaignReply(
      WHERE r.id = (
        SELECT q.id FROM message_campaign_recipients q
        WHERE q.tenant_id = $1::uuid AND q.account_id = $2::uuid AND q.phone IN ($3::text, '+' || $3::text) AND q.status IN ('sent', 'delivered', 'read')
-       ORDER BY q.sent_at DESC NULLS LAST LIMIT 1)`,
+       ORDER BY q.sent_at DESC NULLS LAST LIMIT 1) RETURNING r.campaign_id) SELECT campaign_id FROM linked`,
     [account.tenant_id, account.id, phone],
-  );
+  )) as { campaign_id: string }[];
+  campaignBoardChanged(...linked.map((row) => row.campaign_id));
 }
 
 /**
@@ -102,9 +106,49 @@ export async function applyTemplateStatus(
     ],
   )) as { id: string }[];
   if (!rows.length || !['PAUSED', 'DISABLED', 'REJECTED', 'PENDING_DELETION'].includes(update.status)) return;
-  await db.query(
-    `UPDATE message_campaigns SET status = 'paused', paused_reason = $2, paused_detail = $3, updated_at = now()
-     WHERE template_id = ANY($1::uuid[]) AND status = 'running'`,
+  const paused = (await db.query(
+    `WITH paused AS (UPDATE message_campaigns SET status = 'paused', paused_reason = $2, paused_detail = $3, idle_reason = NULL, idle_until = NULL,
+       resume_at = NULL, updated_at = now()
+     WHERE template_id = ANY($1::uuid[]) AND status = 'running' RETURNING id) SELECT id FROM paused`,
     [rows.map((row) => row.id), `template_${update.status.toLowerCase()}`.slice(0, 40), update.reason?.slice(0, 500) ?? null],
-  );
+  )) as { id: string }[];
+  campaignBoardChanged(...paused.map((row) => row.id));
+}
+
+/** Meta's quality events that pause the number's campaigns: the number was flagged, or its limit went down. */
+const PAUSING_QUALITY_EVENTS: Record<string, string> = { FLAGGED: 'quality_flagged', DOWNGRADE: 'quality_downgrade' };
+
+/**
+ * The number's quality or messaging limit moved (WhatsApp phone_number_quality_update). The new
+ * tier becomes the account's daily limit (setting `dailyLimit`, which the campaign run paces by;
+ * a tier without a number removes it). A flag or a downgrade pauses every running campaign of the
+ * account, saying why (`quality_flagged` / `quality_downgrade`, the tiers in the detail); a
+ * supervisor resumes them when the quality is back.
+ */
+export async function applyQualityUpdate(
+  db: Db,
+  account: Pick<ChannelAccountRow, 'id' | 'tenant_id'>,
+  update: { event: string; currentLimit?: string; oldLimit?: string },
+): Promise<void> {
+  const limit = tierDailyLimit(update.currentLimit);
+  if (update.currentLimit) {
+    await db.query(
+      `UPDATE channel_accounts SET settings = CASE WHEN $3::text IS NULL THEN COALESCE(settings, '{}'::jsonb) - 'dailyLimit'
+         ELSE jsonb_set(COALESCE(settings, '{}'::jsonb), '{dailyLimit}', to_jsonb($3::text)) END, updated_at = now()
+       WHERE id = $1 AND tenant_id = $2`,
+      [account.id, account.tenant_id, limit === null ? null : String(limit)],
+    );
+  }
+  const reason = PAUSING_QUALITY_EVENTS[update.event];
+  if (!reason) return;
+  const detail = [update.event, update.oldLimit ? `${update.oldLimit} → ${update.currentLimit ?? '?'}` : update.currentLimit]
+    .filter(Boolean)
+    .join(': ');
+  const paused = (await db.query(
+    `WITH paused AS (UPDATE message_campaigns SET status = 'paused', paused_reason = $3, paused_detail = $4, idle_reason = NULL, idle_until = NULL,
+       resume_at = NULL, updated_at = now()
+     WHERE tenant_id = $1 AND account_id = $2 AND status = 'running' RETURNING id) SELECT id FROM paused`,
+    [account.tenant_id, account.id, reason, detail.slice(0, 500)],
+  )) as { id: string }[];
+  campaignBoardChanged(...paused.map((row) => row.id));
 }

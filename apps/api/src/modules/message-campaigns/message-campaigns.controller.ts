@@ -1,12 +1,15 @@
 import { PERMISSIONS } from '@centralita/contracts';
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Req, StreamableFile } from '@nestjs/common';
+import type { Request } from 'express';
+import { TEMPLATE_MEDIA_LIMITS, TEMPLATE_SAMPLE_TYPES, type HeaderMediaInput } from '@centralita/contracts';
+import { readRawUpload } from '../../common/raw-upload';
 import { ApiBearerAuth, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsArray, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
 import { ApiErrors } from '../../common/api-envelope.decorator';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import type { ChannelTemplateInput, ParameterSourceInput, TemplateButtonInput } from '@centralita/contracts';
+import type { CallingWindowsInput, ChannelTemplateInput, ParameterSourceInput, TemplateButtonInput } from '@centralita/contracts';
 import { MessageCampaignsService } from './message-campaigns.service';
 
 const MANAGE = PERMISSIONS.outboundManage;
@@ -20,6 +23,10 @@ class ChannelTemplateDto {
   @IsOptional()
   @IsString()
   category?: ChannelTemplateInput['category'];
+  @ApiPropertyOptional({ enum: ['POSITIONAL', 'NAMED'], description: 'NAMED: {{first_name}} parameters; examples in order of first use' })
+  @IsOptional()
+  @IsString()
+  parameterFormat?: ChannelTemplateInput['parameterFormat'];
   @ApiPropertyOptional({ description: "{format:'TEXT', text, example} or {format:'IMAGE'|'VIDEO'|'DOCUMENT', handle}" })
   @IsOptional()
   header?: ChannelTemplateInput['header'];
@@ -31,6 +38,18 @@ class ChannelTemplateDto {
   @IsOptional()
   @IsArray()
   buttons?: TemplateButtonInput[];
+  // Email templates (an email account's; see email-campaigns.ts): subject, html and/or text, one example per {{n}}.
+  @ApiPropertyOptional({ description: 'Email templates: the subject ({{n}} parameters allowed)' })
+  @IsOptional()
+  @IsString()
+  subject?: string;
+  @ApiPropertyOptional({ description: 'Email templates: the HTML body' }) @IsOptional() @IsString() html?: string;
+  @ApiPropertyOptional({ description: 'Email templates: the plain-text body' }) @IsOptional() @IsString() text?: string;
+  @ApiPropertyOptional({ type: [String], description: 'Email templates: one example per parameter' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  examples?: string[];
 }
 
 class SyncDto {
@@ -44,6 +63,9 @@ class SampleValuesDto {
 
 class TestSendDto extends SampleValuesDto {
   @ApiPropertyOptional({ description: "One of the account's internal test numbers" }) @IsOptional() @IsString() to?: string;
+  @ApiPropertyOptional({ description: 'Media header templates: {link: https URL} or {id: uploaded media id}, fileName for documents' })
+  @IsOptional()
+  headerMedia?: HeaderMediaInput;
 }
 
 class MessageCampaignDto {
@@ -51,13 +73,35 @@ class MessageCampaignDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() accountId?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() templateId?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() phoneListId?: string;
+  @ApiPropertyOptional({ description: 'Email campaigns: the list column with the recipient addresses' })
+  @IsOptional()
+  @IsString()
+  addressColumn?: string;
   @ApiPropertyOptional({ description: "{header: [...], body: [...]} of {source:'name'|'phone'|'fixed', value?, fallback?}" })
   @IsOptional()
   parameterMapping?: { header?: ParameterSourceInput[]; body?: ParameterSourceInput[] };
+  @ApiPropertyOptional({ description: 'Media header templates: {link: https URL} or {id: uploaded media id}, fileName for documents' })
+  @IsOptional()
+  headerMedia?: HeaderMediaInput;
   @ApiPropertyOptional({ description: 'Messages per second (Meta: 80 per number by default)', minimum: 1, maximum: 1000 })
   @IsOptional()
   @IsInt()
   ratePerSecond?: number;
+  @ApiPropertyOptional({ description: 'ISO date-time: started before it, the campaign waits (scheduled) until then', nullable: true })
+  @IsOptional()
+  @IsString()
+  startsAt?: string | null;
+  @ApiPropertyOptional({ description: 'ISO date-time: the campaign finishes then, its unsent recipients skipped', nullable: true })
+  @IsOptional()
+  @IsString()
+  endsAt?: string | null;
+  @ApiPropertyOptional({
+    description: "The dialer's calling windows (weekday → [{from, to}] HH:MM, the recipient's local time); null = any hour",
+    nullable: true,
+    example: { mon: [{ from: '09:00', to: '21:00' }] },
+  })
+  @IsOptional()
+  callingWindows?: CallingWindowsInput | null;
 }
 
 class RecipientsQueryDto {
@@ -68,6 +112,12 @@ class RecipientsQueryDto {
 
 class TemplatesQueryDto {
   @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() accountId?: string;
+}
+
+class SampleQueryDto {
+  @ApiPropertyOptional({ format: 'uuid' }) @IsOptional() @IsString() accountId?: string;
+  @ApiPropertyOptional({ enum: ['IMAGE', 'VIDEO', 'DOCUMENT'] }) @IsOptional() @IsString() format?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() fileName?: string;
 }
 
 @ApiTags('message-campaigns')
@@ -90,6 +140,46 @@ export class MessageTemplatesController {
   @ApiErrors(401, 403)
   accounts(@CurrentPrincipal() principal: Principal) {
     return this.service.templateAccounts(principal);
+  }
+
+  @Get('test-numbers')
+  @RequirePermission(MANAGE)
+  @ApiOperation({ summary: "The account's internal numbers a template may be test sent to (setting testNumbers)" })
+  @ApiErrors(400, 401, 403, 404)
+  testNumbers(@CurrentPrincipal() principal: Principal, @Query() query: TemplatesQueryDto) {
+    return this.service.testNumbers(principal, query.accountId);
+  }
+
+  @Post('samples')
+  @RequirePermission(MANAGE)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: "A media header's sample (raw body, Content-Type the file's type): uploaded to Meta, answers the handle for header.handle",
+  })
+  @ApiErrors(400, 401, 403, 404, 413, 415, 503)
+  async sample(@CurrentPrincipal() principal: Principal, @Query() query: SampleQueryDto, @Req() req: Request) {
+    const limit =
+      TEMPLATE_MEDIA_LIMITS[query.format as keyof typeof TEMPLATE_MEDIA_LIMITS]?.maxBytes ?? TEMPLATE_MEDIA_LIMITS.IMAGE.maxBytes;
+    const bytes = await readRawUpload(req, limit, TEMPLATE_SAMPLE_TYPES);
+    const mimeType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    return this.service.uploadTemplateSample(principal, { ...query, mimeType, bytes });
+  }
+
+  @Post('header-media')
+  @RequirePermission(MANAGE)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary:
+      "A campaign's media header (raw body, Content-Type the file's type): checked against WhatsApp's limits, uploaded once, answers the id for headerMedia.id",
+  })
+  @ApiErrors(400, 401, 403, 404, 413, 415, 503)
+  async headerMedia(@CurrentPrincipal() principal: Principal, @Query() query: SampleQueryDto, @Req() req: Request) {
+    const limit =
+      TEMPLATE_MEDIA_LIMITS[query.format as keyof typeof TEMPLATE_MEDIA_LIMITS]?.maxBytes ?? TEMPLATE_MEDIA_LIMITS.IMAGE.maxBytes;
+    const types = [...new Set(Object.values(TEMPLATE_MEDIA_LIMITS).flatMap((one) => one.mimeTypes))];
+    const bytes = await readRawUpload(req, limit, types);
+    const mimeType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    return this.service.uploadHeaderMedia(principal, { ...query, mimeType, bytes });
   }
 
   @Get(':id')

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ChannelError } from '@centralita/channels';
+import { ChannelError, type TemplateSend } from '@centralita/channels';
 import { QUEUES, outboxJob } from '@centralita/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -10,14 +10,31 @@ import type { ChannelAccountRow } from '../channels/channel-account.row';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { jobEffect, writeOutbox } from '../machine-host/outbox';
 import { applyTemplateStatus } from './campaign-inbound';
+import { campaignBoardChanged } from './campaign-board-signal';
+import { saveSchedule, scheduleColumns, scheduleInstead, scheduleView } from './campaign-schedule';
 import {
-  componentText,
+  emailParameterCount,
+  insertEmailCampaign,
+  insertEmailRecipients,
+  insertEmailTemplate,
+  isEmailTemplate,
+  previewEmailTemplate,
+} from './email-campaigns';
+import {
+  headerMediaProblem,
   mappingProblem,
   metaComponents,
-  positionalPlaceholders,
+  parameterFormatOf,
   renderTemplate,
+  templateParameterNames,
+  templateSampleProblem,
+  TEMPLATE_MEDIA_LIMITS,
+  type HeaderMediaInput,
+  type TemplateMediaFormat,
   templateProblem,
   type ChannelTemplateInput,
+  type EmailTemplateInput,
+  type RenderedEmail,
   type ChannelTemplateView,
   type MessageCampaignInput,
   type MessageCampaignView,
@@ -44,6 +61,7 @@ const STATUSES: RecipientStatus[] = ['queued', 'sending', 'sent', 'delivered', '
 const invalid = (message: string) => new AppException('validation', { message });
 
 function templateView(row: TemplateRow): ChannelTemplateView {
+  const parameters = templateParameterNames(row.components);
   return {
     id: row.id,
     accountId: row.account_id,
@@ -54,8 +72,12 @@ function templateView(row: TemplateRow): ChannelTemplateView {
     status: row.status,
     reason: row.reason,
     providerTemplateId: row.provider_template_id,
-    headerParameterCount: positionalPlaceholders(componentText(row.components, 'HEADER')).count,
-    bodyParameterCount: positionalPlaceholders(componentText(row.components, 'BODY')).count,
+    headerParameterCount: parameters.header.length,
+    bodyParameterCount: isEmailTemplate(row) ? emailParameterCount(row.components) : parameters.body.length,
+    parameterFormat: parameters.format,
+    headerFormat: parameters.headerFormat,
+    headerParameters: parameters.header,
+    bodyParameters: parameters.body,
     submittedAt: row.submitted_at?.toISOString() ?? null,
     updatedAt: row.updated_at.toISOString(),
   };
@@ -83,7 +105,80 @@ export class MessageCampaignsService {
       `SELECT id, name, kind FROM channel_accounts WHERE tenant_id = $1 AND deleted_at IS NULL AND enabled ORDER BY name`,
       [principal.clientId],
     )) as { id: string; name: string; kind: string }[];
-    return rows.filter((row) => Boolean(this.adapters.usable(row.kind)?.createTemplate));
+    // Email accounts too: their templates need no provider (issue 21, email campaigns).
+    return rows.filter((row) => row.kind === 'email' || Boolean(this.adapters.usable(row.kind)?.createTemplate));
+  }
+
+  /** The internal numbers (setting testNumbers) a template of the account may be test sent to: the console's picker. */
+  async testNumbers(principal: Principal, accountId: string | undefined): Promise<string[]> {
+    const account = await this.accountRow(principal, accountId);
+    return internalNumbers(account.settings?.testNumbers);
+  }
+
+  /**
+   * A media header's sample for Meta's review: checked against WhatsApp's type and size limits and
+   * uploaded with the account's app (Resumable Upload API); answers the handle the template gives.
+   */
+  async uploadTemplateSample(
+    principal: Principal,
+    input: { accountId?: string; format?: string; fileName?: string; mimeType: string; bytes: Buffer },
+  ): Promise<{ handle: string; fileName: string; mimeType: string; size: number }> {
+    const problem = templateSampleProblem(String(input.format ?? ''), input.mimeType, input.bytes.length);
+    if (problem) throw invalid(problem);
+    const fileName = (input.fileName ?? '').trim() || 'sample';
+    if (fileName.length > 200 || /[\\/\u0000-\u001f]/.test(fileName))
+      throw invalid('fileName must be a plain file name of at most 200 characters');
+    const account = await this.accountRow(principal, input.accountId);
+    const adapter = this.adapters.usable(account.kind);
+    if (!adapter?.uploadTemplateSample) throw invalid(`${account.kind} accounts have no template samples`);
+    const mimeType = input.mimeType.split(';')[0].trim().toLowerCase();
+    try {
+      const handle = await adapter.uploadTemplateSample(this.adapters.toAdapterAccount(account), {
+        bytes: input.bytes,
+        mimeType,
+        fileName,
+      });
+      return { handle, fileName, mimeType, size: input.bytes.length };
+    } catch (error) {
+      if (error instanceof ChannelError && error.details.code === 'missing_settings') throw invalid(error.message);
+      throw providerRefusal(error);
+    }
+  }
+
+  /**
+   * A campaign's media header uploaded once to WhatsApp (POST /{phone-number-id}/media) after the
+   * type and size checks of its header format; answers the media id the campaign sends by
+   * (`headerMedia.id`). Meta keeps an uploaded medium 30 days.
+   */
+  async uploadHeaderMedia(
+    principal: Principal,
+    input: { accountId?: string; format?: string; fileName?: string; mimeType: string; bytes: Buffer },
+  ): Promise<{ id: string; fileName: string; mimeType: string; size: number }> {
+    const format = String(input.format ?? '') as TemplateMediaFormat;
+    const limits = TEMPLATE_MEDIA_LIMITS[format];
+    if (!limits) throw invalid('format must be IMAGE, VIDEO or DOCUMENT');
+    const mimeType = input.mimeType.split(';')[0].trim().toLowerCase();
+    if (!limits.mimeTypes.includes(mimeType)) throw invalid(`a ${format.toLowerCase()} header must be ${limits.mimeTypes.join(' or ')}`);
+    if (!input.bytes.length) throw invalid('the file is empty');
+    if (input.bytes.length > limits.maxBytes)
+      throw invalid(`a ${format.toLowerCase()} header is at most ${limits.maxBytes / 1024 / 1024} MB`);
+    const fileName = (input.fileName ?? '').trim() || 'header';
+    if (fileName.length > 200 || /[\\/\u0000-\u001f]/.test(fileName))
+      throw invalid('fileName must be a plain file name of at most 200 characters');
+    const account = await this.accountRow(principal, input.accountId);
+    const adapter = this.adapters.usable(account.kind);
+    if (!adapter?.uploadMedia) throw invalid(`${account.kind} accounts take no uploaded header media`);
+    try {
+      const id = await adapter.uploadMedia(this.adapters.toAdapterAccount(account), {
+        kind: format.toLowerCase() as 'image' | 'video' | 'document',
+        mimeType,
+        fileName,
+        bytes: input.bytes,
+      });
+      return { id, fileName, mimeType, size: input.bytes.length };
+    } catch (error) {
+      throw providerRefusal(error);
+    }
   }
 
   async listTemplates(principal: Principal, accountId?: string): Promise<ChannelTemplateView[]> {
@@ -101,6 +196,19 @@ export class MessageCampaignsService {
 
   /** Stores a draft (status DRAFT); submit sends it to the provider. */
   async createTemplate(principal: Principal, input: Partial<ChannelTemplateInput>): Promise<ChannelTemplateView> {
+    if (typeof input.accountId === 'string' && UUID.test(input.accountId)) {
+      const owner = await this.accountRow(principal, input.accountId);
+      if (owner.kind === 'email') {
+        return templateView(
+          (await insertEmailTemplate(
+            this.dataSource,
+            principal.clientId,
+            owner,
+            input as Partial<EmailTemplateInput>,
+          )) as unknown as TemplateRow,
+        );
+      }
+    }
     const problem = templateProblem(input);
     if (problem) throw invalid(problem);
     const account = await this.accountRow(principal, input.accountId);
@@ -124,6 +232,7 @@ export class MessageCampaignsService {
   /** Sends a draft (or a rejected template, corrected) to the account's WhatsApp Business account. */
   async submitTemplate(principal: Principal, id: string): Promise<ChannelTemplateView> {
     const row = await this.templateRow(principal, id);
+    if (isEmailTemplate(row)) throw new AppException('conflict', { message: 'An email template needs no review: it is usable once saved' });
     if (row.provider_template_id && row.status !== 'REJECTED') {
       throw new AppException('conflict', { message: `The template was already submitted (${row.status})` });
     }
@@ -136,6 +245,7 @@ export class MessageCampaignsService {
         name: row.name,
         language: row.language,
         category: row.category as ChannelTemplateInput['category'],
+        parameterFormat: parameterFormatOf(row.components),
         components: row.components,
       });
     } catch (error) {
@@ -177,8 +287,9 @@ export class MessageCampaignsService {
     principal: Principal,
     id: string,
     values: { header?: string[]; body?: string[] },
-  ): Promise<{ header: string | null; body: string; footer: string | null; buttons: string[] }> {
+  ): Promise<{ header: string | null; body: string; footer: string | null; buttons: string[] } | RenderedEmail> {
     const row = await this.templateRow(principal, id);
+    if (isEmailTemplate(row)) return previewEmailTemplate(row.components, values.body);
     return renderTemplate(row.components, values);
   }
 
@@ -221,11 +332,18 @@ export class MessageCampaignsService {
       templateId: row.template_id as string,
       templateName: row.template_name as string,
       phoneListId: row.phone_list_id as string,
-      parameterMapping: row.parameter_mapping as MessageCampaignView['parameterMapping'],
+      addressColumn: (row.address_column as string | null) ?? null,
+      parameterMapping: {
+        header: (row.parameter_mapping as MessageCampaignView['parameterMapping']).header ?? [],
+        body: (row.parameter_mapping as MessageCampaignView['parameterMapping']).body ?? [],
+      },
+      // A media header's image, video or document travels inside the mapping's JSON (no migration).
+      headerMedia: (row.parameter_mapping as { headerMedia?: HeaderMediaInput }).headerMedia ?? null,
       ratePerSecond: row.rate_per_second as number,
       status: row.status as MessageCampaignView['status'],
       pausedReason: row.paused_reason as string | null,
       pausedDetail: row.paused_detail as string | null,
+      ...scheduleView(row),
       startedAt: (row.started_at as Date | null)?.toISOString() ?? null,
       finishedAt: (row.finished_at as Date | null)?.toISOString() ?? null,
       counts: board,
@@ -247,9 +365,20 @@ export class MessageCampaignsService {
       principal.clientId,
     ])) as unknown[];
     if (!list) throw AppException.notFound();
+    if (account.kind === 'email' || isEmailTemplate(template)) {
+      // Email campaigns (email-campaigns.ts): the address column and the mapping checked there; the schedule as any campaign's.
+      const emailSchedule = scheduleColumns(input);
+      const emailCampaignId = await insertEmailCampaign(this.dataSource, principal.clientId, input, account, template);
+      await saveSchedule(this.dataSource, emailCampaignId, emailSchedule);
+      return this.getCampaign(principal, emailCampaignId);
+    }
     const view = templateView(template);
     const problem = mappingProblem(input.parameterMapping, { header: view.headerParameterCount, body: view.bodyParameterCount });
     if (problem) throw invalid(problem);
+    const mediaProblem = headerMediaProblem(view.headerFormat, input.headerMedia ?? null);
+    if (mediaProblem) throw invalid(mediaProblem);
+    const headerMedia = input.headerMedia ? cleanMedia(input.headerMedia) : undefined;
+    const schedule = scheduleColumns(input);
     const [row] = (await this.dataSource.query(
       `INSERT INTO message_campaigns (tenant_id, name, channel, account_id, template_id, phone_list_id, parameter_mapping, rate_per_second)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING id`,
@@ -260,10 +389,15 @@ export class MessageCampaignsService {
         account.id,
         template.id,
         input.phoneListId,
-        JSON.stringify({ header: input.parameterMapping?.header ?? [], body: input.parameterMapping?.body ?? [] }),
+        JSON.stringify({
+          header: input.parameterMapping?.header ?? [],
+          body: input.parameterMapping?.body ?? [],
+          ...(headerMedia ? { headerMedia } : {}),
+        }),
         rate,
       ],
     )) as { id: string }[];
+    await saveSchedule(this.dataSource, row!.id, schedule);
     return this.getCampaign(principal, row!.id);
   }
 
@@ -289,7 +423,13 @@ export class MessageCampaignsService {
           message: `The template is ${campaign.template_status}: only an approved template can be sent`,
         });
       }
-      if (campaign.status === 'draft') {
+      // A start time still ahead: the campaign waits for it (MessageCampaignTimerSweeper starts it then).
+      if (await scheduleInstead(manager, campaign)) return;
+      // Fired by its start time (or started early by hand): its recipients are written now, as a draft's.
+      if (campaign.status === 'scheduled') campaign.status = 'draft';
+      if (campaign.status === 'draft' && (campaign as { channel?: string }).channel === 'email') {
+        await insertEmailRecipients(manager, campaign as typeof campaign & { tenant_id: string; address_column: string });
+      } else if (campaign.status === 'draft') {
         await manager.query(
           `INSERT INTO message_campaign_recipients (tenant_id, campaign_id, account_id, seq, phone, name, status, skip_reason)
            SELECT $1::uuid, $2::uuid, $3::uuid, e.line, e.phone, e.name, CASE WHEN reason IS NULL THEN 'queued' ELSE 'skipped' END, reason
@@ -310,6 +450,7 @@ export class MessageCampaignsService {
       const generation = campaign.run_generation + 1;
       await manager.query(
         `UPDATE message_campaigns SET status = 'running', paused_reason = NULL, paused_detail = NULL, run_generation = $2,
+           idle_reason = NULL, idle_until = NULL, resume_at = NULL,
            started_at = COALESCE(started_at, now()), updated_at = now() WHERE id = $1`,
         [campaign.id, generation],
       );
@@ -325,6 +466,7 @@ export class MessageCampaignsService {
         ])),
       );
     });
+    campaignBoardChanged(id);
     return this.getCampaign(principal, id);
   }
 
@@ -334,12 +476,13 @@ export class MessageCampaignsService {
 
   /** Stops at once: the worker claims nothing more (its claim requires `running`); recipients left queued stay unsent. */
   async stopCampaign(principal: Principal, id: string): Promise<MessageCampaignView> {
-    return this.move(principal, id, 'stopped', ['draft', 'running', 'paused'], null);
+    return this.move(principal, id, 'stopped', ['draft', 'scheduled', 'running', 'paused'], null);
   }
 
   private async move(principal: Principal, id: string, to: string, from: string[], reason: string | null): Promise<MessageCampaignView> {
     const rows = (await this.dataSource.query(
       `WITH moved AS (UPDATE message_campaigns SET status = $3::text, paused_reason = $5, paused_detail = NULL,
+         idle_reason = NULL, idle_until = NULL, resume_at = NULL,
          finished_at = CASE WHEN $3::text = 'stopped' THEN now() ELSE finished_at END, updated_at = now()
        WHERE id = $1 AND tenant_id = $2 AND status = ANY($4::text[]) RETURNING id) SELECT id FROM moved`,
       [id, principal.clientId, to, from, reason],
@@ -348,6 +491,7 @@ export class MessageCampaignsService {
       const view = await this.getCampaign(principal, id);
       throw new AppException('conflict', { message: `The campaign is ${view.status}` });
     }
+    campaignBoardChanged(id);
     return this.getCampaign(principal, id);
   }
 
@@ -364,7 +508,7 @@ export class MessageCampaignsService {
     const page = Math.max(1, Number(query.page ?? 1) || 1);
     const pageSize = Math.min(500, Math.max(1, Number(query.pageSize ?? 50) || 50));
     const rows = (await this.dataSource.query(
-      `SELECT id, phone, name, status, skip_reason AS "skipReason", provider_message_id AS "providerMessageId", error_code AS "errorCode",
+      `SELECT id, phone, address, name, status, skip_reason AS "skipReason", provider_message_id AS "providerMessageId", error_code AS "errorCode",
          error_text AS "errorText", sent_at AS "sentAt", delivered_at AS "deliveredAt", read_at AS "readAt", replied_at AS "repliedAt",
          conversation_id AS "conversationId", count(*) OVER ()::int AS total
        FROM message_campaign_recipients WHERE campaign_id = $1 AND ($2::text IS NULL OR status = $2)
@@ -378,12 +522,13 @@ export class MessageCampaignsService {
   async exportCsv(principal: Principal, id: string): Promise<string> {
     const view = await this.getCampaign(principal, id);
     const rows = (await this.dataSource.query(
-      `SELECT phone, name, status, skip_reason, provider_message_id, error_code, error_text, sent_at, delivered_at, read_at, replied_at
+      `SELECT phone, address, name, status, skip_reason, provider_message_id, error_code, error_text, sent_at, delivered_at, read_at, replied_at
        FROM message_campaign_recipients WHERE campaign_id = $1 ORDER BY seq`,
       [view.id],
     )) as Record<string, unknown>[];
     const header = [
       'phone',
+      'address',
       'name',
       'status',
       'skip_reason',
@@ -412,7 +557,7 @@ export class MessageCampaignsService {
   async testSend(
     principal: Principal,
     id: string,
-    input: { to?: string; header?: string[]; body?: string[] },
+    input: { to?: string; header?: string[]; body?: string[]; headerMedia?: HeaderMediaInput | null },
   ): Promise<{
     rendered: ReturnType<typeof renderTemplate>;
     providerMessageId: string | null;
@@ -423,10 +568,7 @@ export class MessageCampaignsService {
       throw new AppException('conflict', { message: `The template is ${row.status}: only approved templates can be test sent` });
     const to = typeof input.to === 'string' ? input.to.trim() : '';
     const account = await this.accountRow(principal, row.account_id);
-    const internal = String(account.settings?.testNumbers ?? '')
-      .split(',')
-      .map((value) => value.replace(/\D/g, ''))
-      .filter(Boolean);
+    const internal = internalNumbers(account.settings?.testNumbers);
     if (!to || !internal.includes(to.replace(/\D/g, '')))
       throw invalid("to must be one of the account's internal test numbers (setting testNumbers)");
     const view = templateView(row);
@@ -439,13 +581,15 @@ export class MessageCampaignsService {
     ) {
       throw invalid(`Give ${view.headerParameterCount} header and ${view.bodyParameterCount} body values`);
     }
+    const mediaProblem = headerMediaProblem(view.headerFormat, input.headerMedia ?? null);
+    if (mediaProblem) throw invalid(mediaProblem);
     const rendered = renderTemplate(row.components, { header, body });
     const adapter = this.adapters.usable(account.kind);
     if (!adapter) throw invalid(`${account.kind} is not available`);
     try {
       const sent = await adapter.send(
         this.adapters.toAdapterAccount(account),
-        { to, template: { name: row.name, language: row.language, bodyParameters: body, headerParameters: header } },
+        { to, template: templateSend(row, view, { header, body }, input.headerMedia ?? null) },
         { idempotencyKey: `template-test.${randomBytes(8).toString('hex')}` },
       );
       return { rendered, providerMessageId: sent.providerMessageId, error: null };
@@ -473,6 +617,40 @@ export class MessageCampaignsService {
     if (!row) throw AppException.notFound();
     return row;
   }
+}
+
+/** The internal test numbers of an account's setting `testNumbers` (comma-separated), digits only. */
+function internalNumbers(setting: unknown): string[] {
+  return String(setting ?? '')
+    .split(',')
+    .map((value) => value.replace(/\D/g, ''))
+    .filter(Boolean);
+}
+
+function cleanMedia(media: HeaderMediaInput): HeaderMediaInput {
+  return {
+    ...(media.link ? { link: media.link.trim() } : {}),
+    ...(media.id ? { id: media.id.trim() } : {}),
+    ...(media.fileName ? { fileName: media.fileName.trim() } : {}),
+  };
+}
+
+/** What the adapter sends for a template: names for a NAMED one, the header's medium for a media header. */
+function templateSend(
+  template: { name: string; language: string },
+  view: Pick<ChannelTemplateView, 'parameterFormat' | 'headerFormat' | 'headerParameters' | 'bodyParameters'>,
+  values: { header: string[]; body: string[] },
+  headerMedia: HeaderMediaInput | null,
+): TemplateSend {
+  const media = view.headerFormat && view.headerFormat !== 'TEXT' && headerMedia ? cleanMedia(headerMedia) : null;
+  return {
+    name: template.name,
+    language: template.language,
+    bodyParameters: values.body,
+    headerParameters: media ? [] : values.header,
+    ...(view.parameterFormat === 'NAMED' ? { parameterNames: { header: view.headerParameters, body: view.bodyParameters } } : {}),
+    ...(media ? { headerMedia: { kind: view.headerFormat!.toLowerCase() as 'image' | 'video' | 'document', ...media } } : {}),
+  };
 }
 
 /** A provider's refusal as the API answers it: Meta's validation (code 100 etc.) as 400 with its text, an outage as 503. */

@@ -55,6 +55,10 @@ export class PhoneListEntryRow {
   /** Line of the source file, for support questions. */
   @Column({ type: 'integer' })
   line!: number;
+
+  /** The row's other columns by lower-cased header (email campaigns map them; migration 1763705600000). */
+  @Column({ type: 'jsonb', nullable: true })
+  fields!: Record<string, string> | null;
 }
 
 /** One spreadsheet upload: the file waits here for the worker, which fills status, progress and errors. */

@@ -194,7 +194,9 @@ export class ReportsService {
     for (const m of messages) if (m.sender_kind === 'agent') addAgent(m.user_name);
     addAgent((c.agent as string | null) ?? null);
     const senderName = (m: (typeof messages)[number]) =>
-      m.sender_kind === 'customer' ? customer : (m.user_name ?? (m.sender_kind === 'system' ? 'System' : (m.sender_id ?? m.sender_kind)));
+      m.sender_kind === 'customer'
+        ? customer
+        : (m.user_name ?? (m.sender_kind === 'system' ? 'System' : m.sender_kind === 'bot' ? 'Bot' : (m.sender_id ?? m.sender_kind)));
     return {
       id,
       channel: String(c.channel),
@@ -237,7 +239,7 @@ export class ReportsService {
     const actor = (t: ConversationDetail['transitions'][number]) =>
       (t.actorKind === 'agent' || t.actorKind === 'supervisor') && t.actor ? t.actor : valueLabel('actor', t.actorKind, language);
     const sender = (m: ConversationDetail['messages'][number]) =>
-      m.senderKind === 'system' ? valueLabel('actor', 'system', language) : m.sender;
+      m.senderKind === 'system' || m.senderKind === 'bot' ? valueLabel('actor', m.senderKind, language) : m.sender;
     if (format === 'csv') {
       const labels = DOWNLOAD_LABELS[language].detailCsv;
       const rows: string[][] = [[labels.time, labels.kind, labels.who, labels.text]];

@@ -21,6 +21,7 @@ import { isIllegalTransition, MachineHostService, type AgentStepPlan } from '../
 import type { VersionedWrite } from '../machine-host/versioned-write';
 import type { AgentRow, ConversationRow } from '../machine-host/views';
 import { emitEphemeral } from '../machine-host/ephemeral';
+import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import { RealtimeService } from '../realtime/realtime.service';
@@ -57,6 +58,20 @@ type Db = { query: (sql: string, parameters?: unknown[]) => Promise<any> }; // e
 const VIEW_VERSION_SQL = (key: string) =>
   `COALESCE((SELECT vv.version FROM realtime_view_versions vv WHERE vv.view_key = ${key}), 0)::text`;
 
+/**
+ * A channel whose conversations routing offers only under conditions of its own (issue 22: a phone
+ * conversation needs a voice server that can bridge the call and an agent who can talk). Registered
+ * by the channel's module; channels without a rule are offered as always.
+ */
+export interface ChannelOfferRule {
+  /** false: the channel's conversations are offered to nobody now (they keep waiting, chats behind them are served). */
+  offerable(): boolean;
+  /** Of the line's candidates with room, the ones who may take this conversation. */
+  eligible(manager: EntityManager, conversation: ConversationRow, candidates: AgentCandidate[]): Promise<AgentCandidate[]>;
+  /** Effects written with the assignment, in its transaction. */
+  assigned(manager: EntityManager, conversation: ConversationRow, agentId: string): Promise<OutboxEffect[]>;
+}
+
 interface LineRun {
   /** Set by a call that arrived during the run: go round once more. */
   again: boolean;
@@ -83,6 +98,8 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly publishing = new Map<string, { again: boolean }>();
   /** Campaign queue pushes in progress in this process, by campaign (see publishCampaignSoon). */
   private readonly publishingCampaigns = new Map<string, { again: boolean }>();
+  /** Conditions some channels put on being offered (see ChannelOfferRule), by channel code. */
+  private readonly channelRules = new Map<string, ChannelOfferRule>();
   /**
    * Agents' lines, looked up for many agents in one query when their presence changes come in a
    * burst (every presence change asks, see routeAgent): a lookup goes at once while one is free,
@@ -103,6 +120,12 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
   ) {}
+
+  /** Registers the offer conditions of a channel's conversations (one rule per channel). */
+  registerChannelRule(channel: string, rule: ChannelOfferRule): void {
+    if (this.channelRules.has(channel)) throw new Error(`channel ${channel} has two routing rules`);
+    this.channelRules.set(channel, rule);
+  }
 
   onModuleInit(): void {
     this.queues.handle(QUEUES.routing, (job) => this.onJob(job));
@@ -263,6 +286,8 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       const batch = await this.host.transaction(
         async (manager, outbox) => {
           await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
+          // Channels offered to nobody now stay out of the heads, so the chats behind them are served.
+          const withheld = [...this.channelRules].filter(([, rule]) => !rule.offerable()).map(([channel]) => channel);
           // The queue's heads, locked in id order (the lock order: a batch of customers' messages
           // locks conversations that way too, so locking them in queue order could deadlock with it;
           // measured at +0.2 ms a routing transaction), then served in queue order. One that left the
@@ -271,10 +296,11 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
             (await manager.query(
               `SELECT * FROM conversations
              WHERE id = ANY(ARRAY(SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp'
+                                    AND channel <> ALL($3::text[])
                                   ORDER BY priority DESC, queued_at, id LIMIT $2))
                AND attention_line_id = $1 AND status = 'LiningUp'
              ORDER BY id FOR UPDATE`,
-              [attentionLineId, ROUTING_BATCH],
+              [attentionLineId, ROUTING_BATCH, withheld],
             )) as ConversationRow[]
           ).sort(
             (x, y) =>
@@ -289,12 +315,29 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
           // together: a few statements for the batch instead of two per assignment.
           const steps: AssignmentSteps = { agents: [], conversations: [] };
           let count = 0;
+          // Conversations of a channel with a rule that nobody eligible can take now: passed over, not a stop.
+          let passed = 0;
           for (const head of heads) {
-            if (!(await this.assign(manager, outbox, head, candidates, policy, steps))) break;
+            const rule = this.channelRules.get(head.channel);
+            if (!rule) {
+              if (!(await this.assign(manager, outbox, head, candidates, policy, steps))) break;
+              count++;
+              continue;
+            }
+            const eligible = new Set((await rule.eligible(manager, head, candidates.list)).map((candidate) => candidate.agentId));
+            const agentId =
+              eligible.size === 0
+                ? null
+                : await this.assign(manager, outbox, head, candidates, policy, steps, (candidate) => eligible.has(candidate.agentId));
+            if (!agentId) {
+              passed++;
+              continue;
+            }
+            outbox.push(...(await writeOutbox(manager, await rule.assigned(manager, head, agentId))));
             count++;
           }
           outbox.push(...(await this.host.writeLockedSteps(manager, steps.agents, steps.conversations)));
-          return { assigned: count, more: count === heads.length && heads.length === ROUTING_BATCH };
+          return { assigned: count, more: count > 0 && count + passed === heads.length && heads.length === ROUTING_BATCH };
         },
         { retry: true },
       );
@@ -305,7 +348,8 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
 
   /**
    * Plans giving one waiting conversation to the best candidate with room (written with the rest
-   * of the batch), updating `candidates` with the agent's new load; false when nobody can take it.
+   * of the batch), updating `candidates` with the agent's new load; answers the agent, or null when
+   * nobody (of those `allowed`, when given) can take it.
    */
   private async assign(
     manager: EntityManager,
@@ -314,12 +358,13 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     candidates: Candidates,
     policy: RoutingPolicy,
     steps: AssignmentSteps,
-  ): Promise<boolean> {
+    allowed?: (candidate: AgentCandidate) => boolean,
+  ): Promise<string | null> {
     const conversationId = head.id;
     const { list, rows } = candidates;
     while (list.length > 0) {
-      const pick = selectAgent(list, policy);
-      if (!pick) return false;
+      const pick = selectAgent(allowed ? list.filter(allowed) : list, policy);
+      if (!pick) return null;
       const index = list.indexOf(pick);
       let agent: AgentStepPlan;
       try {
@@ -345,9 +390,9 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       const updated = routingCandidate(restore(agentPresenceMachine, agent.next.snapshot as never));
       if (updated) list[index] = updated;
       else list.splice(index, 1);
-      return true;
+      return pick.agentId;
     }
-    return false;
+    return null;
   }
 
   /**

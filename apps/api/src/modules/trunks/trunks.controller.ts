@@ -1,4 +1,13 @@
-import { PERMISSIONS, TRUNK_LIMITS, TRUNK_TRANSPORTS, type Page, type TrunkInput, type TrunkSummary } from '@centralita/contracts';
+import {
+  INBOUND_TARGET_TYPES,
+  PERMISSIONS,
+  TRUNK_LIMITS,
+  TRUNK_TRANSPORTS,
+  type InboundNumber,
+  type Page,
+  type TrunkInput,
+  type TrunkSummary,
+} from '@centralita/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
@@ -7,7 +16,31 @@ import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { PagedQueryDto } from '../admin/paged-query.dto';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { InboundNumbersService } from './inbound-numbers.service';
 import { TrunksService } from './trunks.service';
+
+/** Types only; validateInboundNumber() (shared with the console) holds the rules. */
+export class InboundNumberInputDto {
+  @ApiProperty({ description: 'E.164 called number (+34911234567); spaces and dashes are dropped' })
+  @IsOptional()
+  @IsString()
+  number?: string;
+  @ApiProperty({ enum: INBOUND_TARGET_TYPES }) @IsOptional() @IsString() targetType?: string;
+  @ApiProperty({ format: 'uuid', description: 'IVR id (ivr) or attention line id (line) of the tenant' })
+  @IsOptional()
+  @IsString()
+  targetId?: string;
+}
+
+class InboundNumberDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) trunkId!: string;
+  @ApiProperty({ example: '+34911234567' }) number!: string;
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' }) ivrId!: string | null;
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' }) attentionLineId!: string | null;
+  @ApiProperty({ type: String, nullable: true }) targetName!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
 
 /** Types only; validateTrunk() (shared with the console) holds the rules. */
 export class TrunkInputDto implements Partial<Omit<TrunkInput, 'port' | 'maxConcurrentCalls'>> {
@@ -53,7 +86,49 @@ class TrunkPageDto {
 @ApiBearerAuth()
 @Controller('trunks')
 export class TrunksController {
-  constructor(private readonly trunks: TrunksService) {}
+  constructor(
+    private readonly trunks: TrunksService,
+    private readonly numbers: InboundNumbersService,
+  ) {}
+
+  @Get(':id/numbers')
+  @RequirePermission(PERMISSIONS.ivrsManage)
+  @ApiOperation({ summary: "The called numbers this trunk answers, each sent to an IVR or a line; another tenant's trunk answers 404" })
+  @ApiEnvelope([InboundNumberDto])
+  @ApiErrors(400, 401, 403, 404)
+  listNumbers(@Param('id', ParseUuidPipe) id: string, @CurrentPrincipal() principal: Principal): Promise<InboundNumber[]> {
+    return this.numbers.list(principal.clientId, id);
+  }
+
+  @Post(':id/numbers')
+  @HttpCode(HttpStatus.OK)
+  @RequirePermission(PERMISSIONS.ivrsManage)
+  @ApiOperation({
+    summary:
+      'Adds an inbound number (E.164, unique across the platform) sent to an IVR or an attention line; 409 when it is taken ("this number is not available" when another organisation has it)',
+  })
+  @ApiEnvelope(InboundNumberDto)
+  @ApiErrors(400, 401, 403, 404, 409)
+  addNumber(
+    @Param('id', ParseUuidPipe) id: string,
+    @Body() body: InboundNumberInputDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<InboundNumber> {
+    return this.numbers.add(principal, id, body);
+  }
+
+  @Delete(':id/numbers/:numberId')
+  @RequirePermission(PERMISSIONS.ivrsManage)
+  @ApiOperation({ summary: 'Removes an inbound number from the trunk (calls to it are no longer answered)' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404)
+  removeNumber(
+    @Param('id', ParseUuidPipe) id: string,
+    @Param('numberId', ParseUuidPipe) numberId: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ deleted: true }> {
+    return this.numbers.remove(principal, id, numberId);
+  }
 
   @Get()
   @RequirePermission(PERMISSIONS.ivrsManage)

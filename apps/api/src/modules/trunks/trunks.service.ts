@@ -89,6 +89,8 @@ export class TrunksService {
     const current = await this.find(principal.clientId, id);
     await this.dataSource.transaction(async (manager) => {
       await manager.softDelete(Trunk, { id, clientId: principal.clientId });
+      // A deleted trunk answers no call: its numbers are freed for any trunk to take.
+      await manager.query(`DELETE FROM trunk_inbound_numbers WHERE trunk_id = $1 AND client_id = $2`, [id, principal.clientId]);
       await this.audit.record(
         principal,
         { entityType: AUDIT_TYPE, entityId: id, action: 'delete', before: toTrunkSummary(current), after: null },

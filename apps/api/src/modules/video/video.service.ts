@@ -17,8 +17,8 @@ import {
   type VideoLinkView,
   type VideoRecordingView,
 } from '@centralita/contracts';
-import { jobEffect, type FileStore } from '@centralita/contracts/server';
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { jobEffect, socketEffect, type FileStore } from '@centralita/contracts/server';
+import { HttpStatus, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -151,7 +151,7 @@ export function chunkDecision(
  * finalised by the worker (QUEUES.videoRecording).
  */
 @Injectable()
-export class VideoService {
+export class VideoService implements OnModuleInit {
   readonly urls: RecordingUrlSigner;
 
   constructor(
@@ -168,6 +168,62 @@ export class VideoService {
 
   private now(): Date {
     return new Date();
+  }
+
+  onModuleInit(): void {
+    this.host.onConversationReleased((manager, conversation) => this.endWithConversation(manager, conversation));
+  }
+
+  /**
+   * The agent let go of the conversation (closed, transferred, re-queued; run by the machine host
+   * in that step's transaction, the conversation locked): its call ends for both parties with it,
+   * so the customer's link and guest key stop working. The end, the history line and the late
+   * finalise of a recording leave through the step's outbox.
+   */
+  async endWithConversation(manager: EntityManager, conversation: ConversationRow): Promise<OutboxEffect[]> {
+    const ended = returned<CallRow>(
+      await manager.query(
+        `UPDATE video_calls SET status = 'ended', ended_at = now(), ended_by = 'conversation_closed'
+         WHERE conversation_id = $1 AND status <> 'ended' RETURNING *`,
+        [conversation.id],
+      ),
+    );
+    if (ended.length === 0) return [];
+    const effects: OutboxEffect[] = [];
+    for (const row of ended) {
+      if (row.started_at) {
+        const length = callLength(new Date(row.ended_at!).getTime() - new Date(row.started_at).getTime());
+        await this.history(manager, conversation, (texts) => texts.ended(length));
+      }
+      const event: VideoCallEvent = { callId: row.id, state: 'ended', endedBy: 'conversation_closed' };
+      effects.push(
+        socketEffect(
+          {
+            namespace: 'staff',
+            rooms: [videoRoom(row.id), roomName({ kind: 'agent', id: row.agent_id })],
+            event: 'video.call',
+            data: event,
+          },
+          { namespace: 'visitor', rooms: [videoRoom(row.id)], event: 'video.call', data: event },
+        ),
+      );
+    }
+    const recordings = (await manager.query(`SELECT id, tenant_id FROM video_recordings WHERE call_id = ANY($1) AND status = 'recording'`, [
+      ended.map((row) => row.id),
+    ])) as { id: string; tenant_id: string }[];
+    // As when a call ends: the agent's last chunk may still be on its way, so the worker starts later.
+    for (const recording of recordings) {
+      effects.push(
+        jobEffect(
+          outboxJob(
+            QUEUES.videoRecording,
+            { name: 'finalise', data: { tenantId: recording.tenant_id, recordingId: recording.id } },
+            { jobId: `video-recording.${recording.id}.late`, delayMs: 5_000 },
+          ),
+        ),
+      );
+    }
+    return effects;
   }
 
   /** The Active conversation the caller handles; another tenant's (or one they cannot see) is 404. */

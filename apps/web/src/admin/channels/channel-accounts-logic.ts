@@ -72,6 +72,7 @@ export const KNOWN_CREDENTIALS = [
   'appSecret',
   'appId',
   'wabaId',
+  'testNumbers',
   'businessAccountId',
   'phoneNumberId',
   'pageId',
@@ -103,6 +104,7 @@ export const KNOWN_CREDENTIALS = [
   'fromAddress',
   'fromName',
   'authServId',
+  'campaignPerMinute',
 ] as const;
 const KNOWN = new Set<string>(KNOWN_CREDENTIALS);
 

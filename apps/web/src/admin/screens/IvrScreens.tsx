@@ -13,6 +13,8 @@ import {
   IVR_DESTINATION_TYPES,
   IVR_DIGITS,
   IVR_LIMITS,
+  IVR_PROMPT_UPLOAD,
+  LANGUAGES,
   validateIvr,
   type AppRoute,
   type IvrDestination,
@@ -36,7 +38,8 @@ import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
-import { CheckInput, TextArea, TextInput } from '../fields';
+import { LANGUAGE_NAMES } from '../../i18n/languages';
+import { CheckInput, SelectInput, TextArea, TextInput } from '../fields';
 import { createTelephonyApi } from '../telephony/telephony-api';
 import {
   emptyNode,
@@ -99,6 +102,11 @@ export function IvrListPage({ route }: { route: AppRoute }) {
                 </span>
               )}
               {row.publishedVersion > 0 && row.hasUnpublishedChanges && <span className="chip">{t('telephony.ivrs.pending')}</span>}
+              {row.publishedVersion > 0 && row.promptsRendered === false && (
+                <span className="chip chip--warning" title={t('telephony.prompts.notRenderedHint')} data-testid="ivr-prompts-not-rendered">
+                  {t('telephony.prompts.notRenderedShort')}
+                </span>
+              )}
             </span>
           ),
         },
@@ -124,8 +132,8 @@ export function IvrListPage({ route }: { route: AppRoute }) {
   );
 }
 
-type IvrValues = { name: string; description: string; active: boolean };
-const EMPTY_IVR: IvrValues = { name: '', description: '', active: true };
+type IvrValues = { name: string; description: string; active: boolean; language: string };
+const EMPTY_IVR: IvrValues = { name: '', description: '', active: true, language: '' };
 
 /** /settings/submitivr: add (no id) or edit (?id=) an IVR's main fields. */
 export function IvrFormPage({ route }: { route: AppRoute }) {
@@ -147,9 +155,10 @@ export function IvrFormPage({ route }: { route: AppRoute }) {
       id={id}
       load={async (rowId) => {
         const row = await api.admin.get<IvrDetail>('ivrs', rowId);
-        return { name: row.name, description: row.description ?? '', active: row.active };
+        return { name: row.name, description: row.description ?? '', active: row.active, language: row.language };
       }}
-      toBody={(v) => ({ ...v, description: v.description.trim() || null })}
+      // No language chosen on a new IVR: the server gives it the organisation's.
+      toBody={(v) => ({ ...v, description: v.description.trim() || null, language: v.language || undefined })}
     >
       <TextInput
         id="ivr-name"
@@ -163,6 +172,17 @@ export function IvrFormPage({ route }: { route: AppRoute }) {
       <div className="admin-field admin-field--check">
         <CheckInput id="ivr-active" label={t('telephony.ivrs.activeLabel')} checked={values.active} onChange={set('active')} />
       </div>
+      <SelectInput
+        id="ivr-language"
+        label={t('telephony.ivrs.language')}
+        value={values.language}
+        options={LANGUAGES.map((code) => ({ value: code, label: LANGUAGE_NAMES[code] }))}
+        placeholder={t('telephony.ivrs.languageDefault')}
+        onChange={set('language')}
+        onBlur={blur('language')}
+        error={errorFor('language')}
+        hint={t('telephony.ivrs.languageHint')}
+      />
       <TextArea
         id="ivr-description"
         wide
@@ -315,6 +335,7 @@ function IvrTreeEditor({ route, id }: { route: AppRoute; id: string }) {
       setServerIssues([]);
       setAttempted(false);
       toast.success(kind === 'apply' ? t('telephony.tree.applied', { version: detail.publishedVersion }) : t('telephony.tree.saved'));
+      if (kind === 'apply' && detail.promptsRendered === false) toast.warn(t('telephony.prompts.notRendered'));
     } catch (e) {
       const list = isApiError(e) && e.code === 'validation' ? serverIvrIssues(e.data) : [];
       setServerIssues(list);
@@ -379,7 +400,9 @@ function IvrTreeEditor({ route, id }: { route: AppRoute; id: string }) {
     tree.nodes.findIndex((n) => n.id === selected),
   );
   const node = tree.nodes[nodeIndex];
-  const pending = JSON.stringify(tree) !== JSON.stringify(ivr.publishedTree);
+  // The published tree carries the rendered prompts' audio: the server says whether the saved draft
+  // differs from what was published, and local edits not yet saved are a change too.
+  const pending = dirty || ivr.hasUnpublishedChanges;
   const structure = structureOf(tree);
   const toTreeNodes = (list: StructureNode[]): TreeNode[] =>
     list.map((s) => ({ key: s.key, label: s.label, data: s.nodeId, children: toTreeNodes(s.children) }));
@@ -427,6 +450,14 @@ function IvrTreeEditor({ route, id }: { route: AppRoute; id: string }) {
               {pending ? t('telephony.tree.pending') : t('telephony.tree.upToDate')}
             </span>
             {!ivr.active && <span className="chip chip--muted">{formatActive(false, t)}</span>}
+            <span className="chip" data-testid="ivr-language">
+              <i className="pi pi-volume-up" aria-hidden="true" /> {LANGUAGE_NAMES[ivr.language] ?? ivr.language}
+            </span>
+            {ivr.publishedVersion > 0 && ivr.promptsRendered === false && (
+              <span className="chip chip--warning" data-testid="ivr-prompts-not-rendered" title={t('telephony.prompts.notRenderedHint')}>
+                <i className="pi pi-exclamation-triangle" aria-hidden="true" /> {t('telephony.prompts.notRendered')}
+              </span>
+            )}
           </span>
         }
         actions={
@@ -540,6 +571,13 @@ function IvrTreeEditor({ route, id }: { route: AppRoute; id: string }) {
                 placeholder="https://…/welcome.wav"
                 invalid={!!err('promptAudioUrl')}
                 onChange={(e) => edit((c) => updateNode(c, node.id, (n) => ({ ...n, promptAudioUrl: e.target.value || null })))}
+              />
+            </Field>
+            <Field id="ivr-node-recording" label={t('telephony.prompts.recording')} error={err('promptAudioFileId')} wide>
+              <PromptRecording
+                ivrId={id}
+                fileId={node.promptAudioFileId ?? null}
+                onChange={(fileId) => edit((c) => updateNode(c, node.id, (n) => ({ ...n, promptAudioFileId: fileId })))}
               />
             </Field>
             <Field
@@ -754,6 +792,104 @@ function Field(props: { id: string; label: string; error?: string | null; hint?:
           props.hint && <small className="field__hint">{props.hint}</small>
         )}
       </div>
+    </div>
+  );
+}
+
+/**
+ * A node's recorded prompt: upload (wav, mp3, ogg; the server converts it), listen, remove. The
+ * recording is played instead of the text; the draft names it until the tree is saved.
+ */
+function PromptRecording(props: { ivrId: string; fileId: string | null; onChange(fileId: string | null): void }) {
+  const { t } = useTranslation();
+  const telephony = useTelephonyApi();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [audioUrl, setAudioUrl] = useState<string | null>(null);
+  useEffect(() => {
+    setAudioUrl(null);
+    setError(null);
+  }, [props.fileId]);
+  useEffect(() => () => void (audioUrl && URL.revokeObjectURL(audioUrl)), [audioUrl]);
+
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    setError(null);
+    const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
+    if (!(IVR_PROMPT_UPLOAD.extensions as readonly string[]).includes(extension)) {
+      setError(t('telephony.prompts.wrongType', { name: file.name }));
+      return;
+    }
+    if (file.size > IVR_PROMPT_UPLOAD.maxBytes) {
+      setError(t('telephony.prompts.tooLarge', { name: file.name, mb: IVR_PROMPT_UPLOAD.maxBytes / (1024 * 1024) }));
+      return;
+    }
+    setBusy(true);
+    try {
+      const { fileId } = await telephony.uploadPrompt(props.ivrId, file);
+      props.onChange(fileId);
+    } catch (e) {
+      setError(describeError(e, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const listen = async () => {
+    if (!props.fileId) return;
+    try {
+      setAudioUrl(URL.createObjectURL(await telephony.promptAudio(props.ivrId, props.fileId)));
+    } catch (e) {
+      setError(describeError(e, t));
+    }
+  };
+
+  return (
+    <div className="ivr-recording" data-testid="ivr-recording">
+      {props.fileId ? (
+        <>
+          <span className="chip chip--success" data-testid="ivr-recording-set">
+            <i className="pi pi-microphone" aria-hidden="true" /> {t('telephony.prompts.recordingSet')}
+          </span>
+          {audioUrl ? (
+            <audio controls autoPlay src={audioUrl} data-testid="ivr-recording-player" />
+          ) : (
+            <Button type="button" icon="pi pi-play" label={t('telephony.prompts.listen')} text onClick={() => void listen()} />
+          )}
+          <Button
+            type="button"
+            icon="pi pi-times"
+            label={t('telephony.prompts.removeRecording')}
+            text
+            severity="danger"
+            onClick={() => props.onChange(null)}
+            data-testid="ivr-recording-remove"
+          />
+        </>
+      ) : (
+        <label className={cx('p-button p-button-outlined p-button-sm', busy && 'p-disabled')}>
+          <i className={busy ? 'pi pi-spin pi-spinner' : 'pi pi-upload'} aria-hidden="true" />
+          <span>{t('telephony.prompts.upload')}</span>
+          <input
+            type="file"
+            className="sr-only"
+            accept=".wav,.mp3,.ogg,audio/wav,audio/mpeg,audio/ogg"
+            disabled={busy}
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              void upload(file);
+            }}
+            data-testid="ivr-recording-input"
+          />
+        </label>
+      )}
+      {error ? (
+        <small className="field__error" data-testid="ivr-recording-error">
+          {error}
+        </small>
+      ) : (
+        <small className="field__hint">{t('telephony.prompts.recordingHint', { mb: IVR_PROMPT_UPLOAD.maxBytes / (1024 * 1024) })}</small>
+      )}
     </div>
   );
 }

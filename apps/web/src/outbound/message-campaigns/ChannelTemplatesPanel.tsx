@@ -11,7 +11,12 @@ import { useTranslation } from 'react-i18next';
 import {
   CHANNEL_TEMPLATE_CATEGORIES,
   metaComponents,
+  namedPlaceholders,
   positionalPlaceholders,
+  TEMPLATE_MEDIA_FORMATS,
+  TEMPLATE_MEDIA_LIMITS,
+  type ParameterFormat,
+  type TemplateMediaFormat,
   renderTemplate,
   templateProblem,
   type ChannelTemplateInput,
@@ -20,6 +25,8 @@ import {
 import { describeError } from '../../api/error-text';
 import { useServices } from '../../app/ServicesContext';
 import { createMessageCampaignsApi, type TemplateAccount } from './message-campaigns-api';
+import { TemplateTestSend } from './TemplateTestSend';
+import { EmailTemplateEditor } from './EmailTemplateEditor';
 import './message-campaigns.css';
 
 export const TEMPLATE_STATUS_SEVERITY: Record<string, 'success' | 'info' | 'warning' | 'danger' | undefined> = {
@@ -35,6 +42,11 @@ interface Draft {
   name: string;
   language: string;
   category: ChannelTemplateInput['category'];
+  parameterFormat: ParameterFormat;
+  /** NONE, TEXT, or a media header whose sample is uploaded to Meta first (its handle). */
+  headerFormat: 'NONE' | 'TEXT' | TemplateMediaFormat;
+  headerHandle: string;
+  headerFileName: string;
   header: string;
   headerExample: string;
   body: string;
@@ -47,6 +59,10 @@ const EMPTY: Draft = {
   name: '',
   language: 'es',
   category: 'UTILITY',
+  parameterFormat: 'POSITIONAL',
+  headerFormat: 'NONE',
+  headerHandle: '',
+  headerFileName: '',
   header: '',
   headerExample: '',
   body: '',
@@ -55,17 +71,28 @@ const EMPTY: Draft = {
   quickReply: '',
 };
 
+/** The parameters of a text as the editor labels their examples: names ({{first_name}}) or numbers. */
+export function draftParameters(text: string, format: ParameterFormat): string[] {
+  if (format === 'NAMED') return namedPlaceholders(text).names;
+  return Array.from({ length: positionalPlaceholders(text).count }, (_, index) => String(index + 1));
+}
+
 function toInput(accountId: string, draft: Draft): ChannelTemplateInput {
-  const headerCount = positionalPlaceholders(draft.header).count;
+  const headerCount = draftParameters(draft.header, draft.parameterFormat).length;
+  const header: ChannelTemplateInput['header'] =
+    draft.headerFormat === 'TEXT' && draft.header.trim()
+      ? { format: 'TEXT', text: draft.header.trim(), ...(headerCount ? { example: draft.headerExample } : {}) }
+      : draft.headerFormat !== 'NONE' && draft.headerFormat !== 'TEXT'
+        ? { format: draft.headerFormat, handle: draft.headerHandle }
+        : null;
   return {
     accountId,
     name: draft.name.trim(),
     language: draft.language.trim(),
     category: draft.category,
-    header: draft.header.trim()
-      ? { format: 'TEXT', text: draft.header.trim(), ...(headerCount ? { example: draft.headerExample } : {}) }
-      : null,
-    body: { text: draft.body, examples: draft.examples.slice(0, positionalPlaceholders(draft.body).count) },
+    parameterFormat: draft.parameterFormat,
+    header,
+    body: { text: draft.body, examples: draft.examples.slice(0, draftParameters(draft.body, draft.parameterFormat).length) },
     footer: draft.footer.trim() || null,
     buttons: draft.quickReply.trim() ? [{ type: 'QUICK_REPLY', text: draft.quickReply.trim() }] : [],
   };
@@ -115,8 +142,35 @@ export function ChannelTemplatesPanel() {
   const input = accountId ? toInput(accountId, draft) : null;
   const problem = input && (draft.name || draft.body) ? templateProblem(input) : null;
   const preview = input ? renderTemplate(metaComponents({ ...input, body: { ...input.body, examples: input.body.examples } }), {}) : null;
-  const bodyCount = positionalPlaceholders(draft.body).count;
-  const headerCount = positionalPlaceholders(draft.header).count;
+  const bodyParameters = draftParameters(draft.body, draft.parameterFormat);
+  const headerCount = draft.headerFormat === 'TEXT' ? draftParameters(draft.header, draft.parameterFormat).length : 0;
+  const [testing, setTesting] = useState<ChannelTemplateView | null>(null);
+  const [uploading, setUploading] = useState(false);
+
+  /** The chosen file goes to Meta at once (Resumable Upload API through the API); its handle is the header's sample. */
+  const uploadSample = async (file: File | undefined) => {
+    if (!file || !accountId || draft.headerFormat === 'NONE' || draft.headerFormat === 'TEXT') return;
+    const limits = TEMPLATE_MEDIA_LIMITS[draft.headerFormat];
+    if (!limits.mimeTypes.includes(file.type) || file.size > limits.maxBytes) {
+      setFailure(
+        t('messageCampaigns.templates.sampleRefused', {
+          types: limits.extensions.join(', '),
+          size: Math.round(limits.maxBytes / (1024 * 1024)),
+        }),
+      );
+      return;
+    }
+    setUploading(true);
+    try {
+      const uploaded = await api.uploadSample(accountId, draft.headerFormat, file);
+      setDraft((current) => ({ ...current, headerHandle: uploaded.handle, headerFileName: uploaded.fileName }));
+      setFailure(null);
+    } catch (error) {
+      setFailure(describeError(error, t));
+    } finally {
+      setUploading(false);
+    }
+  };
 
   const run = async (work: () => Promise<unknown>) => {
     setBusy(true);
@@ -159,7 +213,7 @@ export function ChannelTemplatesPanel() {
           icon="pi pi-sync"
           data-testid="tpl-sync"
           severity="secondary"
-          disabled={!accountId || busy}
+          disabled={!accountId || busy || accounts?.find((one) => one.id === accountId)?.kind === 'email'}
           onClick={() => void run(() => api.sync(accountId!))}
         />
       </header>
@@ -186,6 +240,22 @@ export function ChannelTemplatesPanel() {
         <Column
           header=""
           body={(row: ChannelTemplateView) =>
+            // Test send is WhatsApp's (an internal number); email templates have none.
+            row.category === 'EMAIL' ? null : (
+              <Button
+                label={t('messageCampaigns.testSend.open')}
+                icon="pi pi-mobile"
+                size="small"
+                text
+                data-testid={`tpl-test-${row.name}`}
+                onClick={() => setTesting(row)}
+              />
+            )
+          }
+        />
+        <Column
+          header=""
+          body={(row: ChannelTemplateView) =>
             row.status === 'DRAFT' || row.status === 'REJECTED' ? (
               <Button
                 label={t('messageCampaigns.templates.submit')}
@@ -199,7 +269,17 @@ export function ChannelTemplatesPanel() {
         />
       </DataTable>
 
-      <div className="mc-editor" data-testid="channel-template-editor">
+      {testing && accountId && <TemplateTestSend api={api} accountId={accountId} template={testing} onClose={() => setTesting(null)} />}
+
+      {/* An email account's templates: subject and body, no provider review (EmailTemplateEditor). */}
+      {accounts?.find((one) => one.id === accountId)?.kind === 'email' && accountId && (
+        <EmailTemplateEditor api={api} accountId={accountId} onSaved={() => void load()} />
+      )}
+      <div
+        className="mc-editor"
+        data-testid="channel-template-editor"
+        style={accounts?.find((one) => one.id === accountId)?.kind === 'email' ? { display: 'none' } : undefined}
+      >
         <div className="mc-editor__form">
           <h3>{t('messageCampaigns.templates.new')}</h3>
           <label>
@@ -226,9 +306,57 @@ export function ChannelTemplatesPanel() {
             </label>
           </div>
           <label>
-            {t('messageCampaigns.templates.header')}
-            <InputText value={draft.header} onChange={(event) => setDraft({ ...draft, header: event.target.value })} />
+            {t('messageCampaigns.templates.parameterFormat')}
+            <Dropdown
+              data-testid="tpl-parameter-format"
+              value={draft.parameterFormat}
+              options={(['POSITIONAL', 'NAMED'] as const).map((value) => ({
+                value,
+                label: t(`messageCampaigns.parameterFormats.${value}`),
+              }))}
+              onChange={(event) => setDraft({ ...draft, parameterFormat: event.value as ParameterFormat, examples: [], headerExample: '' })}
+            />
           </label>
+          <label>
+            {t('messageCampaigns.templates.headerFormat')}
+            <Dropdown
+              data-testid="tpl-header-format"
+              value={draft.headerFormat}
+              options={(['NONE', 'TEXT', ...TEMPLATE_MEDIA_FORMATS] as const).map((value) => ({
+                value,
+                label: t(`messageCampaigns.headerFormats.${value}`),
+              }))}
+              onChange={(event) =>
+                setDraft({ ...draft, headerFormat: event.value as Draft['headerFormat'], headerHandle: '', headerFileName: '' })
+              }
+            />
+          </label>
+          {draft.headerFormat === 'TEXT' && (
+            <label>
+              {t('messageCampaigns.templates.header')}
+              <InputText value={draft.header} onChange={(event) => setDraft({ ...draft, header: event.target.value })} />
+            </label>
+          )}
+          {draft.headerFormat !== 'NONE' && draft.headerFormat !== 'TEXT' && (
+            <label>
+              {t('messageCampaigns.templates.sample', {
+                types: TEMPLATE_MEDIA_LIMITS[draft.headerFormat].extensions.join(', '),
+                size: Math.round(TEMPLATE_MEDIA_LIMITS[draft.headerFormat].maxBytes / (1024 * 1024)),
+              })}
+              <input
+                type="file"
+                data-testid="tpl-sample"
+                accept={TEMPLATE_MEDIA_LIMITS[draft.headerFormat].mimeTypes.join(',')}
+                disabled={uploading || !accountId}
+                onChange={(event) => void uploadSample(event.target.files?.[0])}
+              />
+              {draft.headerHandle && (
+                <small className="mc-muted" data-testid="tpl-sample-ok">
+                  <i className="pi pi-check" /> {t('messageCampaigns.templates.sampleUploaded', { name: draft.headerFileName })}
+                </small>
+              )}
+            </label>
+          )}
           {headerCount > 0 && (
             <label>
               {t('messageCampaigns.templates.example', { n: 1 })}
@@ -244,11 +372,11 @@ export function ChannelTemplatesPanel() {
               onChange={(event) => setDraft({ ...draft, body: event.target.value })}
             />
           </label>
-          {Array.from({ length: bodyCount }, (_, index) => (
-            <label key={index}>
-              {t('messageCampaigns.templates.example', { n: index + 1 })}
+          {bodyParameters.map((parameter, index) => (
+            <label key={parameter}>
+              {t('messageCampaigns.templates.example', { n: parameter })}
               <InputText
-                data-testid={`tpl-example-${index + 1}`}
+                data-testid={`tpl-example-${parameter}`}
                 value={draft.examples[index] ?? ''}
                 onChange={(event) => {
                   const examples = [...draft.examples];
@@ -278,7 +406,18 @@ export function ChannelTemplatesPanel() {
         <div className="mc-preview" data-testid="channel-template-preview" aria-label={t('messageCampaigns.templates.preview')}>
           <h3>{t('messageCampaigns.templates.preview')}</h3>
           <div className="mc-bubble">
-            {preview?.header && <strong>{preview.header}</strong>}
+            {draft.headerFormat !== 'NONE' && draft.headerFormat !== 'TEXT' ? (
+              <span className="mc-bubble__media" data-testid="tpl-preview-media">
+                <i
+                  className={
+                    draft.headerFormat === 'IMAGE' ? 'pi pi-image' : draft.headerFormat === 'VIDEO' ? 'pi pi-video' : 'pi pi-file-pdf'
+                  }
+                />{' '}
+                {t(`messageCampaigns.headerFormats.${draft.headerFormat}`)}
+              </span>
+            ) : (
+              preview?.header && <strong>{preview.header}</strong>
+            )}
             <p>{preview?.body || t('messageCampaigns.templates.previewEmpty')}</p>
             {preview?.footer && <small className="mc-muted">{preview.footer}</small>}
             {preview?.buttons.map((label) => (

@@ -8,15 +8,25 @@ import { InputText } from 'primereact/inputtext';
 import { Message } from 'primereact/message';
 import { Tag } from 'primereact/tag';
 import { useTranslation } from 'react-i18next';
-import { PARAMETER_SOURCES, type ChannelTemplateView, type MessageCampaignView, type ParameterSourceInput } from '@centralita/contracts';
+import {
+  PARAMETER_SOURCES,
+  TEMPLATE_MEDIA_LIMITS,
+  type ChannelTemplateView,
+  type MessageCampaignView,
+  type ParameterSourceInput,
+  type TemplateMediaFormat,
+} from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
 import { useServices } from '../../app/ServicesContext';
 import { createMessageCampaignsApi, type TemplateAccount } from './message-campaigns-api';
+import { CampaignScheduleFields, CampaignScheduleNotice, EMPTY_SCHEDULE, scheduleInput, type ScheduleForm } from './CampaignSchedule';
+import { useLiveMessageCampaigns } from './useLiveMessageCampaigns';
+import { EmailCampaignFields } from './EmailCampaignFields';
 import './message-campaigns.css';
 
-const BOARD_REFRESH_MS = 2000;
 const STATUS_SEVERITY: Record<string, 'success' | 'info' | 'warning' | 'danger' | undefined> = {
   running: 'success',
+  scheduled: 'info',
   paused: 'warning',
   stopped: 'danger',
   finished: 'info',
@@ -31,6 +41,9 @@ interface Form {
   ratePerSecond: number;
   header: ParameterSourceInput[];
   body: ParameterSourceInput[];
+  /** A media header's public https link (image, video or document), or the id of a file uploaded to WhatsApp. */
+  mediaLink: string;
+  media: { id: string; fileName: string } | null;
 }
 
 /**
@@ -57,8 +70,14 @@ export function MessageCampaignsTab() {
     ratePerSecond: 20,
     header: [],
     body: [],
+    mediaLink: '',
+    media: null,
   });
   const [busy, setBusy] = useState(false);
+  const [schedule, setSchedule] = useState<ScheduleForm>(EMPTY_SCHEDULE);
+  // Email campaigns (issue 21): the list column with the addresses; the form's email part is EmailCampaignFields.
+  const [addressColumn, setAddressColumn] = useState<string | null>(null);
+  const emailAccount = accounts.find((one) => one.id === form.accountId)?.kind === 'email';
 
   const load = useCallback(async () => {
     try {
@@ -83,13 +102,9 @@ export function MessageCampaignsTab() {
     );
   }, [api, form.accountId, t]);
 
-  // The open board refreshes while its campaign can still change.
+  // The boards are live: pushed by the API on every change (useLiveMessageCampaigns).
   const open = campaigns?.find((campaign) => campaign.id === selected) ?? null;
-  useEffect(() => {
-    if (!open || open.status === 'stopped' || open.status === 'finished') return;
-    const timer = setInterval(() => void load(), BOARD_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [open, load]);
+  useLiveMessageCampaigns(setCampaigns, load);
 
   const template = templates.find((one) => one.id === form.templateId) ?? null;
   const chooseTemplate = (id: string) => {
@@ -97,6 +112,8 @@ export function MessageCampaignsTab() {
     setForm({
       ...form,
       templateId: id,
+      mediaLink: '',
+      media: null,
       header: Array.from({ length: chosen?.headerParameterCount ?? 0 }, () => ({ source: 'name' as const })),
       body: Array.from({ length: chosen?.bodyParameterCount ?? 0 }, () => ({ source: 'name' as const })),
     });
@@ -125,10 +142,13 @@ export function MessageCampaignsTab() {
       URL.revokeObjectURL(url);
     });
 
+  // Parameters are labelled by name for a NAMED template ({{first_name}}), by number otherwise.
   const mappingRow = (part: 'header' | 'body', index: number, source: ParameterSourceInput) => (
     <div className="mc-row" key={`${part}-${index}`}>
       <label>
-        {t(`messageCampaigns.form.${part}Parameter`, { n: index + 1 })}
+        {t(`messageCampaigns.form.${part}Parameter`, {
+          n: (part === 'header' ? template?.headerParameters : template?.bodyParameters)?.[index] ?? index + 1,
+        })}
         <Dropdown
           value={source.source}
           options={PARAMETER_SOURCES.map((value) => ({ value, label: t(`messageCampaigns.sources.${value}`) }))}
@@ -247,6 +267,7 @@ export function MessageCampaignsTab() {
             />
           </header>
           {open.pausedDetail && <Message severity="warn" text={open.pausedDetail} />}
+          <CampaignScheduleNotice campaign={open} />
           <div className="mc-board">
             {BOARD_STATUSES.map((status) => (
               <div className="mc-board__count" key={status} data-testid={`board-${status}`}>
@@ -274,11 +295,12 @@ export function MessageCampaignsTab() {
         <div className="mc-form">
           <label>
             {t('messageCampaigns.campaigns.name')}
-            <InputText value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} />
+            <InputText data-testid="campaign-name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} />
           </label>
           <label>
             {t('messageCampaigns.account')}
             <Dropdown
+              data-testid="campaign-account"
               value={form.accountId}
               options={accounts}
               optionLabel="name"
@@ -289,6 +311,7 @@ export function MessageCampaignsTab() {
           <label>
             {t('messageCampaigns.campaigns.template')}
             <Dropdown
+              data-testid="campaign-template"
               value={form.templateId}
               options={templates.map((one) => ({ value: one.id, label: `${one.name} (${one.language})` }))}
               emptyMessage={t('messageCampaigns.form.noApproved')}
@@ -298,29 +321,86 @@ export function MessageCampaignsTab() {
           <label>
             {t('messageCampaigns.form.phoneList')}
             <Dropdown
+              data-testid="campaign-list"
               value={form.phoneListId}
               options={lists.map((list) => ({ value: list.id, label: `${list.name} (${list.entryCount})` }))}
               onChange={(event) => setForm({ ...form, phoneListId: event.value as string })}
             />
           </label>
-          <label>
-            {t('messageCampaigns.form.rate')}
-            <InputNumber
-              value={form.ratePerSecond}
-              min={1}
-              max={1000}
-              onValueChange={(event) => setForm({ ...form, ratePerSecond: event.value ?? 20 })}
-            />
-          </label>
+          {/* An email campaign is paced by its account (setting campaignPerMinute), not by this field. */}
+          {!emailAccount && (
+            <label>
+              {t('messageCampaigns.form.rate')}
+              <InputNumber
+                value={form.ratePerSecond}
+                min={1}
+                max={1000}
+                onValueChange={(event) => setForm({ ...form, ratePerSecond: event.value ?? 20 })}
+              />
+            </label>
+          )}
+          <CampaignScheduleFields value={schedule} onChange={setSchedule} />
         </div>
         {template && (
           <div className="mc-editor__form">
+            {template.headerFormat && template.headerFormat !== 'TEXT' && (
+              <label>
+                {t('messageCampaigns.form.mediaLink', { format: t(`messageCampaigns.headerFormats.${template.headerFormat}`) })}
+                <InputText
+                  data-testid="campaign-media-link"
+                  value={form.mediaLink}
+                  placeholder="https://…"
+                  disabled={Boolean(form.media)}
+                  onChange={(event) => setForm({ ...form, mediaLink: event.target.value })}
+                />
+              </label>
+            )}
+            {template.headerFormat && template.headerFormat !== 'TEXT' && (
+              <label>
+                {t('messageCampaigns.form.mediaFile', {
+                  types: TEMPLATE_MEDIA_LIMITS[template.headerFormat].extensions.join(', '),
+                  size: Math.round(TEMPLATE_MEDIA_LIMITS[template.headerFormat].maxBytes / (1024 * 1024)),
+                })}
+                <input
+                  type="file"
+                  data-testid="campaign-media-file"
+                  accept={TEMPLATE_MEDIA_LIMITS[template.headerFormat].mimeTypes.join(',')}
+                  disabled={busy || !form.accountId}
+                  onChange={(event) => {
+                    const file = event.target.files?.[0];
+                    const format = template.headerFormat as TemplateMediaFormat;
+                    if (!file || !form.accountId) return;
+                    void act(async () => {
+                      const uploaded = await api.uploadHeaderMedia(form.accountId!, format, file);
+                      setForm((current) => ({ ...current, mediaLink: '', media: { id: uploaded.id, fileName: uploaded.fileName } }));
+                    });
+                  }}
+                />
+                {form.media && (
+                  <small className="mc-muted" data-testid="campaign-media-ok">
+                    <i className="pi pi-check" /> {t('messageCampaigns.form.mediaUploaded', { name: form.media.fileName })}
+                  </small>
+                )}
+              </label>
+            )}
             {form.header.map((source, index) => mappingRow('header', index, source))}
-            {form.body.map((source, index) => mappingRow('body', index, source))}
+            {emailAccount ? (
+              <EmailCampaignFields
+                api={api}
+                phoneListId={form.phoneListId}
+                addressColumn={addressColumn}
+                onAddressColumn={setAddressColumn}
+                body={form.body}
+                onBody={(body) => setForm({ ...form, body })}
+              />
+            ) : (
+              form.body.map((source, index) => mappingRow('body', index, source))
+            )}
           </div>
         )}
         <Button
           label={t('messageCampaigns.form.create')}
+          data-testid="campaign-create"
           icon="pi pi-plus"
           disabled={busy || !form.name.trim() || !form.accountId || !form.templateId || !form.phoneListId}
           onClick={() =>
@@ -332,6 +412,11 @@ export function MessageCampaignsTab() {
                 phoneListId: form.phoneListId!,
                 ratePerSecond: form.ratePerSecond,
                 parameterMapping: { header: form.header, body: form.body },
+                ...(emailAccount ? { addressColumn: addressColumn ?? '' } : {}),
+                ...scheduleInput(schedule),
+                ...(template?.headerFormat && template.headerFormat !== 'TEXT'
+                  ? { headerMedia: form.media ? { id: form.media.id, fileName: form.media.fileName } : { link: form.mediaLink.trim() } }
+                  : {}),
               });
               setSelected(created.id);
             })

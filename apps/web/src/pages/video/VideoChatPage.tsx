@@ -38,6 +38,12 @@ type Phase =
   | { name: 'ended' };
 
 const GUEST_KEY = (videoChatId: string) => `centralita.video.${videoChatId}`;
+/**
+ * How long an offer may take to connect. A network with no path between the browsers (UDP blocked
+ * and no relay reachable) never reports a failure: the connection just stays new, so the page says
+ * so itself rather than waiting for ever.
+ */
+const CONNECT_TIMEOUT_MS = 20_000;
 
 function reasonOf(error: unknown): VideoLinkReason | null {
   if (!isApiError(error) || error.kind !== 'http') return null;
@@ -245,6 +251,7 @@ function GuestCall({
     let stream: MediaStream | null = null;
     let socket: GuestSocket | null = null;
     let cancelled = false;
+    let connectTimer: ReturnType<typeof setTimeout> | undefined;
     void navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } }).then(
       (media) => {
         if (cancelled) return stopStream(media);
@@ -267,6 +274,7 @@ function GuestCall({
               },
               onState: (next) => {
                 setState(next);
+                if (next === 'connected') clearTimeout(connectTimer);
                 if (next === 'failed') onProblem('network');
               },
             },
@@ -274,6 +282,10 @@ function GuestCall({
           );
           peerRef.current = peer;
           (window as unknown as { __videoPeer?: VideoPeer }).__videoPeer = peer;
+          clearTimeout(connectTimer);
+          connectTimer = setTimeout(() => {
+            if (peerRef.current === peer && peer.pc.connectionState !== 'connected') onProblem('network');
+          }, CONNECT_TIMEOUT_MS);
           return peer;
         };
         socket.on('connect', () => send('ready', null));
@@ -294,6 +306,7 @@ function GuestCall({
     );
     return () => {
       cancelled = true;
+      clearTimeout(connectTimer);
       peerRef.current?.close();
       peerRef.current = null;
       socket?.close();

@@ -40,10 +40,13 @@ export function DeskVideoAction({
   conversation,
   meId,
   socket,
+  dock,
 }: {
   conversation: ConversationView;
   meId: string;
   socket: () => StaffSocket | null;
+  /** Where the panel docks: the conversation pane, under its header, so it never covers the desk's controls. */
+  dock?: HTMLElement | null;
 }) {
   const { t } = useTranslation();
   const { client } = useServices();
@@ -54,6 +57,7 @@ export function DeskVideoAction({
   const [muted, setMuted] = useState(false);
   const [cameraOff, setCameraOff] = useState(false);
   const [sharing, setSharing] = useState(false);
+  const [minimised, setMinimised] = useState(false);
   const [consent, setConsent] = useState(false);
   const [recorder, setRecorder] = useState<{ id: string; recorder: CallRecorder } | null>(null);
   const [recordings, setRecordings] = useState<VideoRecordingView[] | null>(null);
@@ -212,24 +216,33 @@ export function DeskVideoAction({
     for (const track of media.current.local?.getVideoTracks() ?? []) track.enabled = cameraOff;
     setCameraOff(!cameraOff);
   };
-  const toggleShare = async () => {
-    if (sharing) {
-      stopStream(media.current.screen);
-      media.current.screen = null;
-      await peer.current?.replaceVideo(media.current.local?.getVideoTracks()[0] ?? null);
-      setSharing(false);
+  // Screen sharing swaps the outgoing video track (no renegotiation) and back to the camera when
+  // the agent stops it or the browser's own "Stop sharing" ends the screen's track.
+  const stopShare = useCallback(async () => {
+    const screen = media.current.screen;
+    if (!screen) return;
+    media.current.screen = null;
+    stopStream(screen);
+    setSharing(false);
+    await peer.current?.replaceVideo(media.current.local?.getVideoTracks()[0] ?? null);
+  }, []);
+  const startShare = async () => {
+    if (media.current.screen) return;
+    setError(null);
+    let screen: MediaStream;
+    try {
+      screen = await navigator.mediaDevices.getDisplayMedia({ video: true, audio: false });
+    } catch (failure) {
+      // Closing the browser's picker without choosing is a refusal too: nothing to report then.
+      if ((failure as { name?: string } | null)?.name !== 'NotAllowedError') setError(t('video.panel.shareFailed'));
       return;
     }
-    try {
-      const screen = await navigator.mediaDevices.getDisplayMedia({ video: true });
-      media.current.screen = screen;
-      const track = screen.getVideoTracks()[0] ?? null;
-      track?.addEventListener('ended', () => void toggleShare());
-      await peer.current?.replaceVideo(track);
-      setSharing(true);
-    } catch (failure) {
-      setError(t(`video.problems.${mediaFailure(failure)}`));
-    }
+    const track = screen.getVideoTracks()[0];
+    if (!track || !peer.current) return stopStream(screen);
+    media.current.screen = screen;
+    track.addEventListener('ended', () => void stopShare(), { once: true });
+    setSharing(true);
+    await peer.current.replaceVideo(track);
   };
   const startRecording = async () => {
     const mimeType = recordingMimeType();
@@ -261,167 +274,216 @@ export function DeskVideoAction({
   const live = phase.name === 'live' || phase.name === 'waiting';
   const panel = open ? (
     <section
-      className="video-panel"
+      className={`video-panel ${dock ? 'video-panel--docked' : 'video-panel--floating'}${minimised ? ' video-panel--minimised' : ''}`}
       aria-label={t('video.panel.title')}
       data-testid="video-panel"
       data-phase={phase.name}
       data-peer={peerState}
+      data-sharing={sharing}
+      data-minimised={minimised}
     >
       <header className="video-panel__header">
         <strong>
           <i className="pi pi-video" aria-hidden="true" /> {t('video.panel.title')} · {conversation.customerName}
+          {minimised && live ? (
+            <span className="video-panel__badge">
+              {' · '}
+              {phase.name === 'waiting' ? t('video.panel.waitingShort') : t('video.panel.live')}
+            </span>
+          ) : null}
         </strong>
-        <Button icon="pi pi-times" text rounded aria-label={t('video.panel.close')} onClick={() => setOpen(false)} disabled={live} />
-      </header>
-      {error ? (
-        <p className="video-panel__error" role="alert" data-testid="video-panel-error">
-          {error}
-        </p>
-      ) : null}
-      {phase.name === 'idle' || phase.name === 'ended' ? (
-        <div className="video-panel__idle">
-          {phase.name === 'ended' ? <p role="status">{t(`video.panel.${phase.reason}`)}</p> : null}
-          <Button
-            label={t('video.panel.offer')}
-            icon="pi pi-video"
-            disabled={!handles}
-            onClick={() => void offer()}
-            data-testid="video-offer"
-          />
-        </div>
-      ) : null}
-      {phase.name === 'offering' ? (
-        <div className="video-panel__idle" aria-busy="true">
-          <ProgressSpinner style={{ width: 32, height: 32 }} />
-          <p>{t('video.panel.offering')}</p>
-        </div>
-      ) : null}
-      <div className="video-panel__stage" hidden={!live}>
-        <figure>
-          <video ref={remoteRef} autoPlay playsInline data-testid="video-panel-remote" />
-          <figcaption>{t('video.panel.customer')}</figcaption>
-        </figure>
-        <figure className="video-panel__self">
-          <video ref={localRef} autoPlay playsInline muted data-testid="video-panel-local" />
-          <figcaption>{t('video.panel.you')}</figcaption>
-        </figure>
-      </div>
-      {live ? (
-        <>
-          <p className="video-panel__status" role="status" data-testid="video-panel-status">
-            {phase.name === 'waiting'
-              ? t('video.panel.waiting')
-              : peerState === 'connected'
-                ? t('video.panel.live')
-                : t('video.panel.connecting')}
-          </p>
-          {phase.name === 'waiting' ? <p className="video-panel__hint">{t('video.panel.linkHint')}</p> : null}
-          <p
-            className={consent ? 'video-panel__consent video-panel__consent--yes' : 'video-panel__consent'}
-            data-testid="video-panel-consent"
-          >
-            <i className={consent ? 'pi pi-check-circle' : 'pi pi-info-circle'} aria-hidden="true" />{' '}
-            {consent ? t('video.panel.consentGiven') : t('video.panel.consentMissing')}
-          </p>
-          <div className="video-panel__controls">
-            <Button
-              size="small"
-              outlined
-              icon={muted ? 'pi pi-microphone-slash' : 'pi pi-microphone'}
-              label={muted ? t('video.panel.unmute') : t('video.panel.mute')}
-              onClick={toggleMute}
-              data-testid="video-panel-mute"
-            />
-            <Button
-              size="small"
-              outlined
-              icon={cameraOff ? 'pi pi-eye-slash' : 'pi pi-eye'}
-              label={cameraOff ? t('video.panel.cameraOn') : t('video.panel.cameraOff')}
-              onClick={toggleCamera}
-              data-testid="video-panel-camera"
-            />
-            <Button
-              size="small"
-              outlined
-              icon="pi pi-desktop"
-              label={sharing ? t('video.panel.stopShare') : t('video.panel.share')}
-              onClick={() => void toggleShare()}
-              disabled={phase.name !== 'live'}
-              data-testid="video-panel-share"
-            />
-            {recorder ? (
-              <Button
-                size="small"
-                severity="warning"
-                icon="pi pi-stop-circle"
-                label={t('video.panel.stopRecording')}
-                onClick={() => void stopRecording()}
-                data-testid="video-panel-stop-recording"
-              />
-            ) : (
-              <Button
-                size="small"
-                outlined
-                icon="pi pi-circle"
-                label={t('video.panel.record')}
-                disabled={!consent || phase.name !== 'live'}
-                onClick={() => void startRecording()}
-                data-testid="video-panel-record"
-              />
-            )}
+        <span className="video-panel__header-actions">
+          {minimised && live ? (
             <Button
               size="small"
               severity="danger"
               icon="pi pi-phone"
-              label={t('video.panel.hangUp')}
+              text
+              rounded
+              aria-label={t('video.panel.hangUp')}
               onClick={() => void hangUp()}
-              data-testid="video-panel-hangup"
+              data-testid="video-panel-hangup-mini"
             />
-          </div>
-          {recorder ? (
-            <p className="video-panel__recording" data-testid="video-panel-recording">
-              <i className="pi pi-circle-fill" aria-hidden="true" /> {t('video.panel.recording')}
+          ) : null}
+          <Button
+            icon={minimised ? 'pi pi-window-maximize' : 'pi pi-window-minimize'}
+            text
+            rounded
+            aria-label={minimised ? t('video.panel.restore') : t('video.panel.minimise')}
+            title={minimised ? t('video.panel.restore') : t('video.panel.minimise')}
+            onClick={() => setMinimised(!minimised)}
+            data-testid="video-panel-minimise"
+          />
+          <Button
+            icon="pi pi-times"
+            text
+            rounded
+            aria-label={t('video.panel.close')}
+            onClick={() => setOpen(false)}
+            disabled={live}
+            data-testid="video-panel-close"
+          />
+        </span>
+      </header>
+      <div className="video-panel__body">
+        <div className="video-panel__stage" hidden={!live}>
+          <figure>
+            <video ref={remoteRef} autoPlay playsInline data-testid="video-panel-remote" />
+            <figcaption>{t('video.panel.customer')}</figcaption>
+          </figure>
+          <figure className="video-panel__self">
+            <video ref={localRef} autoPlay playsInline muted data-testid="video-panel-local" />
+            <figcaption>{t('video.panel.you')}</figcaption>
+          </figure>
+        </div>
+        <div className="video-panel__side">
+          {error ? (
+            <p className="video-panel__error" role="alert" data-testid="video-panel-error">
+              {error}
             </p>
           ) : null}
-        </>
-      ) : null}
-      <h4 className="video-panel__subtitle">{t('video.panel.recordings')}</h4>
-      {recordings === null ? (
-        <p className="muted">{t('video.panel.loadingRecordings')}</p>
-      ) : recordings.length === 0 ? (
-        <p className="muted">{t('video.panel.noRecordings')}</p>
-      ) : (
-        <ul className="video-panel__recordings" data-testid="video-recordings">
-          {recordings.map((recording) => (
-            <li key={recording.id} data-status={recording.status}>
-              {recording.status === 'ready' && recording.url ? (
-                <video controls preload="metadata" src={recording.url} data-testid="video-recording-player" />
-              ) : recording.status === 'failed' ? (
-                <span>{t('video.panel.failedRecording')}</span>
-              ) : (
-                <span>{t('video.panel.finalising')}</span>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {recordings?.some((recording) => recording.status !== 'ready' && recording.status !== 'failed') ? (
-        <Button
-          size="small"
-          text
-          icon="pi pi-refresh"
-          onClick={loadRecordings}
-          aria-label={t('video.panel.recordings')}
-          data-testid="video-recordings-refresh"
-        />
-      ) : null}
+          {phase.name === 'idle' || phase.name === 'ended' ? (
+            <div className="video-panel__idle">
+              {phase.name === 'ended' ? <p role="status">{t(`video.panel.${phase.reason}`)}</p> : null}
+              <Button
+                label={t('video.panel.offer')}
+                icon="pi pi-video"
+                disabled={!handles}
+                onClick={() => void offer()}
+                data-testid="video-offer"
+              />
+            </div>
+          ) : null}
+          {phase.name === 'offering' ? (
+            <div className="video-panel__idle" aria-busy="true">
+              <ProgressSpinner style={{ width: 32, height: 32 }} />
+              <p>{t('video.panel.offering')}</p>
+            </div>
+          ) : null}
+          {live ? (
+            <>
+              <p className="video-panel__status" role="status" data-testid="video-panel-status">
+                {phase.name === 'waiting'
+                  ? t('video.panel.waiting')
+                  : peerState === 'connected'
+                    ? t('video.panel.live')
+                    : t('video.panel.connecting')}
+              </p>
+              {phase.name === 'waiting' ? <p className="video-panel__hint">{t('video.panel.linkHint')}</p> : null}
+              {sharing ? (
+                <p className="video-panel__sharing" data-testid="video-panel-sharing">
+                  <i className="pi pi-desktop" aria-hidden="true" /> {t('video.panel.sharing')}
+                </p>
+              ) : null}
+              <p
+                className={consent ? 'video-panel__consent video-panel__consent--yes' : 'video-panel__consent'}
+                data-testid="video-panel-consent"
+              >
+                <i className={consent ? 'pi pi-check-circle' : 'pi pi-info-circle'} aria-hidden="true" />{' '}
+                {consent ? t('video.panel.consentGiven') : t('video.panel.consentMissing')}
+              </p>
+              <div className="video-panel__controls">
+                <Button
+                  size="small"
+                  outlined
+                  icon={muted ? 'pi pi-microphone-slash' : 'pi pi-microphone'}
+                  label={muted ? t('video.panel.unmute') : t('video.panel.mute')}
+                  onClick={toggleMute}
+                  data-testid="video-panel-mute"
+                />
+                <Button
+                  size="small"
+                  outlined
+                  icon={cameraOff ? 'pi pi-eye-slash' : 'pi pi-eye'}
+                  label={cameraOff ? t('video.panel.cameraOn') : t('video.panel.cameraOff')}
+                  onClick={toggleCamera}
+                  data-testid="video-panel-camera"
+                />
+                <Button
+                  size="small"
+                  outlined
+                  icon="pi pi-desktop"
+                  label={sharing ? t('video.panel.stopShare') : t('video.panel.share')}
+                  onClick={() => void (sharing ? stopShare() : startShare())}
+                  disabled={phase.name !== 'live'}
+                  data-testid="video-panel-share"
+                />
+                {recorder ? (
+                  <Button
+                    size="small"
+                    severity="warning"
+                    icon="pi pi-stop-circle"
+                    label={t('video.panel.stopRecording')}
+                    onClick={() => void stopRecording()}
+                    data-testid="video-panel-stop-recording"
+                  />
+                ) : (
+                  <Button
+                    size="small"
+                    outlined
+                    icon="pi pi-circle"
+                    label={t('video.panel.record')}
+                    disabled={!consent || phase.name !== 'live'}
+                    onClick={() => void startRecording()}
+                    data-testid="video-panel-record"
+                  />
+                )}
+                <Button
+                  size="small"
+                  severity="danger"
+                  icon="pi pi-phone"
+                  label={t('video.panel.hangUp')}
+                  onClick={() => void hangUp()}
+                  data-testid="video-panel-hangup"
+                />
+              </div>
+              {recorder ? (
+                <p className="video-panel__recording" data-testid="video-panel-recording">
+                  <i className="pi pi-circle-fill" aria-hidden="true" /> {t('video.panel.recording')}
+                </p>
+              ) : null}
+            </>
+          ) : null}
+          {/* During a call the list shows only once there is something to play, to keep the call's controls in view. */}
+          {live && !recordings?.length ? null : <h4 className="video-panel__subtitle">{t('video.panel.recordings')}</h4>}
+          {live && !recordings?.length ? null : recordings === null ? (
+            <p className="muted">{t('video.panel.loadingRecordings')}</p>
+          ) : recordings.length === 0 ? (
+            <p className="muted">{t('video.panel.noRecordings')}</p>
+          ) : (
+            <ul className="video-panel__recordings" data-testid="video-recordings">
+              {recordings.map((recording) => (
+                <li key={recording.id} data-status={recording.status}>
+                  {recording.status === 'ready' && recording.url ? (
+                    <video controls preload="metadata" src={recording.url} data-testid="video-recording-player" />
+                  ) : recording.status === 'failed' ? (
+                    <span>{t('video.panel.failedRecording')}</span>
+                  ) : (
+                    <span>{t('video.panel.finalising')}</span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+          {recordings?.some((recording) => recording.status !== 'ready' && recording.status !== 'failed') ? (
+            <Button
+              size="small"
+              text
+              icon="pi pi-refresh"
+              onClick={loadRecordings}
+              aria-label={t('video.panel.recordings')}
+              data-testid="video-recordings-refresh"
+            />
+          ) : null}
+        </div>
+      </div>
     </section>
   ) : null;
 
   return (
     <>
       <Button label={t('video.action')} icon="pi pi-video" size="small" outlined onClick={() => setOpen(true)} data-testid="chat-video" />
-      {panel ? createPortal(panel, document.body) : null}
+      {panel ? createPortal(panel, dock ?? document.body) : null}
     </>
   );
 }

@@ -1,0 +1,29 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { IntakeModule } from '../intake/intake.module';
+import { MachineHostModule } from '../machine-host/machine-host.module';
+import { RoutingModule } from '../routing/routing.module';
+import { VoiceCallsService } from './voice-calls.service';
+import { VoiceEventsService } from './voice-events.service';
+import { VoiceQueues } from './voice-queues.service';
+import { VoiceController } from './voice.controller';
+
+/**
+ * Inbound voice, the API side (issue 22): the worker's call events become the caller's conversation
+ * on the phone channel; routing offers it only when it can be connected; closing it hangs up.
+ */
+@Module({
+  imports: [MachineHostModule, IntakeModule, RoutingModule],
+  controllers: [VoiceController],
+  providers: [VoiceQueues, VoiceEventsService, VoiceCallsService],
+  exports: [VoiceEventsService, VoiceCallsService],
+})
+export class VoiceModule implements OnModuleInit {
+  constructor(
+    private readonly queues: VoiceQueues,
+    private readonly events: VoiceEventsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.queues.handle((event) => this.events.apply(event));
+  }
+}

@@ -1,0 +1,77 @@
+import { LANGUAGES, normalizeInboundNumber, type IvrTree, type Language } from '@centralita/contracts';
+
+/**
+ * What the voice server needs from the database to answer a call, without Nest: the tenant and
+ * route of a called number, and the published tree of an IVR. `db` is anything that runs one
+ * statement with positional parameters and answers its rows (a pg Pool wrapper, TypeORM's
+ * DataSource.query).
+ */
+export interface VoiceDb {
+  query(sql: string, params: unknown[]): Promise<any[]>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface ResolvedInboundNumber {
+  tenantId: string;
+  trunkId: string;
+  /** As stored: E.164 with "+". */
+  number: string;
+  ivrId: string | null;
+  attentionLineId: string | null;
+  /** The IVR's language when the number goes to an IVR, else the tenant's (what the caller is spoken to in). */
+  language: Language;
+}
+
+export interface PublishedIvr {
+  tree: IvrTree;
+  version: number;
+  language: Language;
+}
+
+const language = (value: unknown): Language => ((LANGUAGES as readonly string[]).includes(String(value)) ? (value as Language) : 'es');
+
+/**
+ * The tenant and route of a called number (a Request-URI or To user part: "+34911234567",
+ * "34911234567", "+34 911 23 45 67"), or null when no active trunk of any tenant answers it, or
+ * what it points at has been deleted.
+ */
+export async function resolveInboundNumber(db: VoiceDb, calledNumber: string): Promise<ResolvedInboundNumber | null> {
+  const number = normalizeInboundNumber(calledNumber ?? '');
+  if (!number) return null;
+  const rows = await db.query(
+    `SELECT n.client_id AS tenant_id, n.trunk_id, n.number, n.ivr_id, n.attention_line_id,
+            COALESCE(i.language, c.language) AS language
+       FROM trunk_inbound_numbers n
+       JOIN trunks t ON t.id = n.trunk_id AND t.client_id = n.client_id AND t.deleted_at IS NULL AND t.active
+       JOIN clients c ON c.id = n.client_id
+       LEFT JOIN ivrs i ON i.id = n.ivr_id AND i.client_id = n.client_id AND i.deleted_at IS NULL
+       LEFT JOIN attention_lines l ON l.id = n.attention_line_id AND l.client_id = n.client_id AND l.deleted_at IS NULL
+      WHERE n.number = $1 AND (i.id IS NOT NULL OR l.id IS NOT NULL)`,
+    [number],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    tenantId: String(row.tenant_id),
+    trunkId: String(row.trunk_id),
+    number: String(row.number),
+    ivrId: row.ivr_id ? String(row.ivr_id) : null,
+    attentionLineId: row.attention_line_id ? String(row.attention_line_id) : null,
+    language: language(row.language),
+  };
+}
+
+/**
+ * The published tree of one of the tenant's IVRs (what a call walks), or null when the IVR does
+ * not exist in that tenant, was deleted, is inactive or was never published.
+ */
+export async function loadPublishedIvr(db: VoiceDb, tenantId: string, ivrId: string): Promise<PublishedIvr | null> {
+  const rows = await db.query(
+    `SELECT published_tree, published_version, language FROM ivrs
+      WHERE id::text = $1 AND client_id::text = $2 AND deleted_at IS NULL AND active AND published_tree IS NOT NULL`,
+    [ivrId, tenantId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const tree = typeof row.published_tree === 'string' ? (JSON.parse(row.published_tree) as IvrTree) : (row.published_tree as IvrTree);
+  return { tree, version: Number(row.published_version), language: language(row.language) };
+}

@@ -1,0 +1,93 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the API's and the tests' programs compile this file too: they must see the declarations of the untyped sip / rtpengine-client
+/// <reference path="./vendor.d.ts" />
+import { Client } from 'rtpengine-client';
+
+export class RtpengineError extends Error {
+  constructor(
+    readonly command: string,
+    reason: string,
+  ) {
+    super(`rtpengine ${command}: ${reason}`);
+    this.name = 'RtpengineError';
+  }
+}
+
+/** The ng commands the voice server sends to rtpengine (bencoded over UDP by rtpengine-client), with errors thrown. */
+export class RtpengineNg {
+  private readonly client: Client;
+
+  constructor(
+    private readonly target: { host: string; port: number },
+    timeoutMs = 3000,
+  ) {
+    this.client = new Client({ timeout: timeoutMs });
+    this.client.on('error', () => undefined);
+  }
+
+  private async call(command: 'ping' | 'offer' | 'answer' | 'delete' | 'playMedia' | 'stopMedia', options?: Record<string, unknown>) {
+    let reply;
+    try {
+      reply = await this.client[command](this.target.port, this.target.host, options);
+    } catch (error) {
+      throw new RtpengineError(command, error instanceof Error ? error.message : String(error));
+    }
+    if (reply.result === 'error') throw new RtpengineError(command, String(reply['error-reason'] ?? 'error'));
+    return reply;
+  }
+
+  async ping(): Promise<boolean> {
+    return (await this.call('ping').catch(() => null))?.result === 'pong';
+  }
+
+  /** The caller's offer; answers the SDP rtpengine offers the platform side. */
+  async offer(callId: string, fromTag: string, sdp: string): Promise<string> {
+    const reply = await this.call('offer', {
+      'call-id': callId,
+      'from-tag': fromTag,
+      sdp,
+      ICE: 'remove',
+      replace: ['origin', 'session-connection'],
+    });
+    return String(reply.sdp);
+  }
+
+  /** The platform side's answer; answers the SDP that goes back to the caller in the 200 OK. */
+  async answer(callId: string, fromTag: string, toTag: string, sdp: string): Promise<string> {
+    const reply = await this.call('answer', {
+      'call-id': callId,
+      'from-tag': fromTag,
+      'to-tag': toTag,
+      sdp,
+      ICE: 'remove',
+      replace: ['origin', 'session-connection'],
+    });
+    return String(reply.sdp);
+  }
+
+  /** Plays a WAV to the party `toTag` names; answers its duration in ms (rtpengine reports it). */
+  async play(callId: string, toTag: string, file: string, repeatTimes = 1): Promise<number> {
+    const reply = await this.call('playMedia', {
+      'call-id': callId,
+      'from-tag': toTag,
+      file,
+      ...(repeatTimes > 1 ? { 'repeat-times': repeatTimes } : {}),
+    });
+    return Number(reply.duration ?? 0);
+  }
+
+  async stop(callId: string, toTag: string): Promise<void> {
+    await this.call('stopMedia', { 'call-id': callId, 'from-tag': toTag });
+  }
+
+  async delete(callId: string): Promise<void> {
+    await this.call('delete', { 'call-id': callId });
+  }
+
+  close(): void {
+    try {
+      this.client.close();
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { loadWorkerConfig, WorkerConfigError } from '../config/worker-config';
+import { loadVoiceConfig, VoiceConfigError } from './voice-config';
+
+describe(loadVoiceConfig.name, () => {
+  it('is off (null) without VOICE_SIP_PORT, whatever else is set', () => {
+    expect(loadVoiceConfig({})).toBeNull();
+    expect(loadVoiceConfig({ RTPENGINE_NG: '127.0.0.1:2223' })).toBeNull();
+    expect(loadWorkerConfig({ NODE_ENV: 'test' }).voice).toBeNull();
+  });
+
+  it('reads the SIP port, rtpengine, the media dir and the DTMF log address', () => {
+    expect(
+      loadVoiceConfig({
+        VOICE_SIP_PORT: '5080',
+        VOICE_SIP_HOST: '10.0.0.5',
+        RTPENGINE_NG: 'rtp.internal:2223',
+        VOICE_MEDIA_DIR: '/var/lib/centralita/voice',
+      }),
+    ).toEqual({
+      sipHost: '10.0.0.5',
+      sipPublicHost: '10.0.0.5',
+      sipPort: 5080,
+      rtpengine: { host: 'rtp.internal', port: 2223 },
+      dtmfListen: { host: '127.0.0.1', port: 5081 },
+      mediaDir: '/var/lib/centralita/voice',
+    });
+    expect(
+      loadVoiceConfig({
+        VOICE_SIP_PORT: '5060',
+        VOICE_SIP_PUBLIC_HOST: '203.0.113.7',
+        RTPENGINE_NG: '127.0.0.1:2223',
+        VOICE_MEDIA_DIR: '/tmp/v',
+        VOICE_DTMF_LISTEN: '0.0.0.0:9999',
+      }),
+    ).toMatchObject({ sipHost: '0.0.0.0', sipPublicHost: '203.0.113.7', dtmfListen: { host: '0.0.0.0', port: 9999 } });
+  });
+
+  it('lists every problem at once, and the worker refuses to start with them', () => {
+    const env = { VOICE_SIP_PORT: '70000', RTPENGINE_NG: 'no-port', VOICE_DTMF_LISTEN: 'x' };
+    expect(() => loadVoiceConfig(env)).toThrow(VoiceConfigError);
+    try {
+      loadVoiceConfig(env);
+    } catch (error) {
+      expect((error as VoiceConfigError).problems).toEqual([
+        'VOICE_SIP_PORT must be an integer between 1 and 65535 (got "70000")',
+        'RTPENGINE_NG must be host:port (got "no-port")',
+        'VOICE_SIP_PORT requires VOICE_MEDIA_DIR (a writable directory for the tone and hold-music files)',
+        'VOICE_DTMF_LISTEN must be host:port (got "x")',
+      ]);
+    }
+    expect(() => loadWorkerConfig({ NODE_ENV: 'test', VOICE_SIP_PORT: '5060' })).toThrow(WorkerConfigError);
+    expect(() => loadWorkerConfig({ NODE_ENV: 'test', VOICE_SIP_PORT: '5060' })).toThrow(/VOICE_SIP_PORT requires RTPENGINE_NG/);
+  });
+});

@@ -1,0 +1,59 @@
+/** The inbound voice server's settings (issue #22), read once at start-up; null when voice is off. */
+export interface VoiceConfig {
+  /** Address the SIP server binds (VOICE_SIP_HOST, default 0.0.0.0) and the one it writes in Via/Contact (VOICE_SIP_PUBLIC_HOST, default the bind address). */
+  sipHost: string;
+  sipPublicHost: string;
+  /** VOICE_SIP_PORT: the UDP port carriers send INVITEs to. */
+  sipPort: number;
+  /** RTPENGINE_NG host:port: rtpengine's ng control socket (UDP). */
+  rtpengine: { host: string; port: number };
+  /**
+   * VOICE_DTMF_LISTEN host:port (default 127.0.0.1:<VOICE_SIP_PORT + 1>): where this worker receives rtpengine's DTMF
+   * log (rtpengine must run with --dtmf-log-dest=<this address>).
+   */
+  dtmfListen: { host: string; port: number };
+  /** VOICE_MEDIA_DIR: the tone and hold-music files generated at start-up (sox) live here. */
+  mediaDir: string;
+}
+
+export class VoiceConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid voice configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'VoiceConfigError';
+  }
+}
+
+function hostPort(raw: string, name: string, problems: string[]): { host: string; port: number } | null {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(raw);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || !(port >= 1 && port <= 65535)) {
+    problems.push(`${name} must be host:port (got "${raw}")`);
+    return null;
+  }
+  return { host: match[1]!, port };
+}
+
+/**
+ * VOICE_SIP_PORT switches the voice server on; it then needs RTPENGINE_NG and VOICE_MEDIA_DIR. Without VOICE_SIP_PORT
+ * the worker runs without voice (the phone channel is "not connected"). Every problem is reported at once.
+ */
+export function loadVoiceConfig(env: NodeJS.ProcessEnv = process.env): VoiceConfig | null {
+  const read = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const portRaw = read('VOICE_SIP_PORT');
+  if (portRaw === undefined) return null;
+  const problems: string[] = [];
+  const sipPort = Number(portRaw);
+  if (!(Number.isInteger(sipPort) && sipPort >= 1 && sipPort <= 65535))
+    problems.push(`VOICE_SIP_PORT must be an integer between 1 and 65535 (got "${portRaw}")`);
+  const sipHost = read('VOICE_SIP_HOST') ?? '0.0.0.0';
+  const sipPublicHost = read('VOICE_SIP_PUBLIC_HOST') ?? (sipHost === '0.0.0.0' ? '127.0.0.1' : sipHost);
+  const ngRaw = read('RTPENGINE_NG');
+  const rtpengine = ngRaw ? hostPort(ngRaw, 'RTPENGINE_NG', problems) : null;
+  if (!ngRaw) problems.push('VOICE_SIP_PORT requires RTPENGINE_NG (host:port of rtpengine --listen-ng)');
+  const mediaDir = read('VOICE_MEDIA_DIR');
+  if (!mediaDir) problems.push('VOICE_SIP_PORT requires VOICE_MEDIA_DIR (a writable directory for the tone and hold-music files)');
+  const dtmfRaw = read('VOICE_DTMF_LISTEN') ?? `127.0.0.1:${sipPort + 1}`;
+  const dtmfListen = hostPort(dtmfRaw, 'VOICE_DTMF_LISTEN', problems);
+  if (problems.length) throw new VoiceConfigError(problems);
+  return { sipHost, sipPublicHost, sipPort, rtpengine: rtpengine!, dtmfListen: dtmfListen!, mediaDir: mediaDir! };
+}

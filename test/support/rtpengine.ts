@@ -1,0 +1,113 @@
+/**
+ * A real media relay for the inbound voice suites: Debian's rtpengine (package rtpengine-daemon) run in the foreground
+ * in userspace (`--table=-1`, no kernel module) on 127.0.0.1, with its ng control socket on a free UDP port, a small
+ * RTP port range of its own, and its DTMF log sent to the address the voice server listens on. Stopped by its own pid;
+ * the system's rtpengine service is never used. `rtpengineBinary()` is null when rtpengine is not installed (the suites
+ * then skip with a message; .ci/run installs it so CI never skips).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { eventually } from './eventually';
+
+const CANDIDATES = [process.env.RTPENGINE_PATH, '/usr/bin/rtpengine', '/usr/sbin/rtpengine'];
+
+export function rtpengineBinary(): string | null {
+  return CANDIDATES.find((candidate): candidate is string => !!candidate && existsSync(candidate)) ?? null;
+}
+
+export interface RunningRtpengine {
+  /** RTPENGINE_NG for the voice server. */
+  ng: { host: '127.0.0.1'; port: number };
+  /** What rtpengine logged (stderr), for failure messages. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** A free UDP port on the loopback (bound and released: ports 0 where the daemon cannot take 0 itself). */
+export function freeUdpPort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, host, () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
+
+/** One ng ping over UDP: true when rtpengine answers "pong". */
+function ngPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    const cookie = randomBytes(6).toString('hex');
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(false);
+    }, 300);
+    socket.once('message', (message) => {
+      clearTimeout(timer);
+      socket.close();
+      // ng: "<cookie> <bencoded dictionary>" both ways.
+      const text = message.toString('utf8');
+      resolve(text.startsWith(`${cookie} `) && text.includes('6:result4:pong'));
+    });
+    socket.send(`${cookie} d7:command4:pinge`, port, '127.0.0.1');
+  });
+}
+
+/** Starts rtpengine; `dtmfLogDest` is where it sends one JSON datagram per DTMF event (the voice server's VOICE_DTMF_LISTEN). */
+export async function startRtpengine(options: { dtmfLogDest: { host: string; port: number } }): Promise<RunningRtpengine> {
+  const binary = rtpengineBinary();
+  if (!binary)
+    throw new Error(
+      "rtpengine is not installed: the voice tests need Debian's rtpengine-daemon (apt-get install -y rtpengine-daemon) or RTPENGINE_PATH.",
+    );
+  const ngPort = await freeUdpPort();
+  // Its own even-aligned range of 100 ports, away from the kernel's ephemeral range (32768+), picked at random per run.
+  const base = 20_000 + Math.floor(Math.random() * 100) * 100;
+  const child: ChildProcess = spawn(
+    binary,
+    [
+      '--table=-1',
+      '--interface=127.0.0.1',
+      `--listen-ng=127.0.0.1:${ngPort}`,
+      '--foreground',
+      '--log-stderr',
+      '--log-level=5',
+      `--port-min=${base}`,
+      `--port-max=${base + 99}`,
+      `--dtmf-log-dest=${options.dtmfLogDest.host}:${options.dtmfLogDest.port}`,
+      '--delete-delay=0',
+      '--no-redis-required',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  child.stdout?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  try {
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`rtpengine exited with ${child.exitCode}: ${log.slice(-2000)}`);
+        if (!(await ngPing(ngPort))) throw new Error('rtpengine does not answer its ng ping yet');
+      },
+      { timeoutMs: 15_000 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { ng: { host: '127.0.0.1', port: ngPort }, log: () => log, stop };
+}
