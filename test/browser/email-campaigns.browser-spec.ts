@@ -2,12 +2,12 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
-import type { ChannelAccountView, MessageCampaignView, OptionItem, PhoneImportState } from '@centralita/contracts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ChannelAccountView, MessageCampaignView, PhoneImportState } from '@centralita/contracts';
+import { localMailSettings } from '../../apps/api/test/email/support/mail-account';
 import { startSmtpPeer, type SmtpPeer } from '../../apps/api/test/email/support/smtp-peer';
 import { startDovecot, type RunningDovecot } from '../support/dovecot';
 import { eventually } from '../support/eventually';
-import { DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
+import { consoleAdmin } from '../support/console-admin';
 import { startSuiteApi, type SuiteApi } from '../support/suite-api';
 
 /**
@@ -31,34 +31,19 @@ describe('Email templates and email campaigns (browser)', () => {
   let smtp: SmtpPeer;
   let suite: SuiteApi | undefined;
   let url: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  let token: string;
+  const admin = consoleAdmin();
+  const { call } = admin;
   let account: ChannelAccountView;
   let listName: string;
   const accountName = `Boletín ${run}`;
 
-  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, token || null, body);
-
-  async function adminPage(language: 'es' | 'en', where: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, baseURL: url });
-    contexts.push(context);
-    await context.addInitScript((lng) => window.localStorage.setItem('language', lng), language);
-    const page = await context.newPage();
-    await page.goto('/session/signin');
-    await page.getByTestId('signin-email').fill(DEMO.admin);
-    await page.getByTestId('signin-password').fill(DEMO_PASSWORD);
-    await page.getByTestId('signin-submit').click();
-    await page.waitForURL((at) => !at.pathname.startsWith('/session'));
-    await page.goto(where);
-    return page;
-  }
+  const adminPage = (language: 'es' | 'en', where: string) => admin.page(language, where);
 
   /** A list imported as an administrator does (CSV with a header row): phone, name, email and city columns. */
   async function importList(name: string, rows: string[]): Promise<string> {
     const response = await fetch(`${url}/api/phone-lists/imports?name=${encodeURIComponent(name)}&fileName=lista.csv`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'text/csv' },
+      headers: { Authorization: `Bearer ${admin.token()}`, 'Content-Type': 'text/csv' },
       body: ['telefono,nombre,email,ciudad', ...rows].join('\r\n'),
     });
     expect(response.status).toBe(200);
@@ -84,21 +69,13 @@ describe('Email templates and email campaigns (browser)', () => {
       queuePrefixSuffix: '-email-campaigns',
     });
     url = suite.url;
-    token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
-    const lines = await call<OptionItem[]>('GET', '/api/attention-lines/options');
-    account = await call<ChannelAccountView>('POST', '/api/channel-accounts', {
+    await admin.open(suite);
+    account = await admin.connectAccount({
       kind: 'email',
       name: accountName,
       externalAccountId: mailbox,
-      attentionLineId: lines[0]!.id,
       settings: {
-        imapHost: '127.0.0.1',
-        imapPort: String(dovecot.port),
-        imapSecurity: 'none',
-        smtpHost: '127.0.0.1',
-        smtpPort: String(smtp.port),
-        smtpSecurity: 'none',
-        smtpUser: `smtp-${run}`,
+        ...localMailSettings(dovecot, smtp, `smtp-${run}`),
         fromName: 'Boletín',
         campaignPerMinute: '600',
       },
@@ -113,14 +90,10 @@ describe('Email templates and email campaigns (browser)', () => {
         return `+3460${randomInt(1000, 9999)}${String(n).padStart(3, '0')},Lector ${n},${n === 12 ? 'l1' : `l${n}`}@${customers},${n % 2 ? 'Sevilla' : 'Bilbao'}`;
       }),
     );
-    browser = await launchBrowser();
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    if (account && token) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
-    await suite?.stop();
+    await admin.close(account);
     await smtp?.close();
     await dovecot?.close();
   });

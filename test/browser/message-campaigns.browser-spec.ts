@@ -2,12 +2,11 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
-import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView, OptionItem, OutboundFormOptions } from '@centralita/contracts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView, OutboundFormOptions } from '@centralita/contracts';
 import { startWhatsAppFake, type WhatsAppFake } from '../fakes/whatsapp-cloud';
 import { eventually } from '../support/eventually';
-import { DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
-import { startSuiteApi, type SuiteApi } from '../support/suite-api';
+import { consoleAdmin } from '../support/console-admin';
+import { startSuiteApi } from '../support/suite-api';
 
 /**
  * Issue 21 in the console: the WhatsApp template editor on /OutboundCampaign/CreateTemplates (Meta's
@@ -24,29 +23,12 @@ const SCREENSHOTS =
 
 describe('Message templates and campaigns (browser)', () => {
   let fake: WhatsAppFake;
-  let suite: SuiteApi | undefined;
-  let url: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  let token: string;
+  const admin = consoleAdmin();
+  const { call } = admin;
   let account: ChannelAccountView;
   const accountName = `WhatsApp campañas ${randomBytes(2).toString('hex')}`;
 
-  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, token || null, body);
-
-  async function adminPage(language: 'es' | 'en', where: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, baseURL: url });
-    contexts.push(context);
-    await context.addInitScript((lng) => window.localStorage.setItem('language', lng), language);
-    const page = await context.newPage();
-    await page.goto('/session/signin');
-    await page.getByTestId('signin-email').fill(DEMO.admin);
-    await page.getByTestId('signin-password').fill(DEMO_PASSWORD);
-    await page.getByTestId('signin-submit').click();
-    await page.waitForURL((at) => !at.pathname.startsWith('/session'));
-    await page.goto(where);
-    return page;
-  }
+  const adminPage = (language: 'es' | 'en', where: string) => admin.page(language, where);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -55,31 +37,17 @@ describe('Message templates and campaigns (browser)', () => {
       templates: [],
       autoSentStatus: true,
     });
-    suite = await startSuiteApi({
+    const suite = await startSuiteApi({
       env: { META_GRAPH_URL: fake.url, META_GRAPH_VERSION: fake.graphVersion },
       worker: true,
       queuePrefixSuffix: '-campaigns',
     });
-    url = suite.url;
-    token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
-    const lines = await call<OptionItem[]>('GET', '/api/attention-lines/options');
-    account = await call<ChannelAccountView>('POST', '/api/channel-accounts', {
-      kind: 'whatsapp',
-      name: accountName,
-      externalAccountId: fake.phoneNumberId,
-      attentionLineId: lines[0]!.id,
-      settings: { wabaId: fake.wabaId },
-      secrets: { accessToken: fake.accessToken, appSecret: fake.appSecret },
-    });
-    fake.setWebhookUrl(`${url}/api/channels/whatsapp/${account.id}/webhook`);
-    browser = await launchBrowser();
+    await admin.open(suite);
+    account = await admin.connectWhatsApp(fake, accountName);
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    if (account && token) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
-    await suite?.stop();
+    await admin.close(account);
     await fake?.close();
   });
 
@@ -120,13 +88,13 @@ describe('Message templates and campaigns (browser)', () => {
     await page.screenshot({ path: join(SCREENSHOTS, `message-templates-${language}.png`), fullPage: true });
   });
 
-  it.each(['es', 'en'] as const)('shows the live board of a running campaign (%s)', async (language) => {
+  /** A campaign of the account's approved template to the first phone list ({{1}} the name, {{2}} a fixed date), with `extra` (name, rate, schedule). */
+  const createCampaign = async (extra: { name: string; ratePerSecond: number } & Record<string, unknown>): Promise<MessageCampaignView> => {
     const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
       (one) => one.status === 'APPROVED',
     )!;
     const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
-    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
-      name: language === 'es' ? 'Recordatorio de citas' : 'Appointment reminder',
+    return call<MessageCampaignView>('POST', '/api/message-campaigns', {
       accountId: account.id,
       templateId: template.id,
       phoneListId: lists[0]!.id,
@@ -137,8 +105,12 @@ describe('Message templates and campaigns (browser)', () => {
           { source: 'fixed', value: '12/05' },
         ],
       },
-      ratePerSecond: 5,
+      ...extra,
     });
+  };
+
+  it.each(['es', 'en'] as const)('shows the live board of a running campaign (%s)', async (language) => {
+    const campaign = await createCampaign({ name: language === 'es' ? 'Recordatorio de citas' : 'Appointment reminder', ratePerSecond: 5 });
     await call('POST', `/api/message-campaigns/${campaign.id}/start`);
     const page = await adminPage(language, '/OutboundCampaign/CampaignList?tab=messages');
     await page.getByTestId('message-campaigns').waitFor();
@@ -158,24 +130,10 @@ describe('Message templates and campaigns (browser)', () => {
   });
 
   it.each(['es', 'en'] as const)('shows when a scheduled campaign starts and its sending windows in the form (%s)', async (language) => {
-    const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
-      (one) => one.status === 'APPROVED',
-    )!;
-    const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
     const startsAt = new Date(Date.now() + 26 * 3600_000);
     startsAt.setMinutes(0, 0, 0);
-    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
+    const campaign = await createCampaign({
       name: language === 'es' ? 'Aviso programado' : 'Scheduled notice',
-      accountId: account.id,
-      templateId: template.id,
-      phoneListId: lists[0]!.id,
-      parameterMapping: {
-        header: [],
-        body: [
-          { source: 'name', fallback: 'cliente' },
-          { source: 'fixed', value: '12/05' },
-        ],
-      },
       ratePerSecond: 5,
       startsAt: startsAt.toISOString(),
       callingWindows: { mon: [{ from: '09:00', to: '21:00' }], tue: [{ from: '09:00', to: '21:00' }] },
@@ -194,24 +152,7 @@ describe('Message templates and campaigns (browser)', () => {
 
   // Last: Meta flagging the number pauses every running campaign of the account.
   it('updates the open board live, without a reload: the sends, then the pause when Meta flags the number', async () => {
-    const template = (await call<ChannelTemplateView[]>('GET', `/api/message-templates?accountId=${account.id}`)).find(
-      (one) => one.status === 'APPROVED',
-    )!;
-    const lists = (await call<OutboundFormOptions>('GET', '/api/outbound/form-options')).phoneLists;
-    const campaign = await call<MessageCampaignView>('POST', '/api/message-campaigns', {
-      name: `Live board ${randomBytes(2).toString('hex')}`,
-      accountId: account.id,
-      templateId: template.id,
-      phoneListId: lists[0]!.id,
-      parameterMapping: {
-        header: [],
-        body: [
-          { source: 'name', fallback: 'cliente' },
-          { source: 'fixed', value: '12/05' },
-        ],
-      },
-      ratePerSecond: 1,
-    });
+    const campaign = await createCampaign({ name: `Live board ${randomBytes(2).toString('hex')}`, ratePerSecond: 1 });
     const page = await adminPage('en', '/OutboundCampaign/CampaignList?tab=messages');
     await page.getByTestId('message-campaigns').waitFor();
     await page.getByRole('row').filter({ hasText: campaign.name }).first().click();

@@ -2,12 +2,12 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
-import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView, OptionItem } from '@centralita/contracts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView } from '@centralita/contracts';
+import type { Page } from 'playwright-core';
 import { startWhatsAppFake, type WhatsAppFake } from '../fakes/whatsapp-cloud';
 import { eventually } from '../support/eventually';
-import { DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
-import { startSuiteApi, type SuiteApi } from '../support/suite-api';
+import { consoleAdmin } from '../support/console-admin';
+import { startSuiteApi } from '../support/suite-api';
 
 /**
  * Issue 21 in the console, named parameters, media headers and the test send: on
@@ -58,59 +58,28 @@ const TEXT = {
 
 describe('Template editor with named parameters and media header, and the test send (browser)', () => {
   let fake: WhatsAppFake;
-  let suite: SuiteApi | undefined;
-  let url: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  let token: string;
+  const admin = consoleAdmin({ width: 1366, height: 1000 });
+  const { call } = admin;
   let account: ChannelAccountView;
   const accountName = `WhatsApp pruebas ${randomBytes(2).toString('hex')}`;
   const internal = `+3460${randomInt(1_000_000, 9_999_999)}`;
 
-  const call = <T>(method: string, route: string, body?: unknown): Promise<T> => suite!.call<T>(method, route, token || null, body);
-
-  async function adminPage(language: 'es' | 'en', where: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 1000 }, baseURL: url });
-    contexts.push(context);
-    await context.addInitScript((lng) => window.localStorage.setItem('language', lng), language);
-    const page = await context.newPage();
-    await page.goto('/session/signin');
-    await page.getByTestId('signin-email').fill(DEMO.admin);
-    await page.getByTestId('signin-password').fill(DEMO_PASSWORD);
-    await page.getByTestId('signin-submit').click();
-    await page.waitForURL((at) => !at.pathname.startsWith('/session'));
-    await page.goto(where);
-    return page;
-  }
+  const adminPage = (language: 'es' | 'en', where: string) => admin.page(language, where);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     fake = await startWhatsAppFake({ phoneNumberId: String(randomInt(100_000_000, 999_999_999)) + '77', templates: [] });
-    suite = await startSuiteApi({
+    const suite = await startSuiteApi({
       env: { META_GRAPH_URL: fake.url, META_GRAPH_VERSION: fake.graphVersion },
       worker: true,
       queuePrefixSuffix: '-tpltest',
     });
-    url = suite.url;
-    token = (await call<{ accessToken: string }>('POST', '/api/auth/login', { email: DEMO.admin, password: DEMO_PASSWORD })).accessToken;
-    const lines = await call<OptionItem[]>('GET', '/api/attention-lines/options');
-    account = await call<ChannelAccountView>('POST', '/api/channel-accounts', {
-      kind: 'whatsapp',
-      name: accountName,
-      externalAccountId: fake.phoneNumberId,
-      attentionLineId: lines[0]!.id,
-      settings: { wabaId: fake.wabaId, appId: fake.appId, testNumbers: internal },
-      secrets: { accessToken: fake.accessToken, appSecret: fake.appSecret },
-    });
-    fake.setWebhookUrl(`${url}/api/channels/whatsapp/${account.id}/webhook`);
-    browser = await launchBrowser();
+    await admin.open(suite);
+    account = await admin.connectWhatsApp(fake, accountName, { appId: fake.appId, testNumbers: internal });
   }, 240_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    if (account && token) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
-    await suite?.stop();
+    await admin.close(account);
     await fake?.close();
   });
 

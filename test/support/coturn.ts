@@ -5,15 +5,13 @@
  * peers are allowed (--allow-loopback-peers) because both browsers run here: never in production.
  * The system's coturn service is never used. Missing coturn fails loudly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { freePort } from './suite-api';
-import { eventually } from './eventually';
+import { startDaemon } from './daemon';
 
 const CANDIDATES = [process.env.TURNSERVER_PATH, '/usr/bin/turnserver'];
 
@@ -87,39 +85,18 @@ export async function startCoturn(): Promise<RunningCoturn> {
       'verbose',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(binary, ['-c', path.join(dir, 'turnserver.conf')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const daemon = await startDaemon({
+    name: 'turnserver',
+    binary,
+    args: ['-c', path.join(dir, 'turnserver.conf')],
+    ready: () => answersStun(port),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   });
-  let log = '';
-  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`turnserver exited with ${child.exitCode}: ${log.slice(-2000)}`);
-        if (!(await answersStun(port))) throw new Error('turnserver does not answer yet');
-      },
-      { timeoutMs: 15_000 },
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
   return {
     port,
     secret,
     urls: `turn:127.0.0.1:${port}?transport=udp,turn:127.0.0.1:${port}?transport=tcp`,
-    allocations: () => (log.match(/new, realm=|ALLOCATE processed, success/g) ?? []).length,
-    stop,
+    allocations: () => (daemon.log().match(/new, realm=|ALLOCATE processed, success/g) ?? []).length,
+    stop: daemon.stop,
   };
 }

@@ -5,12 +5,10 @@
  * the system's rtpengine service is never used. `rtpengineBinary()` is null when rtpengine is not installed (the suites
  * then skip with a message; .ci/run installs it so CI never skips).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { eventually } from './eventually';
+import { startDaemon } from './daemon';
 
 const CANDIDATES = [process.env.RTPENGINE_PATH, '/usr/bin/rtpengine', '/usr/sbin/rtpengine'];
 
@@ -68,9 +66,10 @@ export async function startRtpengine(options: { dtmfLogDest: { host: string; por
   const ngPort = await freeUdpPort();
   // Its own even-aligned range of 100 ports, away from the kernel's ephemeral range (32768+), picked at random per run.
   const base = 20_000 + Math.floor(Math.random() * 100) * 100;
-  const child: ChildProcess = spawn(
+  const daemon = await startDaemon({
+    name: 'rtpengine',
     binary,
-    [
+    args: [
       '--table=-1',
       '--interface=127.0.0.1',
       `--listen-ng=127.0.0.1:${ngPort}`,
@@ -83,31 +82,9 @@ export async function startRtpengine(options: { dtmfLogDest: { host: string; por
       '--delete-delay=0',
       '--no-redis-required',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let log = '';
-  child.stdout?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
-  child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-20_000)));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  try {
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`rtpengine exited with ${child.exitCode}: ${log.slice(-2000)}`);
-        if (!(await ngPing(ngPort))) throw new Error('rtpengine does not answer its ng ping yet');
-      },
-      { timeoutMs: 15_000 },
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { ng: { host: '127.0.0.1', port: ngPort }, log: () => log, stop };
+    ready: () => ngPing(ngPort),
+    notReady: 'rtpengine does not answer its ng ping yet',
+    keepLog: 20_000,
+  });
+  return { ng: { host: '127.0.0.1', port: ngPort }, log: daemon.log, stop: daemon.stop };
 }

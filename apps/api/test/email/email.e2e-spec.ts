@@ -17,6 +17,7 @@ import { createUser } from '../support/factories';
 import { spawnChild, type ChildWorker } from '../support/processes';
 import { createTenant, data, type StaffSocket } from '../support/realtime';
 import { bearer, login, type TestApp } from '../support/test-app';
+import { localMailSettings } from './support/mail-account';
 import { customerMessageId, rawMail, TINY_PDF } from './support/mails';
 import { startSmtpPeer, type SmtpPeer } from './support/smtp-peer';
 
@@ -101,13 +102,7 @@ describe('Email channel end to end (Dovecot IMAP, SMTP peer, API, worker)', () =
       name: `Support ${run}`,
       externalAccountId: mailbox,
       settings: {
-        imapHost: '127.0.0.1',
-        imapPort: String(dovecot.port),
-        imapSecurity: 'none',
-        smtpHost: '127.0.0.1',
-        smtpPort: String(smtp.port),
-        smtpSecurity: 'none',
-        smtpUser,
+        ...localMailSettings(dovecot, smtp, smtpUser),
         fromName: 'Soporte',
       },
       secrets: { imapPassword: mailboxPassword, smtpPassword },

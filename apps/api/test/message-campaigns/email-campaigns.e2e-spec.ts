@@ -13,11 +13,13 @@ import {
   stopChild,
   type ChannelDesk,
 } from '../channels/support/channel-e2e';
+import { localMailSettings } from '../email/support/mail-account';
 import { customerMessageId, rawMail } from '../email/support/mails';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from '../email/support/smtp-peer';
 import type { ChildWorker } from '../support/processes';
 import { data } from '../support/realtime';
 import { bearer, type TestApp } from '../support/test-app';
+import { CAMPAIGN_WORKER_ENV, campaignHttp } from './campaign-fixtures';
 
 /**
  * Issue 21, email campaigns end to end: an email template (no review), a campaign over a phone list
@@ -29,13 +31,8 @@ import { bearer, type TestApp } from '../support/test-app';
 jest.setTimeout(240_000);
 const eventually = <T>(assertion: () => T | Promise<T>, timeoutMs = 60_000) => eventuallyWithin(assertion, { timeoutMs, intervalMs: 200 });
 
-/** Short lock, stall check and reconcile window, so a SIGKILLed run is taken over in seconds (production: 30 s, 30 s, 2 min). */
-const WORKER_ENV = {
-  MESSAGE_CAMPAIGN_LOCK_MS: '3000',
-  MESSAGE_CAMPAIGN_STALLED_MS: '1000',
-  MESSAGE_CAMPAIGN_RECONCILE_MS: '3000',
-  EMAIL_CAMPAIGN_RETRY_MS: '200',
-};
+/** The short campaign windows (CAMPAIGN_WORKER_ENV) and a short retry of a refused mail. */
+const WORKER_ENV = { ...CAMPAIGN_WORKER_ENV, EMAIL_CAMPAIGN_RETRY_MS: '200' };
 
 describe('Email campaigns (an email template to a phone list, through the email channel)', () => {
   const run = randomBytes(4).toString('hex');
@@ -71,13 +68,7 @@ describe('Email campaigns (an email template to a phone list, through the email 
       name: `Ofertas ${run}`,
       externalAccountId: mailbox,
       settings: {
-        imapHost: '127.0.0.1',
-        imapPort: String(dovecot.port),
-        imapSecurity: 'none',
-        smtpHost: '127.0.0.1',
-        smtpPort: String(smtp.port),
-        smtpSecurity: 'none',
-        smtpUser,
+        ...localMailSettings(dovecot, smtp, smtpUser),
         fromName: 'Ofertas',
         campaignPerMinute: '6000',
       },
@@ -92,15 +83,7 @@ describe('Email campaigns (an email template to a phone list, through the email 
     await dovecot?.close();
   });
 
-  const admin = () => bearer(desk.adminToken);
-  const post = (path: string, body: unknown = {}) =>
-    api
-      .http()
-      .post(path)
-      .set(admin())
-      .send(body as object);
-  const get = (path: string) => api.http().get(path).set(admin());
-  const board = async (id: string) => data<MessageCampaignView>(await get(`/api/message-campaigns/${id}`));
+  const { post, get, board } = campaignHttp(() => ({ api, desk }));
   const receivedFor = (customerDomain: string): ReceivedMail[] =>
     smtp.received.filter((mail) => mail.envelope.to.some((to) => to.endsWith(`@${customerDomain}`)));
 
@@ -285,12 +268,15 @@ describe('Email campaigns (an email template to a phone list, through the email 
       return found!;
     });
     await eventually(async () => expect((await board(campaign.id)).counts.replied).toBe(1));
-    const [linked] = (await api.dataSource.query(
-      `SELECT r.conversation_id, c.attention_line_id AS line_id FROM message_campaign_recipients r JOIN conversations c ON c.id = r.conversation_id
-       WHERE r.campaign_id = $1 AND r.address = $2`,
-      [campaign.id, `c7@${customers}`],
-    )) as { conversation_id: string; line_id: string }[];
-    expect(linked).toEqual({ conversation_id: conversation.id, line_id: desk.lineId });
+    // The conversation is opened first and put on the account's line by its next step: wait for both.
+    await eventually(async () => {
+      const [linked] = (await api.dataSource.query(
+        `SELECT r.conversation_id, c.attention_line_id AS line_id FROM message_campaign_recipients r JOIN conversations c ON c.id = r.conversation_id
+         WHERE r.campaign_id = $1 AND r.address = $2`,
+        [campaign.id, `c7@${customers}`],
+      )) as { conversation_id: string; line_id: string }[];
+      expect(linked).toEqual({ conversation_id: conversation.id, line_id: desk.lineId });
+    });
 
     const csv = await get(`/api/message-campaigns/${campaign.id}/results.csv`);
     expect(csv.status).toBe(200);
@@ -311,13 +297,7 @@ describe('Email campaigns (an email template to a phone list, through the email 
       name: `Lento ${run}`,
       externalAccountId: slowMailbox,
       settings: {
-        imapHost: '127.0.0.1',
-        imapPort: String(dovecot.port),
-        imapSecurity: 'none',
-        smtpHost: '127.0.0.1',
-        smtpPort: String(smtp.port),
-        smtpSecurity: 'none',
-        smtpUser,
+        ...localMailSettings(dovecot, smtp, smtpUser),
         campaignPerMinute: '40',
       },
       secrets: { imapPassword: mailboxPassword, smtpPassword },

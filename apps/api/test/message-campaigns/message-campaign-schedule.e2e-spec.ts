@@ -12,21 +12,21 @@ import { Worker } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import type { Socket } from 'socket.io-client';
 import { eventually as eventuallyWithin } from '../../../../test/support/eventually';
-import { startWhatsAppFake, type WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
+import type { WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
 import { runMessageCampaign } from '../../../worker/src/message-campaigns/message-campaign-run';
 import { createDataSource } from '../../src/database/data-source';
 import { MessageCampaignTimerSweeper } from '../../src/modules/message-campaigns/message-campaign-timer-sweeper.service';
 import { connectStaff, data, record, type Received } from '../support/realtime';
-import { bearer, type TestApp } from '../support/test-app';
+import type { TestApp } from '../support/test-app';
 import {
   channelDesk,
   channelSuite,
-  connectChannelAccount,
   startChannelApi,
   webhookUrlOf,
   type ChannelDesk,
   type ChannelSuite,
 } from '../channels/support/channel-e2e';
+import { campaignHttp, connectWhatsAppAccount, insertPhoneList, startCampaignWhatsAppFake, submitAndApprove } from './campaign-fixtures';
 
 /**
  * Issue 21, schedules and safety: a campaign scheduled ahead starts by itself, one outside its
@@ -62,23 +62,12 @@ describe('Message campaign schedules, sending windows, quality pause and live bo
   const phoneOf = (index: number) => `+${prefix}${String(index).padStart(5, '0')}`;
 
   beforeAll(async () => {
-    wa = await startWhatsAppFake({
-      phoneNumberId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      wabaId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      templates: [],
-    });
+    wa = await startCampaignWhatsAppFake();
     suite = channelSuite('mc-schedule', { META_GRAPH_URL: wa.url, META_GRAPH_VERSION: wa.graphVersion });
     api = await startChannelApi(suite);
     sweeper = api.app.get(MessageCampaignTimerSweeper);
     desk = await channelDesk(api);
-    account = await connectChannelAccount(api, desk, {
-      kind: 'whatsapp',
-      name: 'Campañas programadas',
-      externalAccountId: wa.phoneNumberId,
-      settings: { wabaId: wa.wabaId },
-      secrets: { accessToken: wa.accessToken, appSecret: wa.appSecret },
-    });
-    wa.setWebhookUrl(webhookUrlOf(api, account));
+    account = await connectWhatsAppAccount(api, desk, wa, 'Campañas programadas');
     // The worker's own pool, as in production: it outlives an API restart.
     workerDb = await createDataSource(process.env.DATABASE_URL!).initialize();
     const deps = {
@@ -115,33 +104,15 @@ describe('Message campaign schedules, sending windows, quality pause and live bo
     await wa?.close();
   });
 
-  const admin = () => bearer(desk.adminToken);
-  const post = (path: string, body: unknown = {}) =>
-    api
-      .http()
-      .post(path)
-      .set(admin())
-      .send(body as object);
-  const board = async (id: string) => data<MessageCampaignView>(await api.http().get(`/api/message-campaigns/${id}`).set(admin()));
+  const http = campaignHttp(() => ({ api, desk }));
+  const { post, board } = http;
   const sendsTo = (phones: string[]) => wa.sent.filter((message) => message.type === 'template' && phones.includes(message.to));
   const pushes = (id: string) =>
     received
       .filter((one) => one.event === 'messageCampaign.board' && (one.data as MessageCampaignBoardPush).id === id)
       .map((one) => one.data as MessageCampaignBoardPush);
 
-  const phoneList = async (phones: string[]): Promise<string> => {
-    const [list] = (await api.dataSource.query(`INSERT INTO phone_lists (client_id, name, entry_count) VALUES ($1, $2, $3) RETURNING id`, [
-      desk.tenantId,
-      `Lista ${randomInt(1e6, 9e6)}`,
-      phones.length,
-    ])) as { id: string }[];
-    await api.dataSource.query(
-      `INSERT INTO phone_list_entries (list_id, client_id, phone, name, line)
-       SELECT $1, $2, phone, 'Cliente ' || ord, ord FROM unnest($3::text[]) WITH ORDINALITY AS t(phone, ord)`,
-      [list!.id, desk.tenantId, phones],
-    );
-    return list!.id;
-  };
+  const phoneList = (phones: string[]) => insertPhoneList(api, desk.tenantId, `Lista ${randomInt(1e6, 9e6)}`, phones);
 
   let template: ChannelTemplateView;
   const approvedTemplate = async (): Promise<ChannelTemplateView> => {
@@ -156,13 +127,7 @@ describe('Message campaign schedules, sending windows, quality pause and live bo
         body: { text: 'Hola {{1}}, su pedido está listo.', examples: ['Ana'] },
       }),
     );
-    await post(`/api/message-templates/${draft.id}/submit`);
-    await wa.reviewTemplate(name, 'es', 'APPROVED');
-    template = await eventually(async () => {
-      const view = data<ChannelTemplateView>(await api.http().get(`/api/message-templates/${draft.id}`).set(admin()));
-      expect(view.status).toBe('APPROVED');
-      return view;
-    });
+    template = (await submitAndApprove(http, wa, draft, eventually)).approved;
     return template;
   };
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { ChannelAccountView, ChannelTemplateView, ConversationView, MessageCampaignView } from '@centralita/contracts';
 import { eventually as eventuallyWithin } from '../../../../test/support/eventually';
-import { startWhatsAppFake, type WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
+import type { WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
 import type { ChildWorker } from '../support/processes';
 import { data } from '../support/realtime';
 import { bearer, type TestApp } from '../support/test-app';
@@ -11,15 +11,21 @@ import {
   agentSends,
   channelDesk,
   channelSuite,
-  connectChannelAccount,
   conversationUpdates,
   startChannelApi,
   startChannelSendWorker,
   stopChild,
-  webhookUrlOf,
   type ChannelDesk,
   type ChannelSuite,
 } from '../channels/support/channel-e2e';
+import {
+  CAMPAIGN_WORKER_ENV,
+  campaignHttp,
+  connectWhatsAppAccount,
+  insertPhoneList,
+  startCampaignWhatsAppFake,
+  submitAndApprove,
+} from './campaign-fixtures';
 
 /**
  * Issue 21 end to end: WhatsApp message campaigns against the Cloud API fake, the real API (webhooks,
@@ -29,9 +35,6 @@ import {
 jest.setTimeout(240_000);
 const STARTUP_TIMEOUT_MS = 120_000;
 const eventually = <T>(assertion: () => T | Promise<T>, timeoutMs = 60_000) => eventuallyWithin(assertion, { timeoutMs, intervalMs: 200 });
-
-/** The worker's campaign lock and reconcile window, short so a SIGKILL is recovered in seconds (production: 30 s and 2 min). */
-const WORKER_ENV = { MESSAGE_CAMPAIGN_LOCK_MS: '3000', MESSAGE_CAMPAIGN_STALLED_MS: '1000', MESSAGE_CAMPAIGN_RECONCILE_MS: '3000' };
 
 describe('Message campaigns (WhatsApp templates to a phone list)', () => {
   let wa: WhatsAppFake;
@@ -45,25 +48,14 @@ describe('Message campaigns (WhatsApp templates to a phone list)', () => {
   const phoneOf = (index: number) => `+${prefix}${String(index).padStart(5, '0')}`;
 
   beforeAll(async () => {
-    wa = await startWhatsAppFake({
-      phoneNumberId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      wabaId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      templates: [],
-    });
+    wa = await startCampaignWhatsAppFake();
     suite = channelSuite('campaigns', { META_GRAPH_URL: wa.url, META_GRAPH_VERSION: wa.graphVersion });
     await Promise.all([
       startChannelApi(suite).then((started) => (api = started)),
-      startChannelSendWorker(suite, WORKER_ENV).then((started) => (worker = started)),
+      startChannelSendWorker(suite, CAMPAIGN_WORKER_ENV).then((started) => (worker = started)),
     ]);
     desk = await channelDesk(api);
-    account = await connectChannelAccount(api, desk, {
-      kind: 'whatsapp',
-      name: 'Campañas WhatsApp',
-      externalAccountId: wa.phoneNumberId,
-      settings: { wabaId: wa.wabaId },
-      secrets: { accessToken: wa.accessToken, appSecret: wa.appSecret },
-    });
-    wa.setWebhookUrl(webhookUrlOf(api, account));
+    account = await connectWhatsAppAccount(api, desk, wa, 'Campañas WhatsApp');
   }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -72,30 +64,10 @@ describe('Message campaigns (WhatsApp templates to a phone list)', () => {
     await wa?.close();
   });
 
-  const admin = () => bearer(desk.adminToken);
-  const post = (path: string, body: unknown = {}) =>
-    api
-      .http()
-      .post(path)
-      .set(admin())
-      .send(body as object);
-  const get = (path: string) => api.http().get(path).set(admin());
-  const board = async (id: string) => data<MessageCampaignView>(await get(`/api/message-campaigns/${id}`));
-
+  const http = campaignHttp(() => ({ api, desk }));
+  const { post, get, board } = http;
   /** A phone list of `count` rows (line = row number) written as an import would. */
-  const phoneList = async (name: string, phones: string[]): Promise<string> => {
-    const [list] = (await api.dataSource.query(`INSERT INTO phone_lists (client_id, name, entry_count) VALUES ($1, $2, $3) RETURNING id`, [
-      desk.tenantId,
-      name,
-      phones.length,
-    ])) as { id: string }[];
-    await api.dataSource.query(
-      `INSERT INTO phone_list_entries (list_id, client_id, phone, name, line)
-       SELECT $1, $2, phone, 'Cliente ' || ord, ord FROM unnest($3::text[]) WITH ORDINALITY AS t(phone, ord)`,
-      [list!.id, desk.tenantId, phones],
-    );
-    return list!.id;
-  };
+  const phoneList = (name: string, phones: string[]) => insertPhoneList(api, desk.tenantId, name, phones);
 
   const approvedTemplate = async (name: string): Promise<ChannelTemplateView> => {
     const draft = data<ChannelTemplateView>(
@@ -111,14 +83,9 @@ describe('Message campaigns (WhatsApp templates to a phone list)', () => {
       }),
     );
     expect(draft.status).toBe('DRAFT');
-    const submitted = data<ChannelTemplateView>(await post(`/api/message-templates/${draft.id}/submit`));
-    expect(submitted).toMatchObject({ status: 'PENDING', providerTemplateId: expect.any(String) });
-    await wa.reviewTemplate(name, 'es', 'APPROVED');
-    return eventually(async () => {
-      const template = data<ChannelTemplateView>(await get(`/api/message-templates/${draft.id}`));
-      expect(template.status).toBe('APPROVED');
-      return template;
-    });
+    const { submitted, approved } = await submitAndApprove(http, wa, draft, eventually);
+    expect(data<ChannelTemplateView>(submitted)).toMatchObject({ status: 'PENDING', providerTemplateId: expect.any(String) });
+    return approved;
   };
 
   const campaignSends = (phones: Set<string>) => wa.sent.filter((message) => message.type === 'template' && phones.has(message.to));
@@ -369,7 +336,7 @@ describe('Message campaigns (WhatsApp templates to a phone list)', () => {
     )) as { n: number }[];
     expect(inFlight!.n).toBeGreaterThan(0);
     wa.holdAnswers(Number.POSITIVE_INFINITY);
-    worker = await startChannelSendWorker(suite, WORKER_ENV);
+    worker = await startChannelSendWorker(suite, CAMPAIGN_WORKER_ENV);
 
     const finished = await eventually(async () => {
       const view = await board(campaign.id);

@@ -1,21 +1,27 @@
 import { randomInt } from 'node:crypto';
 import type { ChannelAccountView, ChannelTemplateView, MessageCampaignView } from '@centralita/contracts';
 import { eventually as eventuallyWithin } from '../../../../test/support/eventually';
-import { startWhatsAppFake, type WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
+import type { WhatsAppFake } from '../../../../test/fakes/whatsapp-cloud';
 import type { ChildWorker } from '../support/processes';
 import { data } from '../support/realtime';
-import { bearer, type TestApp } from '../support/test-app';
+import type { TestApp } from '../support/test-app';
 import {
   channelDesk,
   channelSuite,
-  connectChannelAccount,
   startChannelApi,
   startChannelSendWorker,
   stopChild,
-  webhookUrlOf,
   type ChannelDesk,
   type ChannelSuite,
 } from '../channels/support/channel-e2e';
+import {
+  campaignHttp,
+  connectWhatsAppAccount,
+  insertPhoneList,
+  metaId,
+  startCampaignWhatsAppFake,
+  submitAndApprove,
+} from './campaign-fixtures';
 
 /**
  * Issue 21, named parameters, media headers and the test send, end to end: the real API and worker
@@ -44,26 +50,17 @@ describe('WhatsApp named parameters, media headers and test send', () => {
   const internal = `+${prefix}99999`;
 
   beforeAll(async () => {
-    wa = await startWhatsAppFake({
-      phoneNumberId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      wabaId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      appId: String(randomInt(100_000_000_000, 999_999_999_999)),
-      templates: [],
-    });
+    wa = await startCampaignWhatsAppFake({ appId: metaId() });
     suite = channelSuite('tplnamed', { META_GRAPH_URL: wa.url, META_GRAPH_VERSION: wa.graphVersion });
     await Promise.all([
       startChannelApi(suite).then((started) => (api = started)),
       startChannelSendWorker(suite).then((started) => (worker = started)),
     ]);
     desk = await channelDesk(api);
-    account = await connectChannelAccount(api, desk, {
-      kind: 'whatsapp',
-      name: 'Plantillas con nombre',
-      externalAccountId: wa.phoneNumberId,
-      settings: { wabaId: wa.wabaId, appId: wa.appId, testNumbers: `${internal}, +34 600 000 001` },
-      secrets: { accessToken: wa.accessToken, appSecret: wa.appSecret },
+    account = await connectWhatsAppAccount(api, desk, wa, 'Plantillas con nombre', {
+      appId: wa.appId,
+      testNumbers: `${internal}, +34 600 000 001`,
     });
-    wa.setWebhookUrl(webhookUrlOf(api, account));
   }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -72,14 +69,8 @@ describe('WhatsApp named parameters, media headers and test send', () => {
     await wa?.close();
   });
 
-  const admin = () => bearer(desk.adminToken);
-  const post = (path: string, body: unknown = {}) =>
-    api
-      .http()
-      .post(path)
-      .set(admin())
-      .send(body as object);
-  const get = (path: string) => api.http().get(path).set(admin());
+  const http = campaignHttp(() => ({ api, desk }));
+  const { admin, post, get } = http;
   const uploadSample = (format: string, contentType: string, bytes: Buffer, fileName = 'verano.png') =>
     api
       .http()
@@ -89,14 +80,9 @@ describe('WhatsApp named parameters, media headers and test send', () => {
       .send(bytes);
 
   const approve = async (draft: ChannelTemplateView): Promise<ChannelTemplateView> => {
-    const submitted = data<ChannelTemplateView>(await post(`/api/message-templates/${draft.id}/submit`));
-    expect(submitted.status).toBe('PENDING');
-    await wa.reviewTemplate(draft.name, draft.language, 'APPROVED');
-    return eventually(async () => {
-      const template = data<ChannelTemplateView>(await get(`/api/message-templates/${draft.id}`));
-      expect(template.status).toBe('APPROVED');
-      return template;
-    });
+    const { submitted, approved } = await submitAndApprove(http, wa, draft, eventually);
+    expect(data<ChannelTemplateView>(submitted).status).toBe('PENDING');
+    return approved;
   };
 
   /** An IMAGE header, NAMED body template, from a sample uploaded through the API. */
@@ -238,21 +224,12 @@ describe('WhatsApp named parameters, media headers and test send', () => {
   it('runs a campaign with named parameters and an image header: every recipient gets parameter_name values and the image', async () => {
     const template = await approve(await imageTemplate(`promo_campana_${randomInt(1e6, 9e6)}`));
     const phones = Array.from({ length: 25 }, (_, index) => phoneOf(index + 1));
-    const [list] = (await api.dataSource.query(`INSERT INTO phone_lists (client_id, name, entry_count) VALUES ($1, $2, $3) RETURNING id`, [
-      desk.tenantId,
-      `Promo ${prefix}`,
-      phones.length,
-    ])) as { id: string }[];
-    await api.dataSource.query(
-      `INSERT INTO phone_list_entries (list_id, client_id, phone, name, line)
-       SELECT $1, $2, phone, 'Cliente ' || ord, ord FROM unnest($3::text[]) WITH ORDINALITY AS t(phone, ord)`,
-      [list!.id, desk.tenantId, phones],
-    );
+    const listId = await insertPhoneList(api, desk.tenantId, `Promo ${prefix}`, phones);
     const input = {
       name: 'Promo de verano',
       accountId: account.id,
       templateId: template.id,
-      phoneListId: list!.id,
+      phoneListId: listId,
       parameterMapping: { header: [], body: [{ source: 'name' }, { source: 'fixed', value: 'VERANO10' }] },
       ratePerSecond: 50,
     };

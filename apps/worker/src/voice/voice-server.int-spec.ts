@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { eventually } from '../../../../test/support/eventually';
 import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../../../../test/support/rtpengine';
 import type { PublishedIvr, ResolvedInboundNumber } from './inbound-numbers';
 import { SipTestCaller, rms, toneShare } from './testing/sip-test-caller';
+import { writeToneWav } from './testing/tone-wav';
 import type { VoiceConfig } from './voice-config';
 import { QueueVoiceEventSink } from './voice-events';
 import { VOICE_TONES } from './voice-media-files';
@@ -138,22 +139,7 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'centralita-voice-'));
-    execFileSync('sox', [
-      '-n',
-      '-r',
-      '8000',
-      '-c',
-      '1',
-      '-b',
-      '16',
-      path.join(dir, 'menu.wav'),
-      'synth',
-      '1.5',
-      'sine',
-      String(MENU_HZ),
-      'vol',
-      '0.5',
-    ]);
+    writeToneWav(path.join(dir, 'menu.wav'), MENU_HZ);
     const dtmfPort = await freeUdpPort();
     rtpengine = await startRtpengine({ dtmfLogDest: { host: '127.0.0.1', port: dtmfPort } });
     config = {

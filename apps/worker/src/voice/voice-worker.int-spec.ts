@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { eventually } from '../../../../test/support/eventually';
 import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../../../../test/support/rtpengine';
 import { createWorker } from '../main';
 import { SipTestCaller, rms, toneShare } from './testing/sip-test-caller';
+import { writeToneWav } from './testing/tone-wav';
 import { VOICE_STATUS_KEY } from './voice-worker.module';
 
 /**
@@ -52,22 +52,7 @@ describeVoice('worker with VOICE_SIP_PORT (database, file store, queues)', () =>
     lineId = await createLine(ds, tenant, 'Phone line');
 
     // The prompt as the IVR publish stores it: an 8 kHz mono WAV in the file store (1000 Hz here, to be recognised).
-    execFileSync('sox', [
-      '-n',
-      '-r',
-      '8000',
-      '-c',
-      '1',
-      '-b',
-      '16',
-      path.join(dir, 'menu.wav'),
-      'synth',
-      '1.5',
-      'sine',
-      '1000',
-      'vol',
-      '0.5',
-    ]);
+    writeToneWav(path.join(dir, 'menu.wav'), 1000);
     const store = new PostgresFileStore((text, values) => ds.query(text, values));
     const upload = await store.create(tenantId, 'ivr-prompt');
     await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(readFileSync(path.join(dir, 'menu.wav')), resolve));

@@ -10,6 +10,33 @@ const STATUSES: RecipientStatus[] = ['queued', 'sending', 'sent', 'delivered', '
 const iso = (value: unknown): string | null => (value ? new Date(value as string).toISOString() : null);
 
 /**
+ * A message campaign's counters: recipients per status, the total, those who replied, and the
+ * skipped ones per reason. One grouped count over the campaign's recipients; the board push and the
+ * API's campaign view both read them here.
+ */
+export async function readMessageCampaignCounts(
+  db: Db,
+  campaignId: string,
+): Promise<{ counts: MessageCampaignBoardPush['counts']; skipped: Record<string, number> }> {
+  const rows = (await db.query(
+    `SELECT status, skip_reason, count(*)::int AS n, count(*) FILTER (WHERE replied_at IS NOT NULL)::int AS replied
+     FROM message_campaign_recipients WHERE campaign_id = $1 GROUP BY status, skip_reason`,
+    [campaignId],
+  )) as { status: RecipientStatus; skip_reason: string | null; n: number; replied: number }[];
+  const counts = Object.fromEntries(STATUSES.map((status) => [status, 0])) as MessageCampaignBoardPush['counts'];
+  counts.total = 0;
+  counts.replied = 0;
+  const skipped: Record<string, number> = {};
+  for (const row of rows) {
+    counts[row.status] += row.n;
+    counts.total += row.n;
+    counts.replied += row.replied;
+    if (row.status === 'skipped' && row.skip_reason) skipped[row.skip_reason] = (skipped[row.skip_reason] ?? 0) + row.n;
+  }
+  return { counts, skipped };
+}
+
+/**
  * A message campaign's board (state and counters) read now, with its tenant: what the API and the
  * worker push to the tenant room when it changes (issue 21). One grouped count over the campaign's
  * recipients (index ix_message_campaign_recipients_next).
@@ -25,21 +52,7 @@ export async function readMessageCampaignBoard(
     [campaignId],
   )) as Record<string, unknown>[];
   if (!row) return null;
-  const counts = (await db.query(
-    `SELECT status, skip_reason, count(*)::int AS n, count(*) FILTER (WHERE replied_at IS NOT NULL)::int AS replied
-     FROM message_campaign_recipients WHERE campaign_id = $1 GROUP BY status, skip_reason`,
-    [campaignId],
-  )) as { status: RecipientStatus; skip_reason: string | null; n: number; replied: number }[];
-  const board = Object.fromEntries(STATUSES.map((status) => [status, 0])) as MessageCampaignBoardPush['counts'];
-  board.total = 0;
-  board.replied = 0;
-  const skipped: Record<string, number> = {};
-  for (const count of counts) {
-    board[count.status] += count.n;
-    board.total += count.n;
-    board.replied += count.replied;
-    if (count.status === 'skipped' && count.skip_reason) skipped[count.skip_reason] = (skipped[count.skip_reason] ?? 0) + count.n;
-  }
+  const { counts, skipped } = await readMessageCampaignCounts(db, campaignId);
   return {
     tenantId: row.tenant_id as string,
     board: {
@@ -53,7 +66,7 @@ export async function readMessageCampaignBoard(
       endsAt: iso(row.ends_at),
       startedAt: iso(row.started_at),
       finishedAt: iso(row.finished_at),
-      counts: board,
+      counts,
       skipped,
       at,
     },

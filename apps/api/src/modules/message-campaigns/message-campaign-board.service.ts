@@ -2,6 +2,7 @@ import { MESSAGE_CAMPAIGN_SOCKET_EVENTS, roomName } from '@centralita/contracts'
 import { readMessageCampaignBoard } from '@centralita/contracts/server';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { CoalescedPush } from '../machine-host/coalesced-push';
 import { emitEphemeral } from '../machine-host/ephemeral';
 import { RealtimeService } from '../realtime/realtime.service';
 import { onCampaignBoardChanged } from './campaign-board-signal';
@@ -19,7 +20,7 @@ const PUSH_EVERY_MS = 300;
 @Injectable()
 export class MessageCampaignBoardService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(MessageCampaignBoardService.name);
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private readonly pushes = new CoalescedPush(PUSH_EVERY_MS, (campaignId) => this.push(campaignId), this.logger);
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -28,23 +29,12 @@ export class MessageCampaignBoardService implements OnModuleInit, OnModuleDestro
   ) {}
 
   onModuleInit(): void {
-    this.unsubscribe = onCampaignBoardChanged((id) => this.schedule(id));
+    this.unsubscribe = onCampaignBoardChanged((id) => this.pushes.schedule(id));
   }
 
   onModuleDestroy(): void {
     this.unsubscribe?.();
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
-  }
-
-  private schedule(campaignId: string): void {
-    if (this.pending.has(campaignId)) return;
-    const timer = setTimeout(() => {
-      this.pending.delete(campaignId);
-      void this.push(campaignId).catch((error: Error) => this.logger.warn(`board ${campaignId}: ${error.message}`));
-    }, PUSH_EVERY_MS);
-    timer.unref();
-    this.pending.set(campaignId, timer);
+    this.pushes.clear();
   }
 
   private async push(campaignId: string): Promise<void> {

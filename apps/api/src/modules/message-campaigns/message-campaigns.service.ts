@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ChannelError, type TemplateSend } from '@centralita/channels';
 import { QUEUES, outboxJob } from '@centralita/contracts';
+import { readMessageCampaignCounts } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -309,21 +310,7 @@ export class MessageCampaignsService {
       [id, principal.clientId],
     )) as Record<string, unknown>[];
     if (!row) throw AppException.notFound();
-    const counts = (await this.dataSource.query(
-      `SELECT status, skip_reason, count(*)::int AS n, count(*) FILTER (WHERE replied_at IS NOT NULL)::int AS replied
-       FROM message_campaign_recipients WHERE campaign_id = $1 GROUP BY status, skip_reason`,
-      [id],
-    )) as { status: RecipientStatus; skip_reason: string | null; n: number; replied: number }[];
-    const board = Object.fromEntries(STATUSES.map((status) => [status, 0])) as MessageCampaignView['counts'];
-    board.total = 0;
-    board.replied = 0;
-    const skipped: Record<string, number> = {};
-    for (const count of counts) {
-      board[count.status] += count.n;
-      board.total += count.n;
-      board.replied += count.replied;
-      if (count.status === 'skipped' && count.skip_reason) skipped[count.skip_reason] = (skipped[count.skip_reason] ?? 0) + count.n;
-    }
+    const { counts, skipped } = await readMessageCampaignCounts(this.dataSource, id);
     return {
       id: row.id as string,
       name: row.name as string,
@@ -346,7 +333,7 @@ export class MessageCampaignsService {
       ...scheduleView(row),
       startedAt: (row.started_at as Date | null)?.toISOString() ?? null,
       finishedAt: (row.finished_at as Date | null)?.toISOString() ?? null,
-      counts: board,
+      counts,
       skipped,
     };
   }

@@ -10,6 +10,7 @@ import { CARRIER_LEG_CALL_STATUSES, HUMAN_ANSWERED_CALL_STATUSES, UNANSWERED_CAL
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { CoalescedPush } from '../machine-host/coalesced-push';
 import { emitEphemeral } from '../machine-host/ephemeral';
 import { RealtimeService } from '../realtime/realtime.service';
 import { callView, sqlStatuses, type CallRow } from './outbound-rows';
@@ -25,29 +26,18 @@ const PUSH_EVERY_MS = 300;
 @Injectable()
 export class OutboundBoardService implements OnModuleDestroy {
   private readonly logger = new Logger(OutboundBoardService.name);
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private readonly pushes = new CoalescedPush(PUSH_EVERY_MS, (campaignId) => this.push(campaignId), this.logger);
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly realtime: RealtimeService,
     tx: OutboundTransactions,
   ) {
-    tx.onBoardsChanged((ids) => ids.forEach((id) => this.schedule(id)));
+    tx.onBoardsChanged((ids) => ids.forEach((id) => this.pushes.schedule(id)));
   }
 
   onModuleDestroy(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
-  }
-
-  private schedule(campaignId: string): void {
-    if (this.pending.has(campaignId)) return;
-    const timer = setTimeout(() => {
-      this.pending.delete(campaignId);
-      void this.push(campaignId).catch((error: Error) => this.logger.warn(`board ${campaignId}: ${error.message}`));
-    }, PUSH_EVERY_MS);
-    timer.unref();
-    this.pending.set(campaignId, timer);
+    this.pushes.clear();
   }
 
   private async push(campaignId: string): Promise<void> {
