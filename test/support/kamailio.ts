@@ -15,6 +15,8 @@ const CANDIDATES = [process.env.KAMAILIO_PATH, '/usr/sbin/kamailio', '/usr/local
 export interface RunningKamailio {
   wsUrl: string;
   domain: string;
+  /** Its UDP socket: where plain SIP peers (the voice server's 'connect' INVITE, a desk phone's REGISTER) reach it. */
+  udp: { host: string; port: number };
   stop(): Promise<void>;
 }
 
@@ -52,13 +54,21 @@ export function findKamailio(): string {
   return binary;
 }
 
-export async function startKamailio(): Promise<RunningKamailio> {
+/**
+ * `udpHost`: the loopback address of its UDP socket (default 127.0.0.1). The voice connect suite puts it on another
+ * address than the voice server's, because the sip package takes a Route to its own host for a flow token.
+ */
+export async function startKamailio(options: { udpHost?: string } = {}): Promise<RunningKamailio> {
+  const udpHost = options.udpHost ?? '127.0.0.1';
   const binary = findKamailio();
   const dir = mkdtempSync(path.join(tmpdir(), 'centralita-kamailio-'));
   const [wsPort, udpPort] = [await freePort(), await freePort()];
   const template = readFileSync(path.join(__dirname, 'kamailio', 'kamailio.cfg'), 'utf8');
   const cfg = path.join(dir, 'kamailio.cfg');
-  writeFileSync(cfg, template.replaceAll('__WS_PORT__', String(wsPort)).replaceAll('__UDP_PORT__', String(udpPort)));
+  writeFileSync(
+    cfg,
+    template.replaceAll('__WS_PORT__', String(wsPort)).replaceAll('__UDP_PORT__', String(udpPort)).replaceAll('__UDP_HOST__', udpHost),
+  );
 
   const check = spawnSync(binary, ['-c', '-f', cfg, '-Y', dir], { encoding: 'utf8' });
   if (check.status !== 0) {
@@ -90,6 +100,7 @@ export async function startKamailio(): Promise<RunningKamailio> {
   return {
     wsUrl: `ws://127.0.0.1:${wsPort}`,
     domain: '127.0.0.1',
+    udp: { host: udpHost, port: udpPort },
     async stop() {
       if (!exited && child.pid) {
         const gone = new Promise((resolve) => child.once('exit', resolve));

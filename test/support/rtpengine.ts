@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { startDaemon } from './daemon';
 
 const CANDIDATES = [process.env.RTPENGINE_PATH, '/usr/bin/rtpengine', '/usr/sbin/rtpengine'];
@@ -32,6 +33,18 @@ export function freeUdpPort(host = '127.0.0.1'): Promise<number> {
     socket.bind(0, host, () => {
       const { port } = socket.address();
       socket.close(() => resolve(port));
+    });
+  });
+}
+
+/** A free TCP port on the loopback (rtpengine's CLI listener). */
+function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
 }
@@ -73,6 +86,10 @@ export async function startRtpengine(options: { dtmfLogDest: { host: string; por
       '--table=-1',
       '--interface=127.0.0.1',
       `--listen-ng=127.0.0.1:${ngPort}`,
+      // Debian's /etc/rtpengine/rtpengine.conf sets listen-cli=localhost:2224 and listen-http=localhost:2225: two
+      // suites' daemons at once would clash on them.
+      `--listen-cli=127.0.0.1:${await freeTcpPort()}`,
+      `--listen-http=127.0.0.1:${await freeTcpPort()}`,
       '--foreground',
       '--log-stderr',
       '--log-level=5',

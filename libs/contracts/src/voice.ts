@@ -40,6 +40,11 @@ export type VoiceCallEvent =
   | (VoiceEventBase & { type: 'call.toAgent'; agentId: string; path: string[] })
   /** An agent's softphone answered the bridged leg. */
   | (VoiceEventBase & { type: 'call.connected'; agentId: string })
+  /**
+   * The agent's softphone did not take the call ('busy' 486, 'unavailable' 480/404, 'noAnswer' ring timeout/408,
+   * 'media' rtpengine refused the leg, 'sipNNN' any other final status): the caller is back on hold music.
+   */
+  | (VoiceEventBase & { type: 'call.connectFailed'; agentId: string; reason: string })
   /** The caller hung up before any agent answered. */
   | (VoiceEventBase & { type: 'call.abandoned'; stage: VoiceAbandonStage })
   /** The call ended after it was connected, or the platform ended it (IVR hang-up destination, closed line, error). */

@@ -437,4 +437,44 @@ describe('inbound voice: the caller’s conversation (e2e)', () => {
       config.voiceConnectEnabled = false;
     }
   });
+
+  it('puts the conversation back in the queue when the agent’s phone does not take the call (call.connectFailed), and connects again', async () => {
+    const config = t.app.get<AppConfig>(APP_CONFIG);
+    const { tenant, lineId, trunkId } = await phoneTenant();
+    await availableAgent(tenant, lineId, { authUser: 'first', domain: 'voice.test' });
+    await availableAgent(tenant, lineId, { authUser: 'second', domain: 'voice.test' });
+    config.voiceConnectEnabled = true;
+    try {
+      const c = call(tenant.client.id);
+      await c.post(
+        c.make('call.started', { trunkId, from: '+34611000222', to: '+34910000000', ivrId: null }),
+        c.make('call.queued', { attentionLineId: lineId, path: [] }),
+      );
+      const [first] = await eventually(async () => {
+        const found = await commandsFor(c.callId);
+        expect(found).toHaveLength(1);
+        return found;
+      });
+      const busyAgent = (first.data as { agentId: string }).agentId;
+      await c.post(c.make('call.connectFailed', { agentId: busyAgent, reason: 'busy' }));
+      // Back in the line's queue and routed again: a second connect for the same call.
+      const jobs = await eventually(async () => {
+        const found = (await commandsFor(c.callId)).sort((a, b) => a.timestamp - b.timestamp);
+        expect(found).toHaveLength(2);
+        return found;
+      });
+      expect((jobs[0].data as { agentId: string }).agentId).toBe(busyAgent);
+      expect(jobs.map((job) => job.name)).toEqual(['connect', 'connect']);
+      expect(jobs[1].data).toMatchObject({ type: 'connect', callId: c.callId });
+      const conversation = await conversationOf(c.callId);
+      expect(conversation.status).toBe('Active');
+      const [row] = (await t.dataSource.query(`SELECT agent_id FROM conversations WHERE id = $1`, [conversation.id])) as {
+        agent_id: string;
+      }[];
+      expect(row.agent_id).toBe((jobs[1].data as { agentId: string }).agentId);
+      expect(await callRow(c.callId)).toMatchObject({ stage: 'queue', ended_at: null });
+    } finally {
+      config.voiceConnectEnabled = false;
+    }
+  });
 });

@@ -2,6 +2,22 @@
 /// <reference path="./vendor.d.ts" />
 import { Client } from 'rtpengine-client';
 
+/** The media profile of an agent's leg (VOICE_AGENT_MEDIA). */
+export type AgentMedia = 'webrtc' | 'rtp';
+
+/** The ng options of the offer toward the agent, per profile (rtpengine's ng protocol documentation). */
+const AGENT_OFFER: Record<AgentMedia, Record<string, unknown>> = {
+  webrtc: {
+    'transport-protocol': 'UDP/TLS/RTP/SAVPF',
+    ICE: 'force',
+    DTLS: 'passive',
+    'rtcp-mux': ['offer', 'require'],
+    SDES: ['off'],
+    flags: ['generate-mid'],
+  },
+  rtp: { 'transport-protocol': 'RTP/AVP', ICE: 'remove', 'rtcp-mux': ['demux'] },
+};
+
 export class RtpengineError extends Error {
   constructor(
     readonly command: string,
@@ -59,6 +75,38 @@ export class RtpengineNg {
       'to-tag': toTag,
       sdp,
       ICE: 'remove',
+      replace: ['origin', 'session-connection'],
+    });
+    return String(reply.sdp);
+  }
+
+  /**
+   * The caller's side offered again toward a new callee leg (an agent's phone) in the same rtpengine call and dialogue:
+   * answers the SDP for the agent's INVITE. 'webrtc' makes it what a browser accepts (DTLS-SRTP offered actpass, so the
+   * answering browser is the DTLS client; ICE candidates of its own; RTCP muxed; no SDES keys; a=mid); 'rtp' is plain RTP/AVP.
+   */
+  async offerToAgent(callId: string, fromTag: string, toTag: string, callerSdp: string, media: AgentMedia): Promise<string> {
+    const reply = await this.call('offer', {
+      'call-id': callId,
+      'from-tag': fromTag,
+      'to-tag': toTag,
+      sdp: callerSdp,
+      replace: ['origin', 'session-connection'],
+      ...AGENT_OFFER[media],
+    });
+    return String(reply.sdp);
+  }
+
+  /** The agent's answer (their 200 OK SDP) to offerToAgent; the caller's side stays plain RTP with the same ports. */
+  async answerFromAgent(callId: string, fromTag: string, toTag: string, agentSdp: string): Promise<string> {
+    const reply = await this.call('answer', {
+      'call-id': callId,
+      'from-tag': fromTag,
+      'to-tag': toTag,
+      sdp: agentSdp,
+      ICE: 'remove',
+      'transport-protocol': 'RTP/AVP',
+      'rtcp-mux': ['demux'],
       replace: ['origin', 'session-connection'],
     });
     return String(reply.sdp);

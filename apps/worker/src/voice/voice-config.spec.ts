@@ -23,6 +23,9 @@ describe(loadVoiceConfig.name, () => {
       rtpengine: { host: 'rtp.internal', port: 2223 },
       dtmfListen: { host: '127.0.0.1', port: 5081 },
       mediaDir: '/var/lib/centralita/voice',
+      outboundProxy: null,
+      agentMedia: 'webrtc',
+      agentRingSeconds: 30,
     });
     expect(
       loadVoiceConfig({

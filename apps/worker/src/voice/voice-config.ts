@@ -14,6 +14,18 @@ export interface VoiceConfig {
   dtmfListen: { host: string; port: number };
   /** VOICE_MEDIA_DIR: the tone and hold-music files generated at start-up (sox) live here. */
   mediaDir: string;
+  /**
+   * VOICE_OUTBOUND_PROXY host:port (UDP): the SIP proxy / registrar (kamailio) the agents' softphones register at; the
+   * 'connect' INVITE to an agent's SIP URI is sent there (Route ;lr). Unset: sent to the URI's own host.
+   */
+  outboundProxy: { host: string; port: number } | null;
+  /**
+   * VOICE_AGENT_MEDIA: the media profile of the agent's leg. 'webrtc' (default: the console's sip.js softphone —
+   * DTLS-SRTP, ICE, rtcp-mux) or 'rtp' (plain RTP/AVP desk phones and SIP clients).
+   */
+  agentMedia: 'webrtc' | 'rtp';
+  /** VOICE_AGENT_RING_SECONDS (default 30, 5–120): how long an agent's softphone rings before the call goes back to hold. */
+  agentRingSeconds: number;
 }
 
 export class VoiceConfigError extends Error {
@@ -54,6 +66,24 @@ export function loadVoiceConfig(env: NodeJS.ProcessEnv = process.env): VoiceConf
   if (!mediaDir) problems.push('VOICE_SIP_PORT requires VOICE_MEDIA_DIR (a writable directory for the tone and hold-music files)');
   const dtmfRaw = read('VOICE_DTMF_LISTEN') ?? `127.0.0.1:${sipPort + 1}`;
   const dtmfListen = hostPort(dtmfRaw, 'VOICE_DTMF_LISTEN', problems);
+  const proxyRaw = read('VOICE_OUTBOUND_PROXY');
+  const outboundProxy = proxyRaw ? hostPort(proxyRaw, 'VOICE_OUTBOUND_PROXY', problems) : null;
+  const agentMedia = (read('VOICE_AGENT_MEDIA') ?? 'webrtc').toLowerCase();
+  if (agentMedia !== 'webrtc' && agentMedia !== 'rtp') problems.push(`VOICE_AGENT_MEDIA must be webrtc or rtp (got "${agentMedia}")`);
+  const ringRaw = read('VOICE_AGENT_RING_SECONDS') ?? '30';
+  const agentRingSeconds = Number(ringRaw);
+  if (!(Number.isInteger(agentRingSeconds) && agentRingSeconds >= 5 && agentRingSeconds <= 120))
+    problems.push(`VOICE_AGENT_RING_SECONDS must be an integer between 5 and 120 (got "${ringRaw}")`);
   if (problems.length) throw new VoiceConfigError(problems);
-  return { sipHost, sipPublicHost, sipPort, rtpengine: rtpengine!, dtmfListen: dtmfListen!, mediaDir: mediaDir! };
+  return {
+    sipHost,
+    sipPublicHost,
+    sipPort,
+    rtpengine: rtpengine!,
+    dtmfListen: dtmfListen!,
+    mediaDir: mediaDir!,
+    outboundProxy,
+    agentMedia: agentMedia as 'webrtc' | 'rtp',
+    agentRingSeconds,
+  };
 }

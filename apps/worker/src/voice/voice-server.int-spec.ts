@@ -149,6 +149,9 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
       rtpengine: rtpengine.ng,
       dtmfListen: { host: '127.0.0.1', port: dtmfPort },
       mediaDir: path.join(dir, 'media'),
+      outboundProxy: null,
+      agentMedia: 'rtp',
+      agentRingSeconds: 30,
     };
     sink = new QueueVoiceEventSink({ redisUrl, queuePrefix: prefix }, () => undefined);
     collector = new Worker(

@@ -23,7 +23,28 @@ export interface VoiceServerDeps {
   log?: { log(message: string): void; warn(message: string): void };
 }
 
-type Stage = 'answering' | 'ivr' | 'queue' | 'ended';
+/** 'connecting': an agent's phone rings (the caller still hears hold music until it answers); 'connected': bridged. */
+type Stage = 'answering' | 'ivr' | 'queue' | 'connecting' | 'connected' | 'ended';
+
+/** The platform's INVITE to an agent's phone (command 'connect'): a UAC dialog of its own, through the outbound proxy. */
+interface AgentLeg {
+  agentId: string;
+  uri: string;
+  sipCallId: string;
+  localTag: string;
+  invite: sip.SipMessage;
+  state: 'ringing' | 'answered' | 'ended';
+  /** Set when the platform CANCELs the ringing (ring timeout, caller gone): the reason the final response stands for. */
+  cancelReason: string | null;
+  ringTimer: NodeJS.Timeout | null;
+  /** From the 2xx: the agent's tag, Contact (in-dialog requests go there) and the reversed Record-Route set. */
+  remoteTag: string;
+  remoteTarget: string;
+  routeSet: sip.NameAddr[];
+  localCseq: number;
+  /** The agent's answer SDP (a caller's re-INVITE is answered against it). */
+  answerSdp: string | null;
+}
 
 /** The rtpengine tags of a call's two sides: the caller, and the platform (a sink until an agent leg exists). */
 const CALLER = 'caller';
@@ -47,6 +68,10 @@ interface VoiceCall {
   stage: Stage;
   seq: number;
   offer: OfferedAudio | null;
+  /** The caller's latest offer SDP (the agent leg is offered from it). */
+  callerSdp: string;
+  /** The agent's leg while 'connecting' or 'connected'. */
+  agent: AgentLeg | null;
   /** The SDP sent in the 200 OK (re-INVITEs are answered with the same media). */
   answerSdp: string | null;
   sessionVersion: number;
@@ -84,6 +109,8 @@ export class VoiceServer {
   private media: VoiceMediaFiles | null = null;
   private readonly bySipCallId = new Map<string, VoiceCall>();
   private readonly byId = new Map<string, VoiceCall>();
+  /** The agents' legs by their SIP Call-ID (the agent's BYE and re-INVITEs arrive in that dialog). */
+  private readonly agentLegs = new Map<string, { call: VoiceCall; leg: AgentLeg }>();
   private readonly log: { log(message: string): void; warn(message: string): void };
 
   constructor(
@@ -149,7 +176,7 @@ export class VoiceServer {
     await this.deps.events.flush();
   }
 
-  /** A command from the API (QUEUES.voiceCommands). 'connect' is not built yet: it is refused with a log line. */
+  /** A command from the API (QUEUES.voiceCommands): 'hangUp', or 'connect' (ring the agent's phone and bridge the caller to it). */
   async command(command: VoiceCommand): Promise<void> {
     const call = this.byId.get(command.callId);
     if (!call || call.tenantId !== command.tenantId) {
@@ -160,7 +187,7 @@ export class VoiceServer {
       await this.serial(call, () => this.hangUp(call, command.reason || 'hangUp'));
       return;
     }
-    this.log.warn(`voice command connect for call ${command.callId}: bridging to an agent is not available in this version`);
+    await this.serial(call, () => this.connect(call, command.agentId, command.agentSipUri));
   }
 
   /** The platform side's media address given to rtpengine: the sink socket at the server's public address. */
@@ -188,6 +215,8 @@ export class VoiceServer {
   }
 
   private onRequest(request: sip.SipRequest, remote: sip.Remote): void {
+    const agent = this.agentLegs.get(request.headers['call-id']);
+    if (agent) return this.onAgentRequest(request, agent.call, agent.leg);
     const call = this.bySipCallId.get(request.headers['call-id']);
     switch (request.method) {
       case 'INVITE':
@@ -239,6 +268,8 @@ export class VoiceServer {
       stage: 'answering',
       seq: 0,
       offer: null,
+      callerSdp: invite.content ?? '',
+      agent: null,
       answerSdp: null,
       sessionVersion: 1,
       acked: false,
@@ -358,10 +389,21 @@ export class VoiceServer {
       // Same rtpengine call and tags: rtpengine keeps its ports, so the caller gets the same media back (and a new
       // address of the caller, e.g. after a hold or a network change, is learnt).
       try {
-        if (request.content) {
+        if (request.content && call.stage === 'connecting') return this.send(this.respond(request, 491, 'Request Pending'));
+        if (request.content && call.stage === 'connected' && call.agent?.answerSdp) {
+          // Bridged: offered again toward the agent's leg and answered with the agent's SDP (the agent is not re-INVITEd:
+          // rtpengine keeps the agent side's ports and keys).
+          const offer = readAudioOffer(request.content);
+          if (!offer) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
+          await this.ng.offerToAgent(call.id, CALLER, PLATFORM, request.content, this.config.agentMedia);
+          call.offer = offer;
+          call.callerSdp = request.content;
+          call.answerSdp = await this.ng.answerFromAgent(call.id, CALLER, PLATFORM, call.agent.answerSdp);
+        } else if (request.content) {
           const offer = readAudioOffer(request.content);
           if (!offer) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
           await this.ng.offer(call.id, CALLER, request.content);
+          call.callerSdp = request.content;
           call.offer = offer;
           call.sessionVersion += 1;
           call.answerSdp = await this.ng.answer(
@@ -552,11 +594,308 @@ export class VoiceServer {
     call.promptTimer = null;
   }
 
+  // ---------------------------------------------------------------- the agent's leg ('connect')
+
+  /**
+   * Rings the agent's phone: the caller's side is offered again in rtpengine toward a new callee leg (the agent's media
+   * profile, VOICE_AGENT_MEDIA), and that SDP goes in an INVITE to the agent's SIP URI through VOICE_OUTBOUND_PROXY
+   * (kamailio relays it to the softphone's registered WebSocket). Hold music plays on while it rings. The 2xx is ACKed,
+   * its SDP answered in rtpengine (the caller's side keeps its ports, so the caller is not re-INVITEd), the music stops
+   * and call.connected is reported. Busy, unavailable, any other refusal or no answer within VOICE_AGENT_RING_SECONDS
+   * (CANCEL) puts the platform side back on the sink with hold music and reports call.connectFailed.
+   */
+  private async connect(call: VoiceCall, agentId: string, uri: string): Promise<void> {
+    if (call.stage !== 'queue') {
+      this.log.warn(`voice command connect for call ${call.id} in stage ${call.stage}: ignored`);
+      return;
+    }
+    let target: sip.SipUri | null = null;
+    try {
+      target = sip.parseUri(uri);
+    } catch {
+      target = null;
+    }
+    if (!target?.host || !/^sips?$/i.test(target.schema ?? 'sip')) {
+      this.log.warn(`call ${call.id}: agent ${agentId} has no usable SIP URI (${uri})`);
+      this.emit(call, { type: 'call.connectFailed', agentId, reason: 'badUri' });
+      return;
+    }
+    call.stage = 'connecting';
+    let offerSdp: string;
+    try {
+      offerSdp = await this.ng.offerToAgent(call.id, CALLER, PLATFORM, call.callerSdp, this.config.agentMedia);
+    } catch (error) {
+      this.log.warn(`call ${call.id}: offer toward agent ${agentId}: ${(error as Error).message}`);
+      call.stage = 'queue';
+      await this.restorePlatformMedia(call);
+      this.emit(call, { type: 'call.connectFailed', agentId, reason: 'media' });
+      return this.playHold(call);
+    }
+    const self = `${this.config.sipPublicHost}:${this.config.sipPort}`;
+    const sipCallId = `${randomUUID()}@${this.config.sipPublicHost}`;
+    const localTag = randomBytes(6).toString('hex');
+    const from = callerNumber(call.invite);
+    const invite: sip.SipMessage = {
+      method: 'INVITE',
+      uri,
+      version: '2.0',
+      headers: {
+        via: [],
+        to: { uri, params: {} },
+        // The caller's number as the From user: the agent's phone shows who is calling.
+        from: { uri: `sip:${encodeURIComponent(from).replace(/%2B/g, '+')}@${self}`, params: { tag: localTag } },
+        'call-id': sipCallId,
+        cseq: { method: 'INVITE', seq: 1 },
+        contact: [{ uri: `sip:centralita@${self}`, params: {} }],
+        'content-type': 'application/sdp',
+        allow: ALLOW,
+        'max-forwards': '70',
+        ...(this.config.outboundProxy ? { route: this.proxyRoute() } : {}),
+      },
+      content: offerSdp,
+    };
+    const leg: AgentLeg = {
+      agentId,
+      uri,
+      sipCallId,
+      localTag,
+      invite,
+      state: 'ringing',
+      cancelReason: null,
+      ringTimer: null,
+      remoteTag: '',
+      remoteTarget: uri,
+      routeSet: [],
+      localCseq: 1,
+      answerSdp: null,
+    };
+    call.agent = leg;
+    this.agentLegs.set(leg.sipCallId, { call, leg });
+    leg.ringTimer = setTimeout(() => this.cancelAgent(leg, 'noAnswer'), this.config.agentRingSeconds * 1000);
+    this.send(leg.invite, (response) => this.onAgentResponse(call, leg, response));
+  }
+
+  private onAgentResponse(call: VoiceCall, leg: AgentLeg, response: sip.SipResponse): void {
+    if (response.status < 200) return;
+    if (response.status < 300) {
+      if (!leg.remoteTag) {
+        const contact = Array.isArray(response.headers.contact) ? response.headers.contact[0]?.uri : undefined;
+        leg.remoteTag = String(response.headers.to.params.tag ?? '');
+        leg.remoteTarget = contact ?? leg.uri;
+        leg.routeSet = (response.headers['record-route'] ?? []).map((entry) => ({ ...entry, params: { ...entry.params } })).reverse();
+      }
+      this.ackAgent(leg, response); // every 2xx, retransmissions too (RFC 3261 13.2.2.4)
+      if (leg.state !== 'ringing') return;
+      if (leg.ringTimer) clearTimeout(leg.ringTimer);
+      leg.ringTimer = null;
+      if (leg.cancelReason || call.agent !== leg) {
+        // Answered as the platform gave up (the 2xx crossed the CANCEL, or the caller left): end the agent's dialog.
+        leg.state = 'ended';
+        this.agentRequest(leg, 'BYE');
+        this.forgetAgent(leg);
+        if (call.agent === leg) void this.serial(call, () => this.agentFailed(call, leg, leg.cancelReason ?? 'noAnswer'));
+        return;
+      }
+      leg.state = 'answered';
+      void this.serial(call, () => this.agentAnswered(call, leg, response.content ?? ''));
+      return;
+    }
+    if (leg.state !== 'ringing') return;
+    leg.state = 'ended';
+    if (leg.ringTimer) clearTimeout(leg.ringTimer);
+    leg.ringTimer = null;
+    this.forgetAgent(leg);
+    const reason =
+      leg.cancelReason ??
+      (response.status === 486 || response.status === 600 || response.status === 603
+        ? 'busy'
+        : response.status === 480 || response.status === 404
+          ? 'unavailable'
+          : response.status === 408
+            ? 'noAnswer'
+            : `sip${response.status}`);
+    this.log.log(`call ${call.id}: agent ${leg.agentId} answered ${response.status} (${reason})`);
+    void this.serial(call, () => this.agentFailed(call, leg, reason));
+  }
+
+  private async agentAnswered(call: VoiceCall, leg: AgentLeg, sdp: string): Promise<void> {
+    if (call.agent !== leg || call.stage !== 'connecting') {
+      leg.state = 'ended';
+      this.agentRequest(leg, 'BYE');
+      this.forgetAgent(leg);
+      return;
+    }
+    try {
+      await this.stopPlayback(call);
+      await this.ng.answerFromAgent(call.id, CALLER, PLATFORM, sdp);
+      leg.answerSdp = sdp;
+    } catch (error) {
+      this.log.warn(`call ${call.id}: answer of agent ${leg.agentId}: ${(error as Error).message}`);
+      leg.state = 'ended';
+      this.agentRequest(leg, 'BYE');
+      this.forgetAgent(leg);
+      return this.agentFailed(call, leg, 'media');
+    }
+    call.stage = 'connected';
+    this.emit(call, { type: 'call.connected', agentId: leg.agentId });
+  }
+
+  /** The agent did not take the call: the platform side goes back to the sink, the caller to hold music. */
+  private async agentFailed(call: VoiceCall, leg: AgentLeg, reason: string): Promise<void> {
+    if (call.agent !== leg || call.stage === 'ended') return;
+    call.agent = null;
+    call.stage = 'queue';
+    await this.restorePlatformMedia(call);
+    this.emit(call, { type: 'call.connectFailed', agentId: leg.agentId, reason });
+    await this.playHold(call);
+  }
+
+  private async restorePlatformMedia(call: VoiceCall): Promise<void> {
+    try {
+      await this.ng.offer(call.id, CALLER, call.callerSdp);
+      call.answerSdp = await this.ng.answer(
+        call.id,
+        CALLER,
+        PLATFORM,
+        platformAnswerSdp(call.offer!, this.sinkTarget(), call.sessionVersion),
+      );
+    } catch (error) {
+      this.log.warn(`call ${call.id}: back to the platform sink: ${(error as Error).message}`);
+    }
+  }
+
+  /** Ends the agent's leg from the platform side: CANCEL while it rings, BYE once answered. */
+  private dropAgent(call: VoiceCall): void {
+    const leg = call.agent;
+    if (!leg) return;
+    call.agent = null;
+    if (leg.state === 'ringing') this.cancelAgent(leg, 'callerGone');
+    else if (leg.state === 'answered') {
+      leg.state = 'ended';
+      this.agentRequest(leg, 'BYE');
+      this.forgetAgent(leg);
+    }
+  }
+
+  private proxyRoute(): sip.NameAddr[] {
+    const proxy = this.config.outboundProxy;
+    return proxy ? [{ uri: `sip:${proxy.host}:${proxy.port};lr`, params: {} }] : [];
+  }
+
+  /** CANCEL of the ringing INVITE (same branch and Route set, RFC 3261 9.1); its final response (487) ends the leg. */
+  private cancelAgent(leg: AgentLeg, reason: string): void {
+    const route = this.proxyRoute();
+    if (leg.state !== 'ringing' || leg.cancelReason) return;
+    leg.cancelReason = reason;
+    if (leg.ringTimer) clearTimeout(leg.ringTimer);
+    leg.ringTimer = null;
+    const invite = leg.invite;
+    if (!invite.headers.via?.[0]?.params?.branch) return; // not sent yet
+    this.send(
+      {
+        method: 'CANCEL',
+        uri: invite.uri,
+        version: '2.0',
+        headers: {
+          via: [invite.headers.via[0]],
+          to: { uri: leg.uri, params: {} },
+          from: invite.headers.from,
+          'call-id': leg.sipCallId,
+          cseq: { method: 'CANCEL', seq: invite.headers.cseq.seq },
+          'max-forwards': '70',
+          ...(route.length ? { route } : {}),
+        },
+      },
+      () => undefined,
+    );
+  }
+
+  private ackAgent(leg: AgentLeg, response: sip.SipResponse): void {
+    this.send({
+      method: 'ACK',
+      uri: leg.remoteTarget,
+      version: '2.0',
+      headers: {
+        via: [],
+        to: response.headers.to,
+        from: leg.invite.headers.from,
+        'call-id': leg.sipCallId,
+        cseq: { method: 'ACK', seq: leg.invite.headers.cseq.seq },
+        'max-forwards': '70',
+        ...(leg.routeSet.length ? { route: leg.routeSet.map((entry) => ({ ...entry, params: { ...entry.params } })) } : {}),
+      },
+    });
+  }
+
+  /** An in-dialog request to the agent (BYE), through the dialog's route set. */
+  private agentRequest(leg: AgentLeg, method: string): void {
+    leg.localCseq += 1;
+    this.send(
+      {
+        method,
+        uri: leg.remoteTarget,
+        version: '2.0',
+        headers: {
+          via: [],
+          to: { uri: leg.uri, params: { tag: leg.remoteTag } },
+          from: leg.invite.headers.from,
+          'call-id': leg.sipCallId,
+          cseq: { method, seq: leg.localCseq },
+          'max-forwards': '70',
+          ...(leg.routeSet.length ? { route: leg.routeSet.map((entry) => ({ ...entry, params: { ...entry.params } })) } : {}),
+        },
+      },
+      (response) => {
+        if (response.status >= 300) this.log.warn(`${method} to agent ${leg.agentId} answered ${response.status}`);
+      },
+    );
+  }
+
+  private forgetAgent(leg: AgentLeg): void {
+    if (leg.ringTimer) clearTimeout(leg.ringTimer);
+    leg.ringTimer = null;
+    if (this.agentLegs.get(leg.sipCallId)?.leg === leg) this.agentLegs.delete(leg.sipCallId);
+  }
+
+  /** Requests in the agent's dialog: BYE ends both legs (call.ended by 'agent'); re-INVITEs are refused for now. */
+  private onAgentRequest(request: sip.SipRequest, call: VoiceCall, leg: AgentLeg): void {
+    switch (request.method) {
+      case 'ACK':
+        return;
+      case 'BYE':
+        this.send(this.respond(request, 200, 'OK'));
+        void this.serial(call, async () => {
+          leg.state = 'ended';
+          this.forgetAgent(leg);
+          if (call.agent !== leg || call.stage !== 'connected') return;
+          call.agent = null;
+          this.sendBye(call);
+          await this.end(call);
+          this.emit(call, { type: 'call.ended', by: 'agent', reason: 'hangUp' });
+        });
+        return;
+      case 'INVITE':
+        // A softphone's hold/unhold re-INVITE: not supported yet (the media stays as it is).
+        return this.send(this.respond(request, 488, 'Not Acceptable Here'));
+      case 'CANCEL':
+        return this.send(this.respond(request, 481, 'Call/Transaction Does Not Exist'));
+      default:
+        return this.send(this.respond(request, 200, 'OK'));
+    }
+  }
+
   // ---------------------------------------------------------------- the end
 
   private async callerHungUp(call: VoiceCall): Promise<void> {
     if (call.stage === 'ended' || call.stage === 'answering') return;
-    const stage: VoiceAbandonStage = call.stage === 'queue' ? 'queue' : 'ivr';
+    if (call.stage === 'connected') {
+      this.dropAgent(call);
+      await this.end(call);
+      this.emit(call, { type: 'call.ended', by: 'caller', reason: 'hangUp' });
+      return;
+    }
+    const stage: VoiceAbandonStage = call.stage === 'queue' || call.stage === 'connecting' ? 'queue' : 'ivr';
+    this.dropAgent(call); // a ringing agent's phone is CANCELled
     await this.end(call);
     this.emit(call, { type: 'call.abandoned', stage });
   }
@@ -564,6 +903,7 @@ export class VoiceServer {
   /** The platform ends the call: BYE to the caller, call.ended {by: 'system'}. */
   private async hangUp(call: VoiceCall, reason: string): Promise<void> {
     if (call.stage === 'ended' || call.stage === 'answering') return;
+    this.dropAgent(call);
     this.sendBye(call);
     await this.end(call);
     this.emit(call, { type: 'call.ended', by: 'system', reason });

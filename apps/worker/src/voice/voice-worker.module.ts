@@ -82,7 +82,7 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** QUEUES.voiceCommands: the API's hangUp (and, later, connect) for a live call of this server. */
+/** QUEUES.voiceCommands: the API's hangUp and connect for a live call of this server. */
 @Processor(QUEUES.voiceCommands, { concurrency: 4 })
 export class VoiceCommandsProcessor extends WorkerHost {
   constructor(private readonly voice: VoiceService) {

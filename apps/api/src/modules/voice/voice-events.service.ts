@@ -24,6 +24,7 @@ const EVENT_TYPES = new Set<VoiceCallEvent['type']>([
   'call.queued',
   'call.toAgent',
   'call.connected',
+  'call.connectFailed',
   'call.abandoned',
   'call.ended',
 ]);
@@ -161,6 +162,20 @@ export class VoiceEventsService {
           agent_id: (await this.tenantUser(step.manager, event.agentId, call.client_id)) ?? call.agent_id,
         });
         return;
+      case 'call.connectFailed': {
+        // The agent's softphone did not take the call (the caller is back on hold): the conversation goes back to its
+        // line's queue the way a logged-out agent's conversations do (conversation.transferred to the same line).
+        this.logger.log(`call ${call.id}: agent ${event.agentId} did not take the call (${clip(event.reason, 60)}); back to the queue`);
+        await step.update({ stage: 'queue' });
+        const current = await step.conversation();
+        if (!current || current.status !== 'Active' || !current.attention_line_id) return;
+        const pollId = (current.snapshot.context as { pollId?: string | null }).pollId ?? null;
+        await step.dispatch(
+          { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: current.attention_line_id, pollId } },
+          SYSTEM,
+        );
+        return;
+      }
       case 'call.abandoned': {
         // The call's end is written before the conversation's step, so the close hook sees no live call to hang up.
         const stage = event.stage;

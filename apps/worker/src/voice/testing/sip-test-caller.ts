@@ -266,10 +266,23 @@ export class SipTestCaller {
     this.rtp.send(Buffer.concat([header, payload]), this.remoteMedia.port, this.remoteMedia.host);
   }
 
+  private toneHz: number | null = null;
+  private tonePhase = 0;
+
+  /** What the phone "says" from now on: a sine of `hz` (what an agent should hear once bridged), or silence (null). */
+  setTone(hz: number | null): void {
+    this.toneHz = hz;
+  }
+
   private startSilence(): void {
     const silence = Buffer.alloc(160, this.payloadType === 0 ? 0xff : 0xd5);
     this.silence = setInterval(() => {
-      this.sendRtp(this.payloadType, silence, false, this.timestamp);
+      let frame: Buffer = silence;
+      if (this.toneHz !== null && this.payloadType === 0) {
+        frame = toneFrame(this.toneHz, this.tonePhase);
+        this.tonePhase += 160;
+      }
+      this.sendRtp(this.payloadType, frame, false, this.timestamp);
       this.timestamp += 160;
     }, 20);
   }
@@ -326,6 +339,24 @@ function readMedia(sdp: string): { host: string; port: number } | null {
   const host = /^c=IN IP4 (\S+)/m.exec(sdp)?.[1];
   const port = /^m=audio (\d+)/m.exec(sdp)?.[1];
   return host && port ? { host, port: Number(port) } : null;
+}
+
+/** 20 ms of a sine of `hz` at about a quarter of full scale, μ-law, starting at sample `phase`. */
+export function toneFrame(hz: number, phase: number): Buffer {
+  const frame = Buffer.alloc(160);
+  for (let i = 0; i < 160; i += 1) frame[i] = linearToUlaw(Math.round(8000 * Math.sin((2 * Math.PI * hz * (phase + i)) / 8000)));
+  return frame;
+}
+
+/** ITU-T G.711 μ-law compression (the reference segment search, with the 0x84 bias and the 32635 clip). */
+export function linearToUlaw(sample: number): number {
+  const sign = sample < 0 ? 0x80 : 0;
+  let magnitude = Math.min(Math.abs(sample), 32635) + 0x84;
+  let exponent = 7;
+  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent -= 1;
+  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
+  magnitude = sign | (exponent << 4) | mantissa;
+  return ~magnitude & 0xff;
 }
 
 /** ITU-T G.711 μ-law expansion. */

@@ -1,0 +1,211 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { VoiceCallEvent } from '@centralita/contracts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { SipTestCaller, rms, toneShare } from '../../apps/worker/src/voice/testing/sip-test-caller';
+import type { VoiceEventSink } from '../../apps/worker/src/voice/voice-events';
+import { VOICE_TONES } from '../../apps/worker/src/voice/voice-media-files';
+import { VoiceServer } from '../../apps/worker/src/voice/voice-server';
+import { eventually } from '../support/eventually';
+import { launchBrowser, newPage } from '../support/browser';
+import { startKamailio, type RunningKamailio } from '../support/kamailio';
+import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../support/rtpengine';
+
+/**
+ * The WebRTC profile of 'connect' (VOICE_AGENT_MEDIA=webrtc): the voice server (in this process, real rtpengine)
+ * rings an agent whose sip.js user agent runs in headless Chromium with a fake microphone, registered over WebSocket at
+ * a real kamailio; sip.js answers, DTLS-SRTP and ICE come up against rtpengine, the test phone hears the fake
+ * microphone (energy that is not hold music) and the browser receives the caller's 700 Hz (getStats: bytes and level).
+ */
+const SIPJS_LIB = path.resolve(__dirname, '../../node_modules/sip.js/lib');
+const MODULES = '/__test-agent/sipjs/';
+const AGENT_SCRIPT = `
+  import { Web } from '${MODULES}index.js';
+  window.startAgent = async ({ wsUrl, domain, user }) => {
+    const remote = document.body.appendChild(document.createElement('audio'));
+    const agent = new Web.SimpleUser(wsUrl, {
+      aor: 'sip:' + user + '@' + domain,
+      media: { constraints: { audio: true, video: false }, remote: { audio: remote } },
+      delegate: { onCallReceived: () => { window.invited = true; agent.answer().catch((e) => { window.answerError = String(e); }); } },
+      userAgentOptions: {
+        logLevel: 'error',
+        sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: [] }, iceGatheringTimeout: 2000 },
+      },
+    });
+    window.agent = agent;
+    await agent.connect();
+    await agent.register();
+  };
+  window.inboundAudio = async () => {
+    const pc = window.agent && window.agent.session && window.agent.session.sessionDescriptionHandler
+      && window.agent.session.sessionDescriptionHandler.peerConnection;
+    if (!pc) return null;
+    const out = { bytes: 0, energy: 0, state: pc.connectionState, ice: pc.iceConnectionState, remote: (pc.remoteDescription || {}).sdp };
+    (await pc.getStats()).forEach((report) => {
+      if (report.type === 'inbound-rtp' && report.kind === 'audio') {
+        out.bytes = report.bytesReceived || 0;
+        out.energy = report.totalAudioEnergy || 0;
+      }
+    });
+    return out;
+  };
+`;
+const TENANT = '00000000-0000-4000-8000-000000000001';
+const NUMBER = '+34910000020';
+const CALLER_HZ = 700;
+
+jest.setTimeout(90_000);
+
+/**
+ * SKIPPED: NOT PASSING YET. Measured with Chromium 156 and rtpengine 10.5.3 (OpenSSL 3.0): the INVITE reaches sip.js
+ * through kamailio's WebSocket, sip.js answers, call.connected is reported and ICE connects (iceConnectionState
+ * 'connected'), but DTLS fails: rtpengine logs "DTLS error: 1 (unexpected message)" on the agent-facing port and "SRTP
+ * output wanted, but no crypto suite was negotiated", and the peer connection goes 'failed' with no audio bytes. Tried
+ * without success: DTLS passive and not (the offer stays a=setup:actpass), and Chromium field trials disabling DTLS 1.3
+ * and its post-quantum key share (a suspect: Chromium's large DTLS 1.3 ClientHello against OpenSSL 3.0's DTLS 1.2).
+ * Until this passes, VOICE_CONNECT_ENABLED stays off for browser softphones.
+ */
+const describeWebrtc = rtpengineBinary() && process.env.VOICE_WEBRTC_CONNECT_TEST === 'on' ? describe : describe.skip;
+
+describeWebrtc('connect to a browser softphone (WebRTC through kamailio + rtpengine)', () => {
+  let rtpengine: RunningRtpengine;
+  let kamailio: RunningKamailio;
+  let server: VoiceServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let caller: SipTestCaller;
+  let dir: string;
+  let sipPort = 0;
+  const events: VoiceCallEvent[] = [];
+  const sink: VoiceEventSink = { publish: (event) => void events.push(event), flush: async () => undefined, close: async () => undefined };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'centralita-voice-webrtc-'));
+    const dtmfPort = await freeUdpPort();
+    rtpengine = await startRtpengine({ dtmfLogDest: { host: '127.0.0.1', port: dtmfPort } });
+    kamailio = await startKamailio({ udpHost: '127.0.0.3' });
+    server = new VoiceServer(
+      {
+        sipHost: '127.0.0.1',
+        sipPublicHost: '127.0.0.1',
+        sipPort: (sipPort = await freeUdpPort()),
+        rtpengine: rtpengine.ng,
+        dtmfListen: { host: '127.0.0.1', port: dtmfPort },
+        mediaDir: path.join(dir, 'media'),
+        outboundProxy: kamailio.udp,
+        agentMedia: 'webrtc',
+        agentRingSeconds: 20,
+      },
+      {
+        resolveNumber: async (called) => {
+          const number = called.startsWith('+') ? called : `+${called}`;
+          return number === NUMBER
+            ? { number, tenantId: TENANT, trunkId: 'trunk-1', ivrId: null, attentionLineId: 'line-direct', language: 'es' }
+            : null;
+        },
+        loadIvr: async () => null,
+        promptFile: async () => null,
+        events: sink,
+      },
+    );
+    await server.start();
+    browser = await launchBrowser({ fakeMedia: true });
+    ({ context, page } = await newPage(browser, { language: 'en' }));
+    await context.route(`**${MODULES}**`, async (route) => {
+      const file = path.join(SIPJS_LIB, new URL(route.request().url()).pathname.slice(MODULES.length));
+      if (!file.startsWith(SIPJS_LIB) || !existsSync(file)) return route.fulfill({ status: 404 });
+      return route.fulfill({ path: file, contentType: 'text/javascript' });
+    });
+    await context.route('**/__test-agent/agent.js', (route) => route.fulfill({ contentType: 'text/javascript', body: AGENT_SCRIPT }));
+  }, 90_000);
+
+  afterAll(async () => {
+    await caller?.close().catch(() => undefined);
+    await server?.stop();
+    await context?.close();
+    await browser?.close();
+    await kamailio?.stop();
+    await rtpengine?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the browser answers, and each side hears the other', async () => {
+    // A page of the console's origin (Chromium refuses a WebSocket to 127.0.0.1 from a page the test fulfilled itself).
+    await page.goto('/session/signin');
+    await page.addScriptTag({ type: 'module', url: '/__test-agent/agent.js' });
+    await page.waitForFunction(() => 'startAgent' in window);
+    await page.evaluate((options) => (window as unknown as { startAgent(options: object): Promise<void> }).startAgent(options), {
+      wsUrl: kamailio.wsUrl,
+      domain: kamailio.domain,
+      user: 'webrtc-agent',
+    });
+
+    caller = await SipTestCaller.create(await freeUdpPort('127.0.0.2'));
+    caller.setTone(CALLER_HZ);
+    const from = '+34600000201';
+    expect((await caller.invite({ host: '127.0.0.1', port: sipPort }, { to: NUMBER, from })).status).toBe(200);
+    await eventually(() => expect(events.map((event) => event.type)).toEqual(['call.started', 'call.queued']));
+    const callId = events[0]!.callId;
+
+    await server.command({
+      type: 'connect',
+      tenantId: TENANT,
+      callId,
+      conversationId: '00000000-0000-4000-8000-0000000000c2',
+      agentId: 'agent-webrtc',
+      agentSipUri: `sip:webrtc-agent@${kamailio.domain}`,
+    });
+    await eventually(async () => expect(await page.evaluate(() => (window as unknown as { invited?: boolean }).invited)).toBe(true), {
+      timeoutMs: 10_000,
+    });
+    await eventually(
+      () => {
+        const error = events.find((event) => event.type === 'call.connectFailed');
+        if (error) throw new Error(`connect failed: ${JSON.stringify(error)}`);
+        expect(events.map((event) => event.type)).toContain('call.connected');
+      },
+      { timeoutMs: 15_000 },
+    );
+    const connectedAt = Date.now();
+
+    let lastStats: unknown = null;
+    // The browser receives the caller: audio bytes and energy (the 700 Hz) over DTLS-SRTP.
+    const inbound = () =>
+      page.evaluate(() =>
+        (window as unknown as { inboundAudio(): Promise<{ bytes: number; energy: number; state: string } | null> }).inboundAudio(),
+      );
+    await eventually(
+      async () => {
+        const stats = await inbound();
+        lastStats = stats;
+        expect(stats?.state).toBe('connected');
+        expect(stats!.bytes).toBeGreaterThan(8000);
+        expect(stats!.energy).toBeGreaterThan(0.01);
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\nbrowser: ${JSON.stringify(lastStats)}\nrtpengine: ${rtpengine.log().slice(-3000)}`);
+    });
+    // The caller hears the fake microphone (Chromium's beeps): energy that is neither silence nor hold music.
+    await eventually(
+      () => {
+        const heard: string[] = [];
+        for (let at = connectedAt + 300; at + 100 <= Date.now(); at += 100) {
+          const frame = caller.samples(at, at + 100);
+          if (rms(frame) < 200) heard.push('silence');
+          else if (VOICE_TONES.hold.some((hz) => toneShare(frame, hz) > 0.5)) heard.push('hold');
+          else heard.push('agent');
+        }
+        expect(heard.filter((sound) => sound === 'agent').length).toBeGreaterThanOrEqual(3);
+        expect(heard).not.toContain('hold');
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(events.map((event) => event.type)).toContain('call.ended'));
+    expect(events.find((event) => event.type === 'call.ended')).toMatchObject({ by: 'caller' });
+  });
+});
