@@ -77,6 +77,18 @@ const APPOINTMENT: FakeTemplate = {
   body: 'Hola {{1}}, le recordamos su cita del {{2}}. Responda a este mensaje si necesita cambiarla.',
 };
 
+/** A NAMED template with an image header: the picker asks for first_name and order_id by name and for the picture. */
+const ORDER_PHOTO: FakeTemplate = {
+  name: 'order_ready_photo',
+  language: 'es',
+  category: 'UTILITY',
+  status: 'APPROVED',
+  mediaHeader: 'IMAGE',
+  parameterFormat: 'NAMED',
+  body: 'Hola {{first_name}}, su pedido {{order_id}} está listo para recoger.',
+  examples: { first_name: 'Ana', order_id: 'A-17' },
+};
+
 describe('WhatsApp in the agent desk (browser)', () => {
   let fake: WhatsAppFake;
   let suite: SuiteApi | undefined;
@@ -182,8 +194,8 @@ describe('WhatsApp in the agent desk (browser)', () => {
         },
         // Not offered: not approved yet.
         { name: 'draft_notice', language: 'es', category: 'UTILITY', status: 'PENDING', body: 'Aviso {{1}}' },
-        // Not offered: an image header needs a file the picker does not ask for (Meta would refuse the send).
-        { name: 'receipt_image', language: 'es', category: 'UTILITY', status: 'APPROVED', mediaHeader: 'IMAGE', body: 'Su recibo {{1}}' },
+        // Offered with a field per named parameter and a link or a file for its image header.
+        ORDER_PHOTO,
         APPOINTMENT,
       ],
     });
@@ -359,7 +371,7 @@ describe('WhatsApp in the agent desk (browser)', () => {
     expect(await agent.getByTestId('chat-input').count()).toBe(0);
     // Only the account's approved templates that the picker can fill are offered.
     const offered = await picker.getByTestId('template-select').locator('option').allTextContents();
-    expect(offered).toEqual(['hello_world · en_US', 'order_update · es', 'appointment_reminder · es']);
+    expect(offered).toEqual(['hello_world · en_US', 'order_update · es', 'order_ready_photo · es', 'appointment_reminder · es']);
 
     // A text header with a parameter gets its own field, previewed above the body; the category is named in Spanish.
     await picker.getByTestId('template-select').selectOption('order_update|es');
@@ -444,5 +456,76 @@ describe('WhatsApp in the agent desk (browser)', () => {
       .getByText(/template/i)
       .waitFor();
     await agent.screenshot({ path: join(SCREENSHOTS, 'desk-whatsapp-template-en.png') });
+  });
+
+  it('fills a NAMED template by name, takes its image header as a checked file and sends it by the uploaded media id', async () => {
+    await reopenIn('es', lateCustomer.name);
+    const picker = agent.locator('[data-testid=template-picker][data-state=ready]');
+    await picker.waitFor();
+    await picker.getByTestId('template-select').selectOption(`${ORDER_PHOTO.name}|${ORDER_PHOTO.language}`);
+    const parameters = picker.getByTestId('template-parameter');
+    await eventually(async () => expect(await parameters.count()).toBe(2));
+    // Each field is labelled with its parameter's name and shows Meta's approved example.
+    expect(await picker.locator('.desk-templates__param span').allTextContents()).toEqual(
+      expect.arrayContaining(['first_name', 'order_id']),
+    );
+    expect(await parameters.nth(0).getAttribute('placeholder')).toBe('Ana');
+    expect(await parameters.nth(1).getAttribute('placeholder')).toBe('A-17');
+    const media = picker.getByTestId('template-media');
+    expect(await media.getAttribute('data-format')).toBe('IMAGE');
+
+    await parameters.nth(0).fill('Marcos');
+    await parameters.nth(1).fill('B-42');
+    const preview = picker.getByTestId('template-preview');
+    await eventually(async () => expect(await preview.textContent()).toContain('Hola Marcos, su pedido B-42 está listo para recoger.'));
+    const send = picker.getByTestId('template-send');
+    // No picture yet: the template cannot go.
+    expect(await send.isDisabled()).toBe(true);
+
+    // A file WhatsApp does not take as an image header is refused in place.
+    await picker
+      .getByTestId('template-media-file')
+      .setInputFiles({ name: 'notas.txt', mimeType: 'text/plain', buffer: Buffer.from('hola') });
+    await picker.getByTestId('template-media-problem').waitFor();
+    expect(await picker.getByTestId('template-media-problem').textContent()).toBe('El archivo debe ser jpg, jpeg, png.');
+    expect(await send.isDisabled()).toBe(true);
+
+    await picker.getByTestId('template-media-file').setInputFiles(PICTURE);
+    await eventually(async () => expect(await picker.getByTestId('template-media-problem').count()).toBe(0));
+    expect(await picker.getByTestId('template-preview-media').textContent()).toContain(PICTURE.name);
+    await eventually(async () => expect(await send.isDisabled()).toBe(false));
+    await dismissToasts();
+    await agent.screenshot({ path: join(SCREENSHOTS, 'desk-whatsapp-template-media-es.png') });
+    await send.click();
+
+    const sent = await eventually(
+      () => {
+        const found = fake.sent.find((message) => message.type === 'template' && message.template?.name === ORDER_PHOTO.name);
+        if (!found) throw new Error('the named template did not reach the provider yet');
+        return found;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(sent.to).toBe(lateCustomer.from);
+    expect(sent.template).toMatchObject({
+      namedParameters: { first_name: 'Marcos', order_id: 'B-42' },
+      headerMedia: { type: 'image' },
+    });
+    // The picture went up to Meta as the header's medium, byte for byte.
+    const uploaded = fake.uploads.find((one) => one.id === sent.template!.headerMedia!.id);
+    expect(uploaded?.mimeType).toBe('image/png');
+    expect(uploaded!.bytes.equals(PICTURE.buffer)).toBe(true);
+    await agent
+      .locator('[data-testid=message][data-sender=agent]')
+      .getByText('Hola Marcos, su pedido B-42 está listo para recoger.', { exact: false })
+      .waitFor();
+
+    await reopenIn('en', lateCustomer.name);
+    await agent.locator('[data-testid=template-picker][data-state=ready]').waitFor();
+    await agent.getByTestId('template-select').selectOption(`${ORDER_PHOTO.name}|${ORDER_PHOTO.language}`);
+    await agent.getByTestId('template-parameter').nth(0).fill('Marcos');
+    await agent.getByTestId('template-media-link').fill('https://cdn.example.com/pedidos/B-42.png');
+    await dismissToasts();
+    await agent.screenshot({ path: join(SCREENSHOTS, 'desk-whatsapp-template-media-en.png') });
   });
 });

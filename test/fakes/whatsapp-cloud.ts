@@ -77,6 +77,8 @@ export interface FakeTemplate {
   parameterFormat?: 'NAMED' | 'POSITIONAL';
   /** The sample handle the template was created with (media headers). */
   headerHandle?: string;
+  /** NAMED: the approved example of each parameter (listed as body_text_named_params; the name itself when absent). */
+  examples?: Record<string, string>;
 }
 
 /** A template sample uploaded through the Resumable Upload API. */
@@ -754,7 +756,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
       body: bodyText,
       ...(headerText !== undefined ? { header: headerText } : {}),
       ...(header && header.format && header.format !== 'TEXT' ? { mediaHeader: header.format as FakeTemplate['mediaHeader'] } : {}),
-      ...(named ? { parameterFormat: 'NAMED' as const } : {}),
+      ...(named ? { parameterFormat: 'NAMED' as const, examples: namedExamplesOf(bodies[0]) } : {}),
       ...(headerHandle ? { headerHandle } : {}),
     });
     json(response, { id, status: 'PENDING', category });
@@ -776,7 +778,20 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
         components: [
           ...(template.header ? [{ type: 'HEADER', format: 'TEXT', text: template.header }] : []),
           ...(template.mediaHeader ? [{ type: 'HEADER', format: template.mediaHeader, example: { header_handle: ['4::aW1hZ2U='] } }] : []),
-          { type: 'BODY', text: template.body },
+          {
+            type: 'BODY',
+            text: template.body,
+            // Meta lists a NAMED body's examples as {param_name, example} (they were required at creation).
+            ...(template.parameterFormat === 'NAMED' && /\{\{/.test(template.body)
+              ? {
+                  example: {
+                    body_text_named_params: [
+                      ...new Set([...template.body.matchAll(/\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g)].map((m) => m[1]!)),
+                    ].map((name) => ({ param_name: name, example: template.examples?.[name] ?? name })),
+                  },
+                }
+              : {}),
+          },
         ],
       })),
       paging: {
@@ -1285,6 +1300,16 @@ function formatMismatch(details: string): FakeFailure {
  * Meta's checks of a template send's components against the template: parameter counts (132000),
  * named parameters by parameter_name and a media header's medium (132012).
  */
+/** A created NAMED body's examples by name (body_text_named_params), listed back as Meta lists them. */
+function namedExamplesOf(component: Record<string, unknown> | undefined): Record<string, string> {
+  const list = (component?.example as Record<string, unknown> | undefined)?.body_text_named_params;
+  const examples: Record<string, string> = {};
+  for (const one of Array.isArray(list) ? (list as { param_name?: unknown; example?: unknown }[]) : []) {
+    if (typeof one.param_name === 'string' && typeof one.example === 'string') examples[one.param_name] = one.example;
+  }
+  return examples;
+}
+
 function checkTemplateParameters(
   known: FakeTemplate,
   components: { type?: string; parameters?: unknown }[],

@@ -176,6 +176,15 @@ export interface TemplateInfo {
   /** A text header with its {{n}} placeholders (sent as the header component's parameters), or null when there is none. */
   headerText: string | null;
   headerParameterCount: number;
+  /** NAMED ({{first_name}}, values sent with parameter_name) or POSITIONAL ({{1}}). */
+  parameterFormat?: 'POSITIONAL' | 'NAMED';
+  /** A NAMED template's parameter names in the order the values go; empty for a positional one. */
+  headerParameterNames?: string[];
+  bodyParameterNames?: string[];
+  /** Meta's approved examples by parameter name (or '1', '2'… for a positional body). */
+  parameterExamples?: Record<string, string>;
+  /** The header's format: TEXT, IMAGE, VIDEO or DOCUMENT (the send then needs headerMedia), null without a header. */
+  headerFormat?: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT' | null;
 }
 
 /** One message to send: exactly one of text, media or template. */

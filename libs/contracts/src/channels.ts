@@ -110,15 +110,27 @@ export interface TemplateView {
   /** The text header with its {{n}} placeholders, or null when the template has none. */
   headerText: string | null;
   headerParameterCount: number;
+  /** NAMED templates ({{first_name}}) take their values by name; POSITIONAL ({{1}}) in order (absent: POSITIONAL). */
+  parameterFormat?: 'POSITIONAL' | 'NAMED';
+  /** A NAMED template's parameter names in the order the values go (header, body); empty for a positional one. */
+  headerParameterNames?: string[];
+  bodyParameterNames?: string[];
+  /** The examples Meta approved, by parameter name (the picker's placeholders). */
+  parameterExamples?: Record<string, string>;
+  /** IMAGE, VIDEO or DOCUMENT: the send needs headerMedia (a link or an uploaded file); TEXT or null otherwise. */
+  headerFormat?: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT' | null;
 }
 
 /** POST /api/conversations/:id/template-messages */
 export interface TemplateMessageInput {
   name: string;
   language: string;
+  /** Values in order: {{1}}, {{2}}…, or for a NAMED template in the order of bodyParameterNames. */
   bodyParameters: string[];
   /** The text header's parameters in order; as many as headerParameterCount (omitted when it is 0). */
   headerParameters?: string[];
+  /** A media header's file: a public https link (POST …/template-messages/media uploads one instead). */
+  headerMedia?: { link: string; fileName?: string };
   clientMessageId?: string;
 }
 

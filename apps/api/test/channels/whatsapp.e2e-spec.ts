@@ -50,6 +50,16 @@ const TEMPLATES: FakeTemplate[] = [
   { name: 'hello_world', language: 'en_US', category: 'UTILITY', status: 'APPROVED', body: 'Hello World' },
   { name: 'appointment_reminder', language: 'es', category: 'UTILITY', status: 'APPROVED', body: 'Hola {{1}}, su cita es el {{2}}.' },
   { name: 'draft_notice', language: 'es', category: 'UTILITY', status: 'PENDING', body: 'Aviso {{1}}' },
+  {
+    name: 'order_ready_photo',
+    language: 'es',
+    category: 'UTILITY',
+    status: 'APPROVED',
+    mediaHeader: 'IMAGE',
+    parameterFormat: 'NAMED',
+    body: 'Hola {{first_name}}, su pedido {{order_id}} está listo.',
+    examples: { first_name: 'Ana', order_id: 'A-17' },
+  },
 ];
 
 describe('WhatsApp Cloud API end to end (fake provider, real API, worker, PostgreSQL, Redis)', () => {
@@ -356,6 +366,123 @@ describe('WhatsApp Cloud API end to end (fake provider, real API, worker, Postgr
       },
     });
     await eventually(async () => expect((await statusOf(conversation.id, sent.id)).deliveryStatus).toBe('sent'));
+    await agentCloses(a, agentToken(), conversation.id);
+  });
+
+  it('after 24 hours: a NAMED template with an image header goes by link or by uploaded file; bad input is a 400 naming the field', async () => {
+    const customer = newCustomer();
+    await wa.customerWrites({ from: customer, text: 'Hola, ¿está mi pedido?', at: new Date(Date.now() - 25 * HOUR) });
+    const conversation = await heldByAgent(customer);
+
+    // Offered with its names, Meta's examples and its header's format.
+    const templates = data<TemplateView[]>(await a.http().get(`/api/conversations/${conversation.id}/templates`).set(bearer(agentToken())));
+    expect(templates.find((template) => template.name === 'order_ready_photo')).toMatchObject({
+      parameterFormat: 'NAMED',
+      headerFormat: 'IMAGE',
+      headerText: null,
+      parameterCount: 2,
+      headerParameterCount: 0,
+      bodyParameterNames: ['first_name', 'order_id'],
+      parameterExamples: { first_name: 'Ana', order_id: 'A-17' },
+    });
+    expect(templates.find((template) => template.name === 'appointment_reminder')).toMatchObject({
+      parameterFormat: 'POSITIONAL',
+      headerFormat: null,
+    });
+
+    const post = (body: Record<string, unknown>) =>
+      a.http().post(`/api/conversations/${conversation.id}/template-messages`).set(bearer(agentToken())).send(body);
+    const named = { name: 'order_ready_photo', language: 'es', bodyParameters: ['Ana', 'B-42'] };
+    const refusals: [Record<string, unknown>, string, RegExp][] = [
+      [named, 'headerMedia', /headerMedia is required/],
+      [{ ...named, headerMedia: { link: 'http://cdn.example.com/pedido.png' } }, 'headerMedia', /https URL/],
+      [{ ...named, headerMedia: { link: 'https://cdn.example.com/pedido.pdf' } }, 'headerMedia', /jpg, jpeg, png/],
+      [{ ...named, headerMedia: { id: '123' } }, 'headerMedia', /link/],
+      [
+        { ...named, headerMedia: { link: 'https://cdn.example.com/pedido.png' }, bodyParameters: ['Ana'] },
+        'bodyParameters',
+        /first_name, order_id/,
+      ],
+      [
+        {
+          name: 'appointment_reminder',
+          language: 'es',
+          bodyParameters: ['Ana', 'lunes'],
+          headerMedia: { link: 'https://x.example/a.png' },
+        },
+        'headerMedia',
+        /only for templates/,
+      ],
+    ];
+    for (const [body, field, message] of refusals) {
+      const refused = await post(body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.data.fields[field]?.[0]).toMatch(message);
+    }
+    expect(sentTo(customer)).toHaveLength(0);
+
+    // By link: every body value carries its parameter_name; the header is the image by link.
+    const link = 'https://cdn.example.com/pedidos/B-42.png';
+    const sent = data<MessageView>(await post({ ...named, headerMedia: { link } }));
+    expect(sent).toMatchObject({ text: 'Hola Ana, su pedido B-42 está listo.', deliveryStatus: 'pending' });
+    await eventually(() => expect(sentTo(customer)).toHaveLength(1));
+    expect(sentTo(customer)[0]!.template).toMatchObject({
+      name: 'order_ready_photo',
+      namedParameters: { first_name: 'Ana', order_id: 'B-42' },
+      headerMedia: { type: 'image', link },
+    });
+    expect((sentTo(customer)[0]!.body.template as { components: unknown }).components).toEqual([
+      { type: 'header', parameters: [{ type: 'image', image: { link } }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', parameter_name: 'first_name', text: 'Ana' },
+          { type: 'text', parameter_name: 'order_id', text: 'B-42' },
+        ],
+      },
+    ]);
+    await eventually(async () => expect((await statusOf(conversation.id, sent.id)).deliveryStatus).toBe('sent'));
+
+    // By upload: the file is checked against the header's types, kept as the message's attachment,
+    // uploaded to Meta by the worker and sent by its media id.
+    const upload = (file: { bytes: Buffer; name: string; type: string }, template: Record<string, unknown>) =>
+      a
+        .http()
+        .post(`/api/conversations/${conversation.id}/template-messages/media`)
+        .set(bearer(agentToken()))
+        .field('template', JSON.stringify(template))
+        .attach('file', file.bytes, { filename: file.name, contentType: file.type });
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+    const wrongType = await upload({ bytes: pdf, name: 'pedido.pdf', type: 'application/pdf' }, named);
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errorMessage).toMatch(/image\/jpeg or image\/png/);
+    const noTemplate = await upload({ bytes: TINY_PNG, name: 'pedido.png', type: 'image/png' }, { ...named, bodyParameters: 'Ana' });
+    expect(noTemplate.status).toBe(400);
+    expect(noTemplate.body.data.fields).toHaveProperty('bodyParameters');
+    const noMediaHeader = await upload(
+      { bytes: TINY_PNG, name: 'pedido.png', type: 'image/png' },
+      { name: 'appointment_reminder', language: 'es', bodyParameters: ['Ana', 'lunes'] },
+    );
+    expect(noMediaHeader.status).toBe(400);
+    expect(noMediaHeader.body.data.fields).toHaveProperty('file');
+
+    const uploadsBefore = providerRequests('media').length;
+    const withFile = data<MessageView>(
+      await upload({ bytes: TINY_PNG, name: 'pedido.png', type: 'image/png' }, { ...named, bodyParameters: ['Ana', 'C-7'] }),
+    );
+    expect(withFile).toMatchObject({
+      text: 'Hola Ana, su pedido C-7 está listo.',
+      deliveryStatus: 'pending',
+      attachments: [{ kind: 'image', mimeType: 'image/png', fileName: 'pedido.png' }],
+    });
+    await eventually(() => expect(sentTo(customer)).toHaveLength(2));
+    expect(providerRequests('media').length - uploadsBefore).toBe(1);
+    const byId = sentTo(customer)[1]!.template!;
+    expect(byId).toMatchObject({ namedParameters: { first_name: 'Ana', order_id: 'C-7' }, headerMedia: { type: 'image' } });
+    const uploaded = wa.uploads.find((one) => one.id === byId.headerMedia!.id);
+    expect(uploaded).toMatchObject({ mimeType: 'image/png', fileName: 'pedido.png' });
+    expect(Buffer.compare(uploaded!.bytes, TINY_PNG)).toBe(0);
+    await eventually(async () => expect((await statusOf(conversation.id, withFile.id)).deliveryStatus).toBe('sent'));
     await agentCloses(a, agentToken(), conversation.id);
   });
 

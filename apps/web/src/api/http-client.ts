@@ -55,8 +55,8 @@ export interface RequestOptions {
   auth?: boolean;
   /** Use this token instead of the stored one (logout sends the token it is about to drop). */
   accessToken?: string;
-  /** Sent as-is instead of JSON (file uploads); set Content-Type in headers. */
-  rawBody?: Blob | ArrayBuffer;
+  /** Sent as-is instead of JSON (file uploads); set Content-Type in headers (a FormData sets its own multipart type). */
+  rawBody?: Blob | ArrayBuffer | FormData;
   /** Try a token refresh and replay once on 401 (default true for authenticated calls). */
   refreshOnUnauthorized?: boolean;
   signal?: AbortSignal;
@@ -136,6 +136,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       ...opts.headers,
     };
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    // The browser writes a multipart body's Content-Type with its boundary.
+    if (typeof FormData !== 'undefined' && opts.rawBody instanceof FormData) delete headers['Content-Type'];
     try {
       return await options.fetch(buildUrl(baseUrl, path, opts.query), {
         method: opts.method ?? 'GET',

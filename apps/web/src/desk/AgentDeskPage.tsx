@@ -393,15 +393,11 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                       templates={replyWindow.templates}
                       error={replyWindow.templatesError}
                       onRetry={replyWindow.reload}
-                      onSend={async (template, parameters, clientMessageId) => {
+                      onSend={async (template, parameters, clientMessageId, file) => {
                         try {
+                          const input = { name: template.name, language: template.language, ...parameters, clientMessageId };
                           desk.acceptMessage(
-                            await api.sendTemplate(selected.id, {
-                              name: template.name,
-                              language: template.language,
-                              ...parameters,
-                              clientMessageId,
-                            }),
+                            await (file ? api.sendTemplateWithFile(selected.id, input, file) : api.sendTemplate(selected.id, input)),
                           );
                         } catch (error) {
                           toast.error(t('desk.errors.sendFailed'), describeError(error, t));

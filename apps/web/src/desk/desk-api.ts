@@ -91,6 +91,13 @@ export function createDeskApi(client: ApiClient) {
     templates: (conversationId: string) => client.get<TemplateView[]>(`/api/conversations/${id(conversationId)}/templates`),
     sendTemplate: (conversationId: string, input: TemplateMessageInput) =>
       client.post<MessageView>(`/api/conversations/${id(conversationId)}/template-messages`, input),
+    /** A template whose media header is a file the agent picked (multipart: the file and the input as JSON). */
+    sendTemplateWithFile: (conversationId: string, input: TemplateMessageInput, file: File) => {
+      const form = new FormData();
+      form.append('template', JSON.stringify(input));
+      form.append('file', file, file.name);
+      return client.post<MessageView>(`/api/conversations/${id(conversationId)}/template-messages/media`, undefined, { rawBody: form });
+    },
     attachmentUploadPath: (conversationId: string) => `/api/conversations/${id(conversationId)}/attachments`,
     /** An attachment's bytes (its view's staff `url`, bearer): shown through a blob URL, never by its address. */
     attachment: async (url: string) => (await client.download(url)).blob(),

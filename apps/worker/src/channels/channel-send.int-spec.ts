@@ -34,6 +34,13 @@ class ScriptedAdapter implements Partial<ChannelAdapter> {
   readonly calls: { message: OutboundMessage; context: SendContext; at: number; token: string }[] = [];
   script: ((call: number) => Promise<void> | void)[] = [];
 
+  readonly uploads: NonNullable<OutboundMessage['media']>[] = [];
+
+  async uploadMedia(_account: unknown, media: NonNullable<OutboundMessage['media']>) {
+    this.uploads.push(media);
+    return `77${this.uploads.length}`;
+  }
+
   async send(account: { secrets: Record<string, string> }, message: OutboundMessage, context: SendContext) {
     this.calls.push({ message, context, at: Date.now(), token: account.secrets.accessToken! });
     await this.script[this.calls.length - 1]?.(this.calls.length);
@@ -192,6 +199,67 @@ describe('channel-send processor', () => {
     }[];
     expect(contact).toMatchObject({ opt_out_reason: 'blocked' });
     expect(contact!.opted_out_at).toBeInstanceOf(Date);
+  });
+
+  it("sends a NAMED template with its parameter names, and an uploaded header file by the provider's media id", async () => {
+    const { messageId } = await pendingMessage(60 * 25, 'Hola Ana, su pedido B-42 está listo.');
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const upload = await deps.files.create(tenantId, 'attachment');
+    upload.stream.end(png);
+    await new Promise((resolve) => upload.stream.once('finish', resolve));
+    await db.query(
+      `INSERT INTO message_attachments (tenant_id, message_id, file_id, kind, file_name, mime_type, size) VALUES ($1, $2, $3, 'image', 'pedido.png', 'image/png', $4)`,
+      [tenantId, messageId, upload.id, png.length],
+    );
+    const template = {
+      name: 'order_ready_photo',
+      language: 'es',
+      bodyParameters: ['Ana', 'B-42'],
+      parameterNames: { header: [], body: ['first_name', 'order_id'] },
+      headerMedia: { kind: 'image', attachment: true, fileName: 'pedido.png' },
+    };
+    await db.query(`UPDATE messages SET template = $2 WHERE id = $1`, [messageId, JSON.stringify(template)]);
+
+    expect(await sendChannelMessage(deps, { tenantId, messageId }, false)).toEqual({
+      outcome: 'sent',
+      providerMessageId: `wamid.${messageId}`,
+    });
+    expect(adapter.uploads).toHaveLength(1);
+    expect(adapter.uploads[0]).toMatchObject({ kind: 'image', mimeType: 'image/png', fileName: 'pedido.png' });
+    expect(adapter.uploads[0]!.bytes.equals(png)).toBe(true);
+    // One provider message: the template (its file went up as the header's medium, not as a second message).
+    expect(adapter.calls.map((call) => call.message)).toEqual([
+      {
+        to: expect.stringMatching(/^346/),
+        template: {
+          name: 'order_ready_photo',
+          language: 'es',
+          bodyParameters: ['Ana', 'B-42'],
+          parameterNames: { header: [], body: ['first_name', 'order_id'] },
+          headerMedia: { kind: 'image', id: '771' },
+        },
+      },
+    ]);
+  });
+
+  it('sends a media header given by link as it is', async () => {
+    const { messageId } = await pendingMessage(60 * 25, 'Su contrato');
+    const link = 'https://cdn.example.com/contrato.pdf';
+    const template = {
+      name: 'contract',
+      language: 'es',
+      bodyParameters: [],
+      headerMedia: { kind: 'document', link, fileName: 'contrato.pdf' },
+    };
+    await db.query(`UPDATE messages SET template = $2 WHERE id = $1`, [messageId, JSON.stringify(template)]);
+    expect((await sendChannelMessage(deps, { tenantId, messageId }, false)).outcome).toBe('sent');
+    expect(adapter.uploads).toHaveLength(0);
+    expect(adapter.calls[0]!.message.template).toEqual({
+      name: 'contract',
+      language: 'es',
+      bodyParameters: [],
+      headerMedia: { kind: 'document', link, fileName: 'contrato.pdf' },
+    });
   });
 
   it('fails free text whose reply window closed while it waited, without calling the provider', async () => {

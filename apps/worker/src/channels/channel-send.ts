@@ -41,7 +41,15 @@ interface PendingMessage {
   conversation_id: string;
   text: string;
   delivery_status: string | null;
-  template: { name: string; language: string; bodyParameters: string[]; headerParameters?: string[] } | null;
+  /** As the API stores it (StoredTemplate): NAMED parameter names, a media header by link or as the message's attachment. */
+  template: {
+    name: string;
+    language: string;
+    bodyParameters: string[];
+    headerParameters?: string[];
+    parameterNames?: { header?: string[]; body?: string[] };
+    headerMedia?: { kind: 'image' | 'video' | 'document'; link?: string; attachment?: true; fileName?: string };
+  } | null;
   /** Reply buttons (the bot's menu): sent with the text where the channel has them. */
   buttons: { payload: string; title: string }[] | null;
   agent_id: string | null;
@@ -124,8 +132,18 @@ export async function sendChannelMessage(
     return fail(deps, message, "The channel account's credentials cannot be read (CONFIG_ENCRYPTION_KEY)");
   }
 
-  const outbound = await outboundMessages(deps, message, window.freeText === 'humanAgentTag', Boolean(adapter.capabilities.buttons));
   try {
+    const outbound = await outboundMessages(deps, message, window.freeText === 'humanAgentTag', Boolean(adapter.capabilities.buttons));
+    // An uploaded template header goes up to the provider first (its media id; Meta keeps it 30 days), then the template names it.
+    const media = message.template?.headerMedia;
+    const template = outbound[0]?.template;
+    if (media?.attachment && template) {
+      if (!adapter.uploadMedia)
+        throw new ChannelError(`${message.kind} takes no uploaded header media`, { code: 'invalid_message', retryable: false });
+      const file = await attachmentMedia(deps, message, media.kind);
+      const id = await adapter.uploadMedia(account, file);
+      template.headerMedia = { kind: media.kind, id, ...(media.kind === 'document' ? { fileName: file.fileName } : {}) };
+    }
     let providerMessageId = '';
     for (const [index, one] of outbound.entries()) {
       // Several files are several provider messages: each its own stable key; the first names the message.
@@ -169,7 +187,20 @@ async function outboundMessages(
           name: message.template.name,
           language: message.template.language,
           bodyParameters: message.template.bodyParameters,
-          ...(message.template.headerParameters?.length ? { headerParameters: message.template.headerParameters } : {}),
+          ...(message.template.headerParameters?.length && !message.template.headerMedia
+            ? { headerParameters: message.template.headerParameters }
+            : {}),
+          ...(message.template.parameterNames ? { parameterNames: message.template.parameterNames } : {}),
+          // A link goes as it is; an uploaded file is put in (by media id) just before the send.
+          ...(message.template.headerMedia?.link
+            ? {
+                headerMedia: {
+                  kind: message.template.headerMedia.kind,
+                  link: message.template.headerMedia.link,
+                  ...(message.template.headerMedia.fileName ? { fileName: message.template.headerMedia.fileName } : {}),
+                },
+              }
+            : {}),
         },
       },
     ];
@@ -199,6 +230,24 @@ async function outboundMessages(
     });
   }
   return media;
+}
+
+/** The file of an uploaded template header: the message's attachment in the file store. */
+async function attachmentMedia(
+  deps: ChannelSendDeps,
+  message: PendingMessage,
+  kind: 'image' | 'video' | 'document',
+): Promise<NonNullable<OutboundMessage['media']>> {
+  const [attachment] = (await deps.db.query(
+    `SELECT file_id, file_name, mime_type FROM message_attachments WHERE message_id = $1 ORDER BY created_at, id LIMIT 1`,
+    [message.id],
+  )) as { file_id: string; file_name: string; mime_type: string }[];
+  if (!attachment) throw new Error("the template's header file is missing from the message");
+  const file = await deps.files.open(message.tenant_id, attachment.file_id);
+  if (!file) throw new Error(`the header file ${attachment.file_name} is missing from the file store`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+  return { kind, mimeType: attachment.mime_type, fileName: attachment.file_name, bytes: Buffer.concat(chunks) };
 }
 
 async function markSent(deps: ChannelSendDeps, message: PendingMessage, providerMessageId: string): Promise<void> {

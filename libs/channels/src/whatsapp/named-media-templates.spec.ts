@@ -186,14 +186,33 @@ describe('WhatsApp named and media templates ↔ fake', () => {
     expect(noApp.details.code).toBe('missing_settings');
   });
 
-  it("does not offer NAMED or media header templates to the desk's picker (it fills positional text parameters only)", async () => {
+  it("offers NAMED and media header templates to the desk's picker with their names, Meta's examples and the header's format", async () => {
     fake.templates.push({ name: 'aviso', language: 'es', category: 'UTILITY', status: 'APPROVED', body: 'Hola {{1}}' });
     approve('pedido_listo');
     approve('oferta_imagen');
-    const offered = (await adapter.listTemplates!(account)).map((template) => template.name);
-    expect(offered).toContain('aviso');
-    expect(offered).not.toContain('pedido_listo');
-    expect(offered).not.toContain('oferta_imagen');
+    const offered = await adapter.listTemplates!(account);
+    expect(offered.find((one) => one.name === 'aviso')).toMatchObject({
+      parameterFormat: 'POSITIONAL',
+      parameterCount: 1,
+      bodyParameterNames: [],
+      headerFormat: null,
+    });
+    expect(offered.find((one) => one.name === 'pedido_listo')).toMatchObject({
+      parameterFormat: 'NAMED',
+      parameterCount: 2,
+      bodyParameterNames: ['first_name', 'order_id'],
+      headerParameterNames: [],
+      parameterExamples: { first_name: 'Ana', order_id: 'A-1' },
+      headerFormat: null,
+    });
+    expect(offered.find((one) => one.name === 'oferta_imagen')).toMatchObject({
+      parameterFormat: 'NAMED',
+      parameterCount: 1,
+      bodyParameterNames: ['first_name'],
+      headerText: null,
+      headerParameterCount: 0,
+      headerFormat: 'IMAGE',
+    });
   });
 
   it('sends an image header by link and refuses the send without the medium (132012)', async () => {

@@ -853,6 +853,11 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           parameterCount: 0,
           headerText: null,
           headerParameterCount: 0,
+          parameterFormat: 'POSITIONAL',
+          headerParameterNames: [],
+          bodyParameterNames: [],
+          parameterExamples: {},
+          headerFormat: null,
         },
         {
           name: 'order_update',
@@ -863,6 +868,11 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           parameterCount: 2,
           headerText: 'Pedido {{1}}',
           headerParameterCount: 1,
+          parameterFormat: 'POSITIONAL',
+          headerParameterNames: [],
+          bodyParameterNames: [],
+          parameterExamples: {},
+          headerFormat: 'TEXT',
         },
         {
           name: 'spring_offer',
@@ -873,13 +883,18 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           parameterCount: 1,
           headerText: null,
           headerParameterCount: 0,
+          parameterFormat: 'POSITIONAL',
+          headerParameterNames: [],
+          bodyParameterNames: [],
+          parameterExamples: {},
+          headerFormat: null,
         },
       ]);
       expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: `/${fake.graphVersion}/${fake.wabaId}/message_templates` });
       await expect(adapter.listTemplates!({ ...account, settings: {} })).rejects.toMatchObject({ details: { code: 'missing_settings' } });
     });
 
-    it('leaves out templates with a media header (the desk asks for no file; Meta would refuse the send)', async () => {
+    it('offers templates with a media header with its format (the desk asks for a link or a file)', async () => {
       const withMedia = await startWhatsAppFake({
         templates: [
           { name: 'receipt', language: 'es', category: 'UTILITY', status: 'APPROVED', mediaHeader: 'IMAGE', body: 'Su recibo {{1}}' },
@@ -898,7 +913,10 @@ describe('WhatsApp Cloud API adapter ↔ fake', () => {
           settings: { wabaId: withMedia.wabaId },
           secrets: { accessToken: withMedia.accessToken },
         });
-        expect(listed.map((template) => template.name)).toEqual(['plain']);
+        expect(listed.map((template) => [template.name, template.headerFormat, template.parameterCount])).toEqual([
+          ['receipt', 'IMAGE', 1],
+          ['plain', null, 0],
+        ]);
       } finally {
         await withMedia.close();
       }

@@ -25,6 +25,7 @@ import {
   type WebhookRequest,
   type WebhookVerdict,
 } from '../adapter';
+import { TEMPLATE_MEDIA_FORMATS, headerFormatOf, namedPlaceholders, templateParameterNames } from '@centralita/contracts';
 import { downloadLimited } from '../http';
 import { constantTimeEqual, verifyMetaSignature } from '../meta/signature';
 import { fitButtons } from '../buttons';
@@ -53,7 +54,7 @@ interface TemplatesResponse {
     language?: string;
     status?: string;
     category?: string;
-    components?: { type?: string; text?: string; format?: string }[];
+    components?: { type?: string; text?: string; format?: string; example?: Record<string, unknown> }[];
   }[];
   paging?: { next?: string };
 }
@@ -365,24 +366,32 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
         for (const template of answer?.data ?? []) {
           // Only approved templates can be sent; pending, rejected and paused ones are not offered.
           if (!template.name || !template.language || template.status !== 'APPROVED') continue;
-          // Agents fill text parameters (header and body). A media header (image, video, document,
-          // location) needs a file the picker does not ask for, and Meta refuses the send without it
-          // (#132012), so such templates are not offered.
-          const header = textHeaderOf(template.components);
-          if (header === undefined) continue;
+          // Agents fill the text parameters (header and body, by position or by name) and give an
+          // image, video or document header as a link or a file. A location header is not offered:
+          // the picker does not ask for one and Meta refuses the send without it (#132012).
+          const components = (template.components ?? []) as Record<string, unknown>[];
+          const headerFormat = headerFormatOf(components);
+          if (headerFormat && headerFormat !== 'TEXT' && !(TEMPLATE_MEDIA_FORMATS as readonly string[]).includes(headerFormat)) continue;
+          const header = textHeaderOf(template.components) ?? null;
           const body = template.components?.find((component) => component.type?.toUpperCase() === 'BODY')?.text ?? '';
-          // A NAMED template ({{first_name}}) needs each value's parameter_name, which the desk's
-          // picker does not send (it fills {{1}}, {{2}}…): Meta would refuse it (#132012), so it is not offered.
-          if (/\{\{\s*[^}\d\s][^}]*\}\}/.test(`${header ?? ''}${body}`)) continue;
+          const names = templateParameterNames(components);
+          const named = names.format === 'NAMED';
+          // A named placeholder Meta would not take ({{First Name}}) cannot be filled: not offered.
+          if (named && (namedPlaceholders(body).bad || namedPlaceholders(header ?? '').bad)) continue;
           templates.push({
             name: template.name,
             language: template.language,
             status: template.status ?? 'UNKNOWN',
             category: template.category ?? 'UNKNOWN',
             body,
-            parameterCount: placeholderCount(body),
+            parameterCount: named ? names.body.length : placeholderCount(body),
             headerText: header,
-            headerParameterCount: placeholderCount(header ?? ''),
+            headerParameterCount: named ? names.header.length : placeholderCount(header ?? ''),
+            parameterFormat: named ? 'NAMED' : 'POSITIONAL',
+            headerParameterNames: named ? names.header : [],
+            bodyParameterNames: named ? names.body : [],
+            parameterExamples: templateExamples(template.components ?? []),
+            headerFormat: headerFormat as TemplateInfo['headerFormat'],
           });
         }
         // Paging links are followed only on the configured Graph host (never a URL from elsewhere).
@@ -391,6 +400,33 @@ export function createWhatsAppAdapter(endpoints: ChannelEndpoints): ChannelAdapt
       return templates;
     },
   };
+}
+
+/**
+ * The examples Meta approved, by parameter: `body_text_named_params` / `header_text_named_params`
+ * ({param_name, example}) for a NAMED template, `body_text` by position ('1', '2'…) for a positional body.
+ */
+function templateExamples(components: { type?: string; example?: Record<string, unknown> }[]): Record<string, string> {
+  const examples: Record<string, string> = {};
+  for (const component of components) {
+    const example = component.example;
+    if (!example) continue;
+    for (const key of ['body_text_named_params', 'header_text_named_params']) {
+      const list = example[key];
+      if (!Array.isArray(list)) continue;
+      for (const one of list as { param_name?: unknown; example?: unknown }[]) {
+        if (typeof one?.param_name === 'string' && typeof one.example === 'string') examples[one.param_name] ??= one.example;
+      }
+    }
+    // A positional body's examples: body_text is [[v1, v2…]], keyed '1', '2'….
+    const positional = component.type?.toUpperCase() === 'BODY' && Array.isArray(example.body_text) ? example.body_text[0] : undefined;
+    if (Array.isArray(positional)) {
+      positional.forEach((value: unknown, index: number) => {
+        if (typeof value === 'string') examples[String(index + 1)] ??= value;
+      });
+    }
+  }
+  return examples;
 }
 
 /** A template's text header (null when it has none); undefined for a media header, which the desk cannot fill. */

@@ -37,6 +37,25 @@ const UPLOAD_BODY = {
   },
 };
 
+/** A template's media header: one file and the template message as JSON (parameters up to 1024 characters each). */
+const TEMPLATE_UPLOAD = FileInterceptor('file', {
+  limits: { fileSize: attachmentMaxBytes() + 1, files: 1, fields: 1, fieldSize: 64 * 1024, parts: 2 },
+});
+
+const TEMPLATE_UPLOAD_BODY = {
+  schema: {
+    type: 'object',
+    required: ['file', 'template'],
+    properties: {
+      file: { type: 'string', format: 'binary', description: "The header's image (JPEG, PNG), video (MP4, 3GPP) or document (PDF)" },
+      template: {
+        type: 'string',
+        description: 'TemplateMessageInput as JSON: {name, language, bodyParameters, headerParameters?, clientMessageId?}',
+      },
+    },
+  },
+};
+
 /** A stored file answered as an attachment: never sniffed, never run, never framed. */
 async function sendAttachment(res: Response, store: AttachmentStoreService, attachment: StoredAttachment): Promise<void> {
   const file = await store.open(attachment);
@@ -79,6 +98,28 @@ export class AttachmentsController {
     @Body() fields: UploadFieldsDto,
   ): Promise<MessageView> {
     return this.attachments.uploadByAgent(principal, id, file, fields);
+  }
+
+  @Post('conversations/:id/template-messages/media')
+  @RequirePermission(PERMISSIONS.conversationsHandle)
+  @HttpCode(HttpStatus.OK)
+  @UseInterceptors(TEMPLATE_UPLOAD)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody(TEMPLATE_UPLOAD_BODY)
+  @ApiOperation({
+    summary:
+      'Send an approved template whose media header is the uploaded file (multipart "file" and "template", a TemplateMessageInput as JSON); checked against the header\'s types and size',
+  })
+  @ApiErrors(400, 401, 403, 404, 409, 413, 502)
+  uploadTemplateHeader(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', ParseUuidPipe) id: string,
+    @UploadedFile() file: UploadedPart | undefined,
+    @Body() fields: { template?: string },
+  ): Promise<MessageView> {
+    return this.attachments.uploadTemplateHeader(principal, id, file, {
+      template: typeof fields?.template === 'string' ? fields.template : undefined,
+    });
   }
 
   @Get('attachments/:id')

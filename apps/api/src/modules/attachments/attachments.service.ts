@@ -1,11 +1,15 @@
-import type { AttachmentKind, MessageView } from '@centralita/contracts';
+import { TEMPLATE_MEDIA_LIMITS, type AttachmentKind, type MessageView, type TemplateMessageInput } from '@centralita/contracts';
 import { Inject, Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import type { Principal } from '../auth/principal';
 import { ChannelAdaptersService } from '../channels/channel-adapters.service';
+import { TemplateMessageDto } from '../conversations/conversations.dto';
 import { DeskService } from '../conversations/desk.service';
 import { MessagesService, type NewAttachment } from '../conversations/messages.service';
+import { TemplateSendService } from '../conversations/template-send.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
 import type { ConversationRow } from '../machine-host/views';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
@@ -42,7 +46,54 @@ export class AttachmentsService {
     private readonly tokens: VisitorTokenService,
     private readonly limiter: RateLimiterService,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
+    private readonly templateSends: TemplateSendService,
   ) {}
+
+  /**
+   * POST /api/conversations/:id/template-messages/media: a template with a media header whose file
+   * the agent uploads (multipart "file" and "template", the TemplateMessageInput as JSON). The file
+   * is checked against the header's types and size (TEMPLATE_MEDIA_LIMITS, as campaigns check
+   * theirs), kept in the file store as the message's attachment, and uploaded to the provider by
+   * the worker when it sends.
+   */
+  async uploadTemplateHeader(
+    principal: Principal,
+    conversationId: string,
+    file: UploadedPart | undefined,
+    fields: { template?: string },
+  ): Promise<MessageView> {
+    const input = await templateInput(fields.template);
+    const { template } = await this.templateSends.prepare(principal, conversationId, input);
+    const format = TemplateSendService.mediaFormatOf(template);
+    if (!format) {
+      const message = `Template ${template.name} has no image, video or document header: send it without a file`;
+      throw new AppException('validation', { message, data: { fields: { file: [message] } } });
+    }
+    const limits = TEMPLATE_MEDIA_LIMITS[format];
+    const kind = format.toLowerCase() as AttachmentKind;
+    const typeProblem = (mimeType: string) =>
+      `${kind === 'image' ? 'an' : 'a'} ${kind} header must be ${limits.mimeTypes.join(' or ')} (not ${mimeType})`;
+    const part = this.part(file);
+    // The declared type first (a clear 400 on the field), then the content itself when it is stored.
+    const declared = part.mimeType.split(';')[0].trim().toLowerCase();
+    if (!limits.mimeTypes.includes(declared)) {
+      const message = typeProblem(declared || 'no type');
+      throw new AppException('validation', { message, data: { fields: { file: [message] } } });
+    }
+    if (part.bytes.length > limits.maxBytes) {
+      throw new AppException('payload_too_large', {
+        message: `${kind === 'image' ? 'an' : 'a'} ${kind} header is at most ${limits.maxBytes / 1024 / 1024} MB`,
+        data: { fields: { file: ['too large'] } },
+      });
+    }
+    const attachment = await this.store.store({
+      tenantId: principal.clientId,
+      ...part,
+      limit: (found, mimeType) =>
+        found === kind && limits.mimeTypes.includes(mimeType) ? { maxBytes: limits.maxBytes } : typeProblem(mimeType),
+    });
+    return this.recorded(attachment, () => this.templateSends.send(principal, conversationId, input, attachment));
+  }
 
   /** POST /api/conversations/:id/attachments */
   async uploadByAgent(
@@ -160,4 +211,26 @@ export class AttachmentsService {
     this.tokens.assertOpen(row);
     return row;
   }
+}
+
+/** The "template" field of a template upload: TemplateMessageInput as JSON, checked as the JSON endpoint checks it. */
+async function templateInput(raw: string | undefined): Promise<TemplateMessageInput> {
+  const refuse = (message: string, field = 'template') =>
+    new AppException('validation', { message, data: { fields: { [field]: [message] } } });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw ?? '');
+  } catch {
+    throw refuse('template must be the template message as JSON ({name, language, bodyParameters, headerParameters?})');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw refuse('template must be a JSON object');
+  if ('headerMedia' in parsed) throw refuse('headerMedia is the uploaded file here: leave it out of template', 'headerMedia');
+  const dto = plainToInstance(TemplateMessageDto, parsed);
+  const [error] = await validate(dto);
+  if (error) {
+    const message = Object.values(error.constraints ?? {})[0] ?? `${error.property} is invalid`;
+    throw refuse(message, error.property);
+  }
+  if (!Array.isArray(dto.bodyParameters)) throw refuse('bodyParameters must be a list of texts', 'bodyParameters');
+  return dto;
 }

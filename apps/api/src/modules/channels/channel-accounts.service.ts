@@ -201,7 +201,7 @@ export class ChannelAccountsService {
     }
     try {
       const templates = await adapter.listTemplates(this.adapters.toAdapterAccount(row));
-      return templates.map(({ name, language, category, body, parameterCount, headerText, headerParameterCount }) => ({
+      return templates.map(({ name, language, category, body, parameterCount, headerText, headerParameterCount, ...more }) => ({
         name,
         language,
         category,
@@ -209,6 +209,11 @@ export class ChannelAccountsService {
         parameterCount,
         headerText,
         headerParameterCount,
+        parameterFormat: more.parameterFormat ?? 'POSITIONAL',
+        headerParameterNames: more.headerParameterNames ?? [],
+        bodyParameterNames: more.bodyParameterNames ?? [],
+        parameterExamples: more.parameterExamples ?? {},
+        headerFormat: more.headerFormat ?? (headerText === null ? null : 'TEXT'),
       }));
     } catch (error) {
       throw new AppException('service_unavailable', {

@@ -1,14 +1,14 @@
-import { LIMITS, PERMISSIONS, type MessageView, type ReplyWindowView, type TemplateView } from '@centralita/contracts';
+import { PERMISSIONS, type MessageView, type ReplyWindowView, type TemplateView } from '@centralita/contracts';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/api-envelope.decorator';
-import { AppException } from '../../common/app.exception';
 import { ParseUuidPipe } from '../../common/parse-uuid.pipe';
 import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { TemplateMessageDto } from './conversations.dto';
 import { DeskService } from './desk.service';
-import { OutboundRulesService, renderTemplate } from './outbound-rules.service';
+import { OutboundRulesService } from './outbound-rules.service';
+import { TemplateSendService } from './template-send.service';
 
 /** What the desk's composer needs on a messaging conversation: the reply window, the account's templates, template sends. */
 @ApiTags('conversations')
@@ -18,6 +18,7 @@ export class ChannelMessagesController {
   constructor(
     private readonly desk: DeskService,
     private readonly rules: OutboundRulesService,
+    private readonly templateSends: TemplateSendService,
   ) {}
 
   @Get(':id/reply-window')
@@ -49,44 +50,6 @@ export class ChannelMessagesController {
     @Param('id', ParseUuidPipe) id: string,
     @Body() body: TemplateMessageDto,
   ): Promise<MessageView> {
-    const conversation = await this.desk.visible(principal, id);
-    DeskService.requireHandler(principal, conversation);
-    const template = (await this.rules.templates(conversation)).find(
-      (candidate) => candidate.name === body.name && candidate.language === body.language,
-    );
-    if (!template) {
-      throw new AppException('validation', {
-        message: `The account has no approved template ${body.name} in ${body.language}`,
-        data: { fields: { name: ['not an approved template of this account'] } },
-      });
-    }
-    if (body.bodyParameters.length !== template.parameterCount) {
-      const message = `Template ${template.name} takes ${template.parameterCount} body parameters (got ${body.bodyParameters.length})`;
-      throw new AppException('validation', { message, data: { fields: { bodyParameters: [message] } } });
-    }
-    const headerParameters = body.headerParameters ?? [];
-    if (headerParameters.length !== template.headerParameterCount) {
-      const message = `Template ${template.name} takes ${template.headerParameterCount} header parameters (got ${headerParameters.length})`;
-      throw new AppException('validation', { message, data: { fields: { headerParameters: [message] } } });
-    }
-    // The desk shows what the customer reads (header, then body); a rendered text longer than a
-    // message is cut (the provider sends the template itself).
-    const rendered = [
-      template.headerText ? renderTemplate(template.headerText, headerParameters) : '',
-      renderTemplate(template.body, body.bodyParameters),
-    ]
-      .filter(Boolean)
-      .join('\n');
-    const text = Array.from(rendered).slice(0, LIMITS.maxMessageLength).join('');
-    return this.desk.send(principal, id, {
-      text,
-      clientMessageId: body.clientMessageId,
-      template: {
-        name: template.name,
-        language: template.language,
-        bodyParameters: body.bodyParameters,
-        ...(headerParameters.length ? { headerParameters } : {}),
-      },
-    });
+    return this.templateSends.send(principal, id, body);
   }
 }

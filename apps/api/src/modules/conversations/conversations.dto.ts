@@ -7,6 +7,7 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -223,6 +224,13 @@ export class TemplateMessageDto {
   @MaxLength(60, { each: true, message: 'each header parameter must be at most 60 characters' })
   @IsNotEmpty({ each: true, message: 'header parameters must not be empty' })
   headerParameters?: string[];
+
+  @ApiPropertyOptional({
+    description: "A media header's file as a public https link ({link, fileName?}); POST …/template-messages/media uploads one instead",
+  })
+  @IsOptional()
+  @IsObject({ message: 'headerMedia must be an object {link, fileName?}' })
+  headerMedia?: { link: string; fileName?: string };
 
   @ApiPropertyOptional({ description: 'Client-chosen id: the same message sent twice is stored once' })
   @IsOptional()

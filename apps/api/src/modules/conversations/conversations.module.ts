@@ -13,6 +13,7 @@ import { OutboundRulesService } from './outbound-rules.service';
 import { RequeueNoticeService } from './requeue-notice.service';
 import { NotesController, SupervisorController } from './supervisor.controller';
 import { SupervisorService } from './supervisor.service';
+import { TemplateSendService } from './template-send.service';
 import { WebchatController } from './webchat.controller';
 import { WebchatService } from './webchat.service';
 
@@ -20,7 +21,7 @@ import { WebchatService } from './webchat.service';
 @Module({
   imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule, BotModule],
   controllers: [WebchatController, AgentController, SupervisorController, NotesController, ChannelMessagesController],
-  providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService, RequeueNoticeService],
-  exports: [DeskService, OutboundRulesService, WebchatService],
+  providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService, RequeueNoticeService, TemplateSendService],
+  exports: [DeskService, OutboundRulesService, WebchatService, TemplateSendService],
 })
 export class ConversationsModule {}

@@ -57,6 +57,13 @@ export interface StoredTemplate {
   bodyParameters: string[];
   /** The text header's parameters, when the template's header has placeholders. */
   headerParameters?: string[];
+  /** A NAMED template's parameter names, in the order of the values (sent as `parameter_name`). */
+  parameterNames?: { header?: string[]; body?: string[] };
+  /**
+   * A media header: a public https link, or `attachment` when the agent uploaded the file (it is the
+   * message's attachment in the file store; the worker uploads it to the provider at send time).
+   */
+  headerMedia?: { kind: 'image' | 'video' | 'document'; link?: string; attachment?: true; fileName?: string };
 }
 
 /** A provider's message id, unique per tenant, channel and channel account (uq_messages_external_id). */

@@ -1,13 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
-import type { TemplateView } from '@centralita/contracts';
+import { TEMPLATE_MEDIA_LIMITS, type TemplateView } from '@centralita/contracts';
 import { describeError } from '../../api/error-text';
 import { newClientMessageId } from '../desk-api';
 import { windowTime, type ReplyWindowState } from '../logic/reply-window';
 import {
   templateCategoryKey,
+  templateFileProblem,
   templateKey,
+  templateMediaFormat,
   templateParameters,
   templateReady,
   templateSegments,
@@ -77,19 +79,28 @@ export function TemplatePicker({
   onRetry: () => void;
   onSend: (
     template: TemplateView,
-    parameters: { bodyParameters: string[]; headerParameters?: string[] },
+    parameters: { bodyParameters: string[]; headerParameters?: string[]; headerMedia?: { link: string } },
     clientMessageId: string,
+    /** A media header's file the agent picked (sent instead of a link). */
+    file?: File,
   ) => Promise<unknown>;
 }) {
   const { t } = useTranslation();
   const [chosen, setChosen] = useState('');
   const [values, setValues] = useState<TemplateValues>(NO_VALUES);
+  const [file, setFile] = useState<File | null>(null);
+  // A new file input (cleared) for each template and after each send.
+  const [fileInput, setFileInput] = useState(0);
   const [sending, setSending] = useState(false);
   const template = useMemo(() => templates?.find((item) => templateKey(item) === chosen) ?? null, [templates, chosen]);
   useEffect(() => {
     if (!chosen && templates?.length) setChosen(templateKey(templates[0]));
   }, [templates, chosen]);
-  useEffect(() => setValues(NO_VALUES), [chosen]);
+  useEffect(() => {
+    setValues(NO_VALUES);
+    setFile(null);
+    setFileInput((count) => count + 1);
+  }, [chosen]);
 
   if (error)
     return (
@@ -113,12 +124,20 @@ export function TemplatePicker({
       </div>
     );
 
+  const mediaFormat = template ? templateMediaFormat(template) : null;
+  const named = template?.parameterFormat === 'NAMED';
+  const headerNames = named ? template?.headerParameterNames : undefined;
+  const bodyNames = named ? template?.bodyParameterNames : undefined;
   const send = async () => {
     if (!template || !templateReady(template, values)) return;
     setSending(true);
     try {
-      await onSend(template, templateParameters(template, values), newClientMessageId());
+      const link = values.mediaLink?.trim();
+      const media = templateMediaFormat(template) && !file && link ? { headerMedia: { link } } : {};
+      await onSend(template, { ...templateParameters(template, values), ...media }, newClientMessageId(), file ?? undefined);
       setValues(NO_VALUES);
+      setFile(null);
+      setFileInput((count) => count + 1);
     } finally {
       setSending(false);
     }
@@ -144,9 +163,27 @@ export function TemplatePicker({
         </label>
         {template ? (
           <>
+            {mediaFormat ? (
+              <MediaFields
+                key={fileInput}
+                format={mediaFormat}
+                link={values.mediaLink ?? ''}
+                file={file}
+                onLink={(mediaLink) => setValues((held) => ({ ...held, mediaLink }))}
+                onFile={(picked) => {
+                  setFile(picked);
+                  setValues((held) => ({
+                    ...held,
+                    mediaFile: picked ? { name: picked.name, type: picked.type, size: picked.size } : null,
+                  }));
+                }}
+              />
+            ) : null}
             <ParameterFields
               count={template.headerParameterCount}
               values={values.header}
+              names={headerNames}
+              examples={template.parameterExamples}
               label={(n) => t('desk.templates.headerParameter', { n })}
               maxLength={60}
               testId="template-header-parameter"
@@ -155,6 +192,8 @@ export function TemplatePicker({
             <ParameterFields
               count={template.parameterCount}
               values={values.body}
+              names={bodyNames}
+              examples={template.parameterExamples}
               label={(n) => t('desk.templates.parameter', { n })}
               maxLength={1000}
               testId="template-parameter"
@@ -166,12 +205,18 @@ export function TemplatePicker({
       {template ? (
         <>
           <div className="desk-templates__preview" aria-label={t('desk.templates.preview')} data-testid="template-preview">
+            {mediaFormat ? (
+              <span className="desk-templates__media muted" data-testid="template-preview-media">
+                <i className={MEDIA_ICONS[mediaFormat]} aria-hidden="true" />{' '}
+                {file?.name ?? (values.mediaLink?.trim() || t(`desk.templates.media.${mediaFormat}`))}
+              </span>
+            ) : null}
             {template.headerText ? (
               <strong className="desk-templates__header" data-testid="template-preview-header">
-                <Segments text={template.headerText} values={values.header} />
+                <Segments text={template.headerText} values={values.header} names={headerNames} />
               </strong>
             ) : null}
-            <Segments text={template.body} values={values.body} />
+            <Segments text={template.body} values={values.body} names={bodyNames} />
           </div>
           <div className="desk-templates__actions">
             <span className="muted" data-testid="template-category">
@@ -195,16 +240,18 @@ export function TemplatePicker({
 
 const NO_VALUES: TemplateValues = { header: [], body: [] };
 
-/** A template text (header or body) with its {{n}} placeholders filled by what the agent typed, gaps marked. */
-function Segments({ text, values }: { text: string; values: readonly string[] }) {
+const MEDIA_ICONS = { IMAGE: 'pi pi-image', VIDEO: 'pi pi-video', DOCUMENT: 'pi pi-file-pdf' } as const;
+
+/** A template text (header or body) with its placeholders filled by what the agent typed, gaps marked. */
+function Segments({ text, values, names }: { text: string; values: readonly string[]; names?: readonly string[] }) {
   return (
     <>
-      {templateSegments(text, values).map((segment, index) =>
+      {templateSegments(text, values, names).map((segment, index) =>
         'text' in segment ? (
           <span key={index}>{segment.text}</span>
         ) : (
           <mark key={index} className={segment.value ? 'desk-templates__value' : 'desk-templates__gap'}>
-            {segment.value ?? `{{${segment.parameter}}}`}
+            {segment.value ?? `{{${segment.key}}}`}
           </mark>
         ),
       )}
@@ -212,10 +259,69 @@ function Segments({ text, values }: { text: string; values: readonly string[] })
   );
 }
 
-/** One input per {{n}} of a header or a body. */
+/** A media header (image, video, document): a public https link, or a file from the agent's computer checked before it goes. */
+function MediaFields({
+  format,
+  link,
+  file,
+  onLink,
+  onFile,
+}: {
+  format: keyof typeof TEMPLATE_MEDIA_LIMITS;
+  link: string;
+  file: File | null;
+  onLink: (link: string) => void;
+  onFile: (file: File | null) => void;
+}) {
+  const { t } = useTranslation();
+  const limits = TEMPLATE_MEDIA_LIMITS[format];
+  const problem = file ? templateFileProblem(format, file) : null;
+  return (
+    <div className="desk-templates__media-fields" data-testid="template-media" data-format={format}>
+      <label className="desk-field desk-templates__param">
+        <span>{t('desk.templates.mediaLink', { kind: t(`desk.templates.media.${format}`) })}</span>
+        <input
+          className="p-inputtext p-component"
+          type="url"
+          value={link}
+          disabled={Boolean(file)}
+          placeholder={`https://…/file.${limits.extensions[0]}`}
+          onChange={(event) => onLink(event.target.value)}
+          data-testid="template-media-link"
+        />
+      </label>
+      <label className="desk-field desk-templates__param">
+        <span>{t('desk.templates.mediaFile', { types: limits.extensions.join(', '), megabytes: limits.maxBytes / 1024 / 1024 })}</span>
+        {/* The native file button speaks the browser's language: ours is shown, the input stays hidden behind it. */}
+        <span className="desk-templates__file">
+          <span className="p-button p-button-outlined p-button-sm" aria-hidden="true">
+            {t('desk.templates.mediaChoose')}
+          </span>
+          <span className="muted desk-templates__file-name">{file?.name ?? t('desk.templates.mediaNone')}</span>
+          <input
+            type="file"
+            className="desk-templates__file-input"
+            accept={limits.mimeTypes.join(',')}
+            onChange={(event) => onFile(event.target.files?.[0] ?? null)}
+            data-testid="template-media-file"
+          />
+        </span>
+      </label>
+      {problem ? (
+        <p className="desk-templates__error" role="alert" data-testid="template-media-problem">
+          {t(problem.key, { types: problem.types, megabytes: problem.megabytes })}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** One input per parameter of a header or a body: {{n}} by number, a NAMED template's by name, Meta's example as the placeholder. */
 function ParameterFields({
   count,
   values,
+  names,
+  examples,
   label,
   maxLength,
   testId,
@@ -223,6 +329,8 @@ function ParameterFields({
 }: {
   count: number;
   values: readonly string[];
+  names?: readonly string[];
+  examples?: Record<string, string>;
   label: (n: number) => string;
   maxLength: number;
   testId: string;
@@ -232,10 +340,12 @@ function ParameterFields({
     <>
       {Array.from({ length: count }, (_, index) => (
         <label key={index} className="desk-field desk-templates__param">
-          <span>{label(index + 1)}</span>
+          <span>{names?.[index] ?? label(index + 1)}</span>
           <input
             className="p-inputtext p-component"
             value={values[index] ?? ''}
+            placeholder={examples?.[names?.[index] ?? String(index + 1)] ?? undefined}
+            data-name={names?.[index]}
             maxLength={maxLength}
             onChange={(event) => {
               const next = [...values];
