@@ -1,11 +1,13 @@
 // `npm run bench`: every benchmark in test/bench/*.bench.mjs against real PostgreSQL and Redis
 // (resolved like `npm start`), each reported as a ratio against a baseline measured in the same
 // run, then docs/benchmarks.md and its chart docs/benchmarks.svg are rewritten.
-//   npm run bench -- --only P4      one benchmark (or several: --only P2,C1); docs/benchmarks.md is left unchanged
-//   npm run bench -- --quick        shorter runs (a smoke check, not figures to publish)
+//   npm run bench -- --only P4      one benchmark (or several: --only P2,C1): only their rows of
+//                                   docs/benchmarks.md (and their bars) are rewritten, the others kept
+//   npm run bench -- --quick        shorter runs (a smoke check, not figures to publish; with --only
+//                                   docs/benchmarks.md is left unchanged)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -51,6 +53,55 @@ function chartSvg(rows) {
   return svg;
 }
 
+/** One benchmark's table row of docs/benchmarks.md. */
+const tableRow = (row) =>
+  `| ${row.id} | ${row.title} | ${fmt(row.value)} ${row.unit ?? ''} | ${fmt(row.baseline)} ${row.unit ?? ''} | ${row.ratio == null ? 'n/a' : `${row.ratio.toFixed(2)}×`} | ${row.goal == null ? 'none' : `${row.goal.direction === 'min' ? '≥' : '≤'} ${row.goal.ratio}×`} | ${row.verdict} | ${row.detail ?? row.error ?? ''} |`;
+
+/**
+ * `--only`: the measured rows replace theirs in docs/benchmarks.md, every other row stays as the
+ * last full run wrote it, a new one takes its place in the full run's order (`order`: every
+ * benchmark id, as a full run lists them), and a line under "Last run" says which rows were
+ * measured alone and when. The chart is redrawn from the table's ratios and goals.
+ */
+function rewriteRows(markdown, rows, order, machine) {
+  const lines = markdown.split('\n');
+  const isRow = (line) => /^\| [^-| ][^|]* \|/.test(line) && !line.startsWith('| id |');
+  const first = lines.findIndex(isRow);
+  if (first < 0) throw new Error('docs/benchmarks.md has no table rows to keep: run the full `npm run bench`');
+  let last = first;
+  while (last + 1 < lines.length && isRow(lines[last + 1])) last++;
+  const kept = new Map(lines.slice(first, last + 1).map((line) => [line.split('|')[1].trim(), line]));
+  for (const row of rows) kept.set(row.id, tableRow(row));
+  const ids = [...order.filter((id) => kept.has(id)), ...[...kept.keys()].filter((id) => !order.includes(id))];
+  const table = ids.map((id) => kept.get(id));
+  const note = `Measured alone since (\`npm run bench -- --only\`): `;
+  const alone = rows.map((row) => `${row.id} ${new Date().toISOString()} on ${machine}`);
+  const noteAt = lines.findIndex((line) => line.startsWith(note));
+  const previous =
+    noteAt < 0
+      ? []
+      : lines[noteAt]
+          .slice(note.length)
+          .replace(/\.$/, '')
+          .split('; ')
+          .filter((entry) => !rows.some((row) => entry.startsWith(`${row.id} `)));
+  const noteLine = `${note}${[...previous, ...alone].join('; ')}.`;
+  const out = [...lines.slice(0, first), ...table, ...lines.slice(last + 1)];
+  if (noteAt >= 0) out[noteAt] = noteLine;
+  else out.splice(out.findIndex((line) => line.startsWith('Last run:')) + 1, 0, noteLine);
+  // The chart's bars from the table itself: ratio "0.68×", goal "≥ 0.7×" or "none".
+  const chartRows = table.map((line) => {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const goal = /^([≥≤]) ([\d.]+)×$/.exec(cells[6]);
+    return {
+      id: cells[1],
+      ratio: Number.parseFloat(cells[5]) || null,
+      goal: goal ? { ratio: Number(goal[2]), direction: goal[1] === '≥' ? 'min' : 'max' } : null,
+    };
+  });
+  return { markdown: out.join('\n'), chartRows };
+}
+
 function report(rows, machine) {
   const lines = [
     '# Benchmarks',
@@ -66,10 +117,7 @@ function report(rows, machine) {
     '',
     '| id | what | measured | baseline | ratio | goal | verdict | how |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (row) =>
-        `| ${row.id} | ${row.title} | ${fmt(row.value)} ${row.unit ?? ''} | ${fmt(row.baseline)} ${row.unit ?? ''} | ${row.ratio == null ? 'n/a' : `${row.ratio.toFixed(2)}×`} | ${row.goal == null ? 'none' : `${row.goal.direction === 'min' ? '≥' : '≤'} ${row.goal.ratio}×`} | ${row.verdict} | ${row.detail ?? row.error ?? ''} |`,
-    ),
+    ...rows.map(tableRow),
     '',
     'Benchmarks of QUALITY.md not listed above are not implemented yet (see the open issues).',
     '',
@@ -131,9 +179,9 @@ async function main() {
     .filter((file) => file.endsWith('.bench.mjs'))
     .sort();
   const rows = [];
+  // A file exports one benchmark or several (scenarios of the same measurement).
+  const benches = [];
   try {
-    // A file exports one benchmark or several (scenarios of the same measurement).
-    const benches = [];
     for (const file of files) benches.push(...[(await import(path.join(benchDir, file))).default].flat());
     for (const bench of benches) {
       if (only && !only.some((id) => bench.id === id || bench.id.startsWith(`${id}@`))) continue;
@@ -166,14 +214,25 @@ async function main() {
     await dropRedisKeys(redis.url, `${env.QUEUE_PREFIX}*`);
     await stopOwned();
   }
-  if (only) {
-    log('--only: docs/benchmarks.md left unchanged');
-    return;
-  }
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  writeFileSync(path.join(ROOT, 'docs/benchmarks.svg'), chartSvg(rows));
-  writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), report(rows, machine));
-  log('wrote docs/benchmarks.md and docs/benchmarks.svg');
+  if (only && quick) {
+    log('--only with --quick: docs/benchmarks.md left unchanged');
+  } else if (only) {
+    const file = path.join(ROOT, 'docs/benchmarks.md');
+    const { markdown, chartRows } = rewriteRows(
+      readFileSync(file, 'utf8'),
+      rows,
+      benches.map((bench) => bench.id),
+      machine,
+    );
+    writeFileSync(path.join(ROOT, 'docs/benchmarks.svg'), chartSvg(chartRows));
+    writeFileSync(file, markdown);
+    log(`--only: rewrote the rows of ${rows.map((row) => row.id).join(', ')} in docs/benchmarks.md, kept the others`);
+  } else {
+    writeFileSync(path.join(ROOT, 'docs/benchmarks.svg'), chartSvg(rows));
+    writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), report(rows, machine));
+    log('wrote docs/benchmarks.md and docs/benchmarks.svg');
+  }
   if (rows.some((row) => row.verdict === 'failed')) process.exitCode = 1;
 }
 

@@ -13,6 +13,7 @@
 // Baseline: P2's raw message pipeline (echo + queue pickup + insert) at the same rate, same run.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import {
   accessToken,
@@ -60,6 +61,9 @@ export default {
   title: 'Signed channel webhook (WhatsApp, one message) → agent screen p99 vs P2 raw pipeline (echo + queue pickup + insert)',
   goal: { ratio: 2, direction: 'max' },
   async run({ env, quick, databaseUrl }) {
+    // The machine may be shared (other processes' tests): its load before this run starts
+    // anything is part of the record.
+    const loadBefore = os.loadavg()[0];
     const agentCount = quick ? 10 : 20;
     const contactCount = agentCount * 5;
     const seconds = quick ? 3 : 10;
@@ -232,6 +236,10 @@ export default {
       const after = await drainOutbox(db, 30_000);
       // Everything the run made the API do (answers, processing, pushes), per message it was sent.
       const apiCpuMs = ((api.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, measured.total - measured.skipped);
+      const loadAfter = os.loadavg()[0];
+      // What bounds the rate: one API process (one event loop) has one core, so the offered rate
+      // needs CPU per message × rate below 100% of it, with room for the rest of its work.
+      const apiCoreShare = (apiCpuMs * RATE) / 1000;
 
       // Stored once each, shown once each, none lost.
       const [stored] = (
@@ -276,7 +284,7 @@ export default {
           `webhook answered p99 ${answerP99.toFixed(1)} ms, p50 ${percentile(measured.answers, 50).toFixed(1)} ms (cap ${ANSWER_CAP_MS} ms); ` +
           `${duplicateCount} delivered twice (${DUPLICATE_KINDS.map((kind) => `${duplicates[kind]} ${kind}`).join(', ')}): ` +
           `${stored.distinct_ids} of ${sentIds.length} messages stored (${storedTwice} twice, ${lost} lost), ${shownTwice} shown twice${shownTwice ? ` (${shownTwiceAs})` : ''} (${repeatedPushes.length} pushes of a message already shown, merged by id${repeatedPushes.length ? `: ${countBy(repeatedPushes.map((number) => duplicatedAs.get(number) ?? 'delivered once'))}` : ''}), ${storedEvents} webhook events stored; ` +
-          `API CPU ${apiCpuMs.toFixed(2)} ms per message (its duplicate deliveries included); ${describeLoopDelay(loopDelay)}; ` +
+          `API CPU ${apiCpuMs.toFixed(2)} ms per message (its duplicate deliveries included), i.e. ${Math.round(apiCoreShare * 100)}% of the API process's one core at ${RATE}/s (one process takes at most ~${Math.floor(1000 / apiCpuMs)} messages/s${apiCoreShare >= 0.9 ? ': the API process is CPU-bound' : ''}); machine load average ${loadBefore.toFixed(1)} before the run (${loadAfter.toFixed(1)} at its end) on ${os.cpus().length} cores${loadBefore > os.cpus().length ? ': loaded by other processes' : ''}; ${describeLoopDelay(loopDelay)}; ` +
           `baseline p99: ${baselineRun.describe()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
       };
     } finally {

@@ -54,6 +54,9 @@ describe('Administration', () => {
     await page.getByTestId('line-priority-error').waitFor();
     await page.locator('#line-priority').fill('3');
     await page.locator('#line-queue-timeout').fill('90');
+    // Blended agents: one chat during a call, and calls offered to agents holding chats.
+    await page.locator('#line-chats-during-call').fill('1');
+    await page.locator('label[for=line-offer-calls-with-chats]').click();
     await save(page, '/attentionList/attentionList');
     await page.getByTestId('admin-list').getByText(line).waitFor();
     const { accessToken } = await api<{ accessToken: string }>('POST', '/api/auth/login', null, {
@@ -66,7 +69,14 @@ describe('Administration', () => {
       accessToken,
     );
     expect(saved.items).toEqual([
-      expect.objectContaining({ name: line, routingPolicy: 'least-occupied', priority: 3, queueTimeoutSeconds: 90 }),
+      expect.objectContaining({
+        name: line,
+        routingPolicy: 'least-occupied',
+        priority: 3,
+        queueTimeoutSeconds: 90,
+        chatsDuringCall: 1,
+        offerCallsWithChats: true,
+      }),
     ]);
 
     const campaign = `Campaign ${suffix}`;

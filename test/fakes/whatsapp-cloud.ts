@@ -358,8 +358,12 @@ export interface WhatsAppFake {
     limits: { currentLimit: string; oldLimit?: string },
     options?: DeliveryOptions,
   ): Promise<FakeWebhookDelivery[]>;
-  /** Turns the automatic `sent` status on or off; `beforeAnswer` pushes it (and waits) before the send is answered. */
-  setAutoSentStatus(on: boolean, options?: { beforeAnswer?: boolean }): void;
+  /**
+   * Turns the automatic `sent` status on or off; `beforeAnswer` pushes it (and waits) before the send
+   * is answered; `statuses` pushes these instead, each its own webhook in this order (a phone that
+   * read the message before Meta's answer reached the platform: `['read', 'delivered', 'sent']`).
+   */
+  setAutoSentStatus(on: boolean, options?: { beforeAnswer?: boolean; statuses?: FakeReceiptStatus[] }): void;
   /** Accepts (records) the next sends after `after` more, but never answers them: the caller dies waiting. */
   holdAnswers(after: number): void;
   close(): Promise<void>;
@@ -400,6 +404,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
   let baseUrl = '';
   let autoSentStatus = options.autoSentStatus ?? false;
   let sentStatusBeforeAnswer = false;
+  let autoStatuses: FakeReceiptStatus[] = ['sent'];
   let answersBeforeHold = Infinity;
   let templateIds = 0;
   // Declared before the handlers that call it; assigned once the webhook helpers exist below.
@@ -1068,7 +1073,10 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
   };
   const statusPayload = (statuses: Record<string, unknown>[]) =>
     envelope([[{ value: { messaging_product: 'whatsapp', metadata: metadata(), statuses }, field: 'messages' }]]);
-  pushSentStatus = (messageId) => (webhookUrl ? deliver(statusPayload([statusValue(messageId, 'sent')])) : Promise.resolve());
+  pushSentStatus = async (messageId) => {
+    if (!webhookUrl) return;
+    for (const status of autoStatuses) await deliver(statusPayload([statusValue(messageId, status)]));
+  };
 
   return {
     url: baseUrl,
@@ -1251,6 +1259,7 @@ export async function startWhatsAppFake(options: WhatsAppFakeOptions = {}): Prom
     setAutoSentStatus(on, setOptions = {}) {
       autoSentStatus = on;
       sentStatusBeforeAnswer = setOptions.beforeAnswer ?? false;
+      autoStatuses = setOptions.statuses ?? ['sent'];
     },
     holdAnswers(after) {
       answersBeforeHold = after;

@@ -70,7 +70,11 @@ function ngPing(port: number): Promise<boolean> {
 }
 
 /** Starts rtpengine; `dtmfLogDest` is where it sends one JSON datagram per DTMF event (the voice server's VOICE_DTMF_LISTEN). */
-export async function startRtpengine(options: { dtmfLogDest: { host: string; port: number } }): Promise<RunningRtpengine> {
+export async function startRtpengine(options: {
+  dtmfLogDest: { host: string; port: number };
+  /** Records calls asked to ('start recording') as pcaps under this directory (--recording-method=pcap, raw IP). */
+  recordingDir?: string;
+}): Promise<RunningRtpengine> {
   const binary = rtpengineBinary();
   if (!binary)
     throw new Error(
@@ -98,6 +102,7 @@ export async function startRtpengine(options: { dtmfLogDest: { host: string; por
       `--dtmf-log-dest=${options.dtmfLogDest.host}:${options.dtmfLogDest.port}`,
       '--delete-delay=0',
       '--no-redis-required',
+      ...(options.recordingDir ? [`--recording-dir=${options.recordingDir}`, '--recording-method=pcap', '--recording-format=raw'] : []),
     ],
     ready: () => ngPing(ngPort),
     notReady: 'rtpengine does not answer its ng ping yet',

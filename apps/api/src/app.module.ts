@@ -48,6 +48,7 @@ import { BotModule } from './modules/bot/bot.module';
 import { VideoModule } from './modules/video/video.module';
 import { VicidialModule } from './modules/vicidial/vicidial.module';
 import { VoiceModule } from './modules/voice/voice.module';
+import { VoiceRecordingsModule } from './modules/voice/voice-recordings.module';
 
 @Module({})
 export class AppModule {
@@ -103,6 +104,7 @@ export class AppModule {
         VideoModule,
         VicidialModule,
         VoiceModule,
+        VoiceRecordingsModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -131,6 +131,38 @@ describe('Attention lines administration (e2e)', () => {
     expect(await routing()).toEqual([{ routing_policy: 'least-occupied', priority: 7, queue_timeout_seconds: 120 }]);
   });
 
+  it('keeps a line’s blended-agent rules: none by default, saved where routing reads them, out-of-range refused', async () => {
+    const created = (await t.http().post('/api/attention-lines').set(bearer(adminA)).send(line()).expect(200)).body.data;
+    expect(created).toMatchObject({ chatsDuringCall: 0, offerCallsWithChats: false });
+    const blended = { chatsDuringCall: 2, offerCallsWithChats: true };
+    const updated = (
+      await t
+        .http()
+        .put(`/api/attention-lines/${created.id}`)
+        .set(bearer(adminA))
+        .send(line({ name: created.name, ...blended }))
+        .expect(200)
+    ).body.data;
+    expect(updated).toMatchObject(blended);
+    expect((await t.http().get(`/api/attention-lines/${created.id}`).set(bearer(adminA)).expect(200)).body.data).toMatchObject(blended);
+    const stored = async () =>
+      (await t.dataSource.query(
+        `SELECT chats_during_call, offer_calls_with_chats FROM attention_line_routing WHERE attention_line_id = $1`,
+        [created.id],
+      )) as { chats_during_call: number; offer_calls_with_chats: boolean }[];
+    expect(await stored()).toEqual([{ chats_during_call: 2, offer_calls_with_chats: true }]);
+    for (const value of [-1, 6, 1.5]) {
+      const refused = await t
+        .http()
+        .put(`/api/attention-lines/${created.id}`)
+        .set(bearer(adminA))
+        .send(line({ name: created.name, ...blended, chatsDuringCall: value }))
+        .expect(400);
+      expect(Object.keys(refused.body.data.fields)).toEqual(['chatsDuringCall']);
+    }
+    expect(await stored()).toEqual([{ chats_during_call: 2, offer_calls_with_chats: true }]);
+  });
+
   it("links the tenant's own poll and campaign, and refuses another tenant's as unknown", async () => {
     const campaign = (
       await t

@@ -26,6 +26,9 @@ describe('Platform settings and channels (e2e)', () => {
     idleLogoutMinutes: 20,
     maxQueueWaitSeconds: 600,
     emoticons: ['👍', '🙂'],
+    callRecording: true,
+    announceCallRecording: false,
+    callRecordingRetentionDays: 30,
   };
 
   it('shows, before anything is saved, the values in effect: no tenant texts, the desk emoticons, the queue wait applied', async () => {
@@ -37,6 +40,10 @@ describe('Platform settings and channels (e2e)', () => {
       idleLogoutMinutes: 30,
       maxQueueWaitSeconds: Number(process.env.QUEUE_TIMEOUT_SECONDS ?? 1800),
       emoticons: [...DEFAULT_EMOTICONS],
+      // Calls are not recorded until the tenant says so; when it does, callers are told, and recordings kept 90 days.
+      callRecording: false,
+      announceCallRecording: true,
+      callRecordingRetentionDays: 90,
     });
     // A tenant that saved an empty list gets the list the desk then offers, not an empty field.
     const cleared = (
@@ -59,9 +66,9 @@ describe('Platform settings and channels (e2e)', () => {
       .http()
       .put('/api/platform-settings')
       .set(bearer(adminA))
-      .send({ ...settings, idleLogoutMinutes: 2, welcomeMessage: 'x'.repeat(501) })
+      .send({ ...settings, idleLogoutMinutes: 2, welcomeMessage: 'x'.repeat(501), callRecordingRetentionDays: 0 })
       .expect(400);
-    expect(Object.keys(bad.body.data.fields).sort()).toEqual(['idleLogoutMinutes', 'welcomeMessage']);
+    expect(Object.keys(bad.body.data.fields).sort()).toEqual(['callRecordingRetentionDays', 'idleLogoutMinutes', 'welcomeMessage']);
     expect(await t.dataSource.getRepository(AuditLog).countBy({ entityType: 'platform-settings', entityId: tenantA.client.id })).toBe(1);
   });
 

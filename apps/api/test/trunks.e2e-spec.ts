@@ -114,6 +114,22 @@ describe('SIP trunks (e2e)', () => {
         .expect(200)
     ).body.data;
     expect(trunk).toMatchObject({ port: 5060, transport: 'udp', hasPassword: false, username: null, callerId: null });
+    expect(trunk).toMatchObject({ countryCode: null, nationalPrefix: null });
+  });
+
+  it('keeps the country code and national prefix national-format called numbers are read with', async () => {
+    const created = await create(adminA, valid({ name: 'UK carrier', countryCode: '44', nationalPrefix: '0' }));
+    const read = (await t.http().get(`/api/trunks/${created.id}`).set(bearer(adminA)).expect(200)).body.data;
+    expect(read).toMatchObject({ countryCode: '44', nationalPrefix: '0' });
+    const raw = await t.dataSource.query(`SELECT country_code, national_prefix FROM trunks WHERE id = $1`, [created.id]);
+    expect(raw[0]).toEqual({ country_code: '44', national_prefix: '0' });
+    const cleared = await t
+      .http()
+      .put(`/api/trunks/${created.id}`)
+      .set(bearer(adminA))
+      .send(valid({ name: 'UK carrier', password: '', countryCode: '34', nationalPrefix: null }))
+      .expect(200);
+    expect(cleared.body.data).toMatchObject({ countryCode: '34', nationalPrefix: null });
   });
 
   it('refuses each invalid field, naming it', async () => {
@@ -126,6 +142,9 @@ describe('SIP trunks (e2e)', () => {
       [{ port: 70000 }, 'port', 'port must be between 1 and 65535'],
       [{ transport: 'sctp' }, 'transport', 'transport must be one of udp, tcp, tls, ws, wss'],
       [{ callerId: '12-34' }, 'callerId', 'callerId is not in the expected format'],
+      [{ countryCode: '+34' }, 'countryCode', 'countryCode is not in the expected format'],
+      [{ countryCode: '44', nationalPrefix: 'zero' }, 'nationalPrefix', 'nationalPrefix is not in the expected format'],
+      [{ nationalPrefix: '0' }, 'countryCode', 'countryCode is required'],
       [{ maxConcurrentCalls: 0 }, 'maxConcurrentCalls', 'maxConcurrentCalls must be between 1 and 1000'],
       [{ maxConcurrentCalls: 1001 }, 'maxConcurrentCalls', 'maxConcurrentCalls must be between 1 and 1000'],
       [{ maxConcurrentCalls: undefined }, 'maxConcurrentCalls', 'maxConcurrentCalls is required'],

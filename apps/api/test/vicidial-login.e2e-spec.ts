@@ -253,6 +253,38 @@ describe('External dialer sign-in (ExternLoginVicidial, e2e)', () => {
     );
     expect(rows.map((row) => row.action)).toEqual(['create', 'delete']);
   });
+  it('trades a key for a short-lived API token (security/GetApiViciToken) that issues links in its place until the key is revoked', async () => {
+    const { key, id: keyId } = await createKey(adminToken, { name: 'Token dialer' });
+    const { user, email } = await createUser(t.dataSource, tenant, { role: 'AGENT' });
+    const asked = await t.http().post('/api/security/GetApiViciToken').set('X-Api-Key', key).send({});
+    expect(asked.status).toBe(200);
+    const { token, expiresAt } = (asked.body as Envelope<{ token: string; expiresAt: string }>).data!;
+    expect(token).toMatch(/^cvt_/);
+    const ttl = new Date(expiresAt).getTime() - Date.now();
+    expect(ttl).toBeGreaterThan(800_000);
+    expect(ttl).toBeLessThanOrEqual(900_000);
+
+    // The token stands for the key: a link for the key's agent, by bearer or by X-Api-Key.
+    const issued = await issue(token, { agent: email }, 'bearer');
+    expect(issued.status).toBe(200);
+    const opened = await t
+      .http()
+      .post(`/api/auth/vicidial/${linkId((issued.body as Envelope<ExternLoginVicidialResult>).data!.url)}`)
+      .send({});
+    expect((opened.body as Envelope<AuthResult>).data!.user).toMatchObject({ id: user.id });
+    expect((await issue(token, { agent: email })).status).toBe(200);
+    // Only the key renews: a token cannot mint another; a forged or a missing one is 401 too.
+    expect((await t.http().post('/api/security/GetApiViciToken').set('Authorization', `Bearer ${token}`).send({})).status).toBe(401);
+    expect((await t.http().post('/api/security/GetApiViciToken').send({})).status).toBe(401);
+    expect((await issue(`${token.slice(0, -2)}xx`, { agent: email })).status).toBe(401);
+    // Another tenant's agent is still not the token's to sign in.
+    const stranger = await createUser(t.dataSource, other, { role: 'AGENT' });
+    expect((await issue(token, { agent: stranger.email })).status).toBe(404);
+
+    // Revoking the key ends its tokens at once.
+    await t.http().delete(`/api/integration-keys/${keyId}`).set(bearer(adminToken)).expect(200);
+    expect((await issue(token, { agent: email }, 'bearer')).status).toBe(401);
+  });
 });
 
 describe('External dialer sign-in rate limits (e2e)', () => {

@@ -364,6 +364,8 @@ export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 export const LINE_PRIORITY_MAX = 9;
 /** A line's own queue timeout, in seconds (the same bounds as the account's maximum queue wait). */
 export const LINE_QUEUE_TIMEOUT_RANGE = { min: 30, max: 86_400 } as const;
+/** Chats an agent on a line's call may hold at most (blended agents): up to an agent's largest capacity. */
+export const LINE_CHATS_DURING_CALL_MAX = 5;
 
 /** One opening window of a weekday (0 = Sunday … 6 = Saturday), times 'HH:MM' in the tenant's zone. */
 export interface BusinessHoursWindow {
@@ -391,6 +393,10 @@ export interface AttentionLineInput {
   priority: number;
   /** How long a customer may wait in this line's queue; null = the account's maximum queue wait. */
   queueTimeoutSeconds: number | null;
+  /** Blended agents: chats an agent on a call may hold, 0 (default, none) to LINE_CHATS_DURING_CALL_MAX. */
+  chatsDuringCall: number;
+  /** Blended agents: whether this line's calls may be offered to an agent holding chats (default false). */
+  offerCallsWithChats: boolean;
 }
 
 export interface AttentionLineSummary extends AttentionLineInput {
@@ -416,7 +422,8 @@ export function validateAttentionLine(input: Partial<Record<keyof AttentionLineI
     // Left out, the routing settings take their defaults (see DEFAULT_LINE_ROUTING in the API).
     .oneOf('routingPolicy', ROUTING_POLICIES)
     .intRange('priority', 0, LINE_PRIORITY_MAX)
-    .intRange('queueTimeoutSeconds', LINE_QUEUE_TIMEOUT_RANGE.min, LINE_QUEUE_TIMEOUT_RANGE.max);
+    .intRange('queueTimeoutSeconds', LINE_QUEUE_TIMEOUT_RANGE.min, LINE_QUEUE_TIMEOUT_RANGE.max)
+    .intRange('chatsDuringCall', 0, LINE_CHATS_DURING_CALL_MAX);
   const issues = checker.issues;
   const hours = Array.isArray(input.businessHours) ? (input.businessHours as Partial<BusinessHoursWindow>[]) : [];
   const bad = hours.find(
@@ -679,7 +686,16 @@ export interface PlatformSettings {
   /** Seconds a conversation may wait in queue before it closes (30..86400), for lines without their own queue timeout. */
   maxQueueWaitSeconds: number;
   emoticons: string[];
+  /** Record inbound calls from the agent's answer (issue 22): off until the tenant turns it on. */
+  callRecording: boolean;
+  /** Tell the caller the call is recorded (spoken in the tenant's language) before the agent is rung. */
+  announceCallRecording: boolean;
+  /** Days a call recording is kept before the retention sweep deletes it (CALL_RECORDING_RETENTION_DAYS). */
+  callRecordingRetentionDays: number;
 }
+
+/** Bounds of PlatformSettings.callRecordingRetentionDays (one day to ten years). */
+export const CALL_RECORDING_RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 
 /** The emoticons the desk offers while a tenant has configured none (the settings screen shows the same list). */
 export const DEFAULT_EMOTICONS: readonly string[] = [
@@ -712,6 +728,9 @@ export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
   idleLogoutMinutes: 30,
   maxQueueWaitSeconds: 1800,
   emoticons: [...DEFAULT_EMOTICONS],
+  callRecording: false,
+  announceCallRecording: true,
+  callRecordingRetentionDays: CALL_RECORDING_RETENTION_DAYS.default,
 };
 
 export function validatePlatformSettings(input: Partial<Record<keyof PlatformSettings, unknown>>): RuleIssue[] {
@@ -721,7 +740,8 @@ export function validatePlatformSettings(input: Partial<Record<keyof PlatformSet
     .required('idleLogoutMinutes')
     .intRange('idleLogoutMinutes', 5, 1440)
     .required('maxQueueWaitSeconds')
-    .intRange('maxQueueWaitSeconds', 30, 86_400).issues;
+    .intRange('maxQueueWaitSeconds', 30, 86_400)
+    .intRange('callRecordingRetentionDays', CALL_RECORDING_RETENTION_DAYS.min, CALL_RECORDING_RETENTION_DAYS.max).issues;
   const emoticons = Array.isArray(input.emoticons) ? input.emoticons : [];
   if (emoticons.length > 60 || emoticons.some((e) => typeof e !== 'string' || e.length === 0 || e.length > 16)) {
     issues.push({ field: 'emoticons', key: 'maxLength', values: { count: 16 } });

@@ -71,6 +71,13 @@ export const API_MESSAGE_KEYS = [
   'channelWebhookManual',
   'channelNoTemplates',
   'channelNoEncryptionKey',
+  // supervisor monitoring of a live call (voice)
+  'monitorCallNotConnected',
+  'monitorInUse',
+  'monitorNoSoftphone',
+  'monitorNotActive',
+  // call recordings
+  'audioNotFound',
 ] as const;
 export type ApiMessageKey = (typeof API_MESSAGE_KEYS)[number];
 

@@ -67,6 +67,13 @@ export interface TokenPair {
 }
 /** Header that carries the opaque refresh token (a JSON body field `refreshToken` also works). */
 export const REFRESH_TOKEN_HEADER = 'X-Refresh-Token';
+/**
+ * Header of a state-changing call that may be repeated safely: the first call's answer is kept for
+ * 24 hours per caller and key and given back to a repeat (docs/api.md, "Idempotency keys").
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** Set to `true` on an answer given back from an earlier call with the same Idempotency-Key. */
+export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotency-Replayed';
 /** Claims of the access JWT. `typ` tells token kinds apart; `tv` must match the user's tokenVersion. */
 export interface AccessTokenClaims {
   sub: string;

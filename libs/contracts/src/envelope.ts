@@ -48,6 +48,10 @@ export const ERROR_CODES = [
   'reply_window_closed',
   /** The customer blocked the bot or opted out of messages: nothing may be sent to them. */
   'contact_opted_out',
+  /** An `Idempotency-Key` already used by this caller for a different request (422). */
+  'idempotency_key_reused',
+  /** The first call with this `Idempotency-Key` is still running; repeat it shortly for its answer (409). */
+  'idempotency_in_progress',
   'service_unavailable',
   'internal',
 ] as const;

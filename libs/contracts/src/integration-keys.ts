@@ -59,3 +59,14 @@ export interface ExternLoginVicidialResult {
   url: string;
   expiresAt: string;
 }
+
+/** Prefix of the short-lived API token `security/GetApiViciToken` gives a key holder (usable where the key is). */
+export const VICIDIAL_API_TOKEN_PREFIX = 'cvt_';
+/** Life of that token, in seconds: the dialer asks for a new one rather than keeping the key in every request. */
+export const VICIDIAL_API_TOKEN_TTL_SECONDS = 900;
+
+/** POST /api/security/GetApiViciToken answer. */
+export interface ApiViciTokenResult {
+  token: string;
+  expiresAt: string;
+}

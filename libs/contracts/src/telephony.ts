@@ -191,6 +191,13 @@ export interface TrunkInput {
   callerId: string | null;
   maxConcurrentCalls: number;
   active: boolean;
+  /**
+   * How the carrier writes called numbers when not in E.164 (issue #22): the country calling code the trunk's
+   * numbers belong to ("34", "44") and the national trunk prefix dialled before a national number ("0" in the UK,
+   * "8" in Russia; null where there is none, as in Spain). Null country: only E.164 (with or without "+") matches.
+   */
+  countryCode?: string | null;
+  nationalPrefix?: string | null;
 }
 
 export interface TrunkSummary extends Omit<TrunkInput, 'password'> {
@@ -277,7 +284,37 @@ export function validateTrunk(input: Partial<Record<keyof TrunkInput, unknown>>)
   const callerId = str(input.callerId);
   if (callerId && !CALLER_ID_PATTERN.test(callerId)) push({ field: 'callerId', key: 'pattern' });
   push(intIssue('maxConcurrentCalls', input.maxConcurrentCalls, 1, TRUNK_LIMITS.maxConcurrentCalls, true));
+  const countryCode = str(input.countryCode);
+  if (countryCode && !COUNTRY_CODE.test(countryCode)) push({ field: 'countryCode', key: 'pattern' });
+  const nationalPrefix = str(input.nationalPrefix);
+  if (nationalPrefix && !NATIONAL_PREFIX.test(nationalPrefix)) push({ field: 'nationalPrefix', key: 'pattern' });
+  else if (nationalPrefix && !countryCode) push({ field: 'countryCode', key: 'required' });
   return issues;
+}
+
+/** A country calling code without "+" or "00": 1 to 3 digits, never starting with 0 ("1", "34", "381"). */
+export const COUNTRY_CODE = /^[1-9][0-9]{0,2}$/;
+/** A national trunk prefix: 1 or 2 digits ("0", "8", "06"). */
+export const NATIONAL_PREFIX = /^[0-9]{1,2}$/;
+
+/**
+ * The E.164 form of a called number a carrier sent in national format, for a trunk whose numbers are in
+ * `countryCode` with `nationalPrefix` ("020 7946 0000", country 44, prefix 0 → "+442079460000"; "911234567",
+ * country 34, no prefix → "+34911234567"; Italy: country 39, no prefix, "06 1234567" → "+39061234567"). "00" then digits is the international form ("0034911…" → "+34911…").
+ * Null for a number written with "+" (already E.164), without the trunk's national prefix when it has one, or that
+ * does not come out as E.164.
+ */
+export function nationalToE164(raw: string, trunk: { countryCode: string | null; nationalPrefix: string | null }): string | null {
+  const compact = (raw ?? '').trim().replace(/[\s\-.()]/g, '');
+  if (!/^\+?[0-9]+$/.test(compact) || compact.startsWith('+')) return null;
+  if (compact.startsWith('00')) return normalizeInboundNumber(`+${compact.slice(2)}`);
+  const country = trunk.countryCode?.trim() ?? '';
+  if (!COUNTRY_CODE.test(country)) return null;
+  const prefix = trunk.nationalPrefix?.trim() ?? '';
+  if (prefix && !compact.startsWith(prefix)) return null;
+  const national = compact.slice(prefix.length);
+  if (!national) return null;
+  return normalizeInboundNumber(`+${country}${national}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,3 +380,29 @@ export const IVR_PROMPT_UPLOAD = {
   /** Longest recording accepted, in seconds. */
   maxSeconds: 120,
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Voice settings of a tenant (issue #22): hold music and queue position announcements
+// ---------------------------------------------------------------------------------------------
+
+/** How often a caller waiting in a line's queue hears their position, in seconds (0 = never). */
+export const VOICE_QUEUE_ANNOUNCEMENT = { min: 0, max: 600, default: 60 } as const;
+
+export interface VoiceSettings {
+  /** The tenant's own hold music (stored 8 kHz mono WAV, uploaded like an IVR recording); null = the built-in music. */
+  holdMusicFileId: string | null;
+  /** Seconds between "You are number N in the queue" while a caller waits (0 = off). */
+  queueAnnouncementSeconds: number;
+}
+
+/** Settings fields: the announcement interval a whole number of seconds within VOICE_QUEUE_ANNOUNCEMENT. */
+export function validateVoiceSettings(input: Partial<Record<keyof VoiceSettings, unknown>>): RuleIssue[] {
+  const issue = intIssue(
+    'queueAnnouncementSeconds',
+    input.queueAnnouncementSeconds,
+    VOICE_QUEUE_ANNOUNCEMENT.min,
+    VOICE_QUEUE_ANNOUNCEMENT.max,
+    true,
+  );
+  return issue ? [issue] : [];
+}

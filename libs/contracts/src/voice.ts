@@ -48,7 +48,24 @@ export type VoiceCallEvent =
   /** The caller hung up before any agent answered. */
   | (VoiceEventBase & { type: 'call.abandoned'; stage: VoiceAbandonStage })
   /** The call ended after it was connected, or the platform ended it (IVR hang-up destination, closed line, error). */
-  | (VoiceEventBase & { type: 'call.ended'; by: 'caller' | 'agent' | 'system'; reason: string });
+  | (VoiceEventBase & { type: 'call.ended'; by: 'caller' | 'agent' | 'system'; reason: string })
+  /**
+   * The connected call's recording is stored (after call.ended): a stereo 8 kHz WAV in the file store (caller left, agent
+   * right), from the agent's answer to the hang-up; `agentId` is who answered.
+   */
+  | (VoiceEventBase & { type: 'call.recorded'; fileId: string; durationMs: number; agentId: string | null })
+  /**
+   * A supervisor's monitoring of the connected call: 'started' (their phone answered, the mixer runs in `mode`),
+   * 'changed' (mode switched), 'ended' (stopped, their phone hung up, or the call ended; `reason` says which) and
+   * 'failed' (their phone did not answer: 'busy', 'unavailable', 'noAnswer', 'media', 'badUri', 'notConnected').
+   */
+  | (VoiceEventBase & {
+      type: 'call.monitor';
+      supervisorId: string;
+      state: 'started' | 'changed' | 'ended' | 'failed';
+      mode: VoiceMonitorMode;
+      reason: string;
+    });
 
 export type VoiceCallEventType = VoiceCallEvent['type'];
 
@@ -57,4 +74,51 @@ export type VoiceCommand =
   /** Ring this agent's softphone and bridge the caller to it when answered. */
   | { type: 'connect'; tenantId: string; callId: string; conversationId: string; agentId: string; agentSipUri: string }
   /** End the call (the conversation was closed, or the line is shut). */
-  | { type: 'hangUp'; tenantId: string; callId: string; reason: string };
+  | { type: 'hangUp'; tenantId: string; callId: string; reason: string }
+  /** Ring a supervisor's phone and, when answered, let them monitor the connected call in `mode`. */
+  | { type: 'monitor'; tenantId: string; callId: string; supervisorId: string; supervisorSipUri: string; mode: VoiceMonitorMode }
+  /** Switch the running monitoring to another mode (no signalling: only who hears whom changes). */
+  | { type: 'monitor.mode'; tenantId: string; callId: string; supervisorId: string; mode: VoiceMonitorMode }
+  /** End the supervisor's leg; the caller and the agent are bridged directly again. */
+  | { type: 'monitor.stop'; tenantId: string; callId: string; supervisorId: string };
+
+/**
+ * How a supervisor monitors a connected call: 'listen' hears both sides and nobody hears them; 'whisper' also talks to
+ * the agent only (the caller does not hear the supervisor); 'barge' is a three-way call (everybody hears everybody).
+ */
+export const VOICE_MONITOR_MODES = ['listen', 'whisper', 'barge'] as const;
+export type VoiceMonitorMode = (typeof VOICE_MONITOR_MODES)[number];
+
+/** GET /api/voice/conversations/:id/monitor: what live supervision shows and enables for the signed-in supervisor. */
+export interface VoiceMonitorStatus {
+  callId: string;
+  /** The call is connected to an agent (only then can it be monitored). */
+  connected: boolean;
+  /** The signed-in supervisor has a softphone account (they monitor with it). */
+  softphone: boolean;
+  supervisorId: string | null;
+  mode: VoiceMonitorMode | null;
+  /** 'ringing': the supervisor's softphone is being called; 'active': they are on the call; null: nobody monitors. */
+  state: 'ringing' | 'active' | null;
+}
+
+/**
+ * A stored recording of a connected inbound call (GET /voice/conversations/:id/recordings): a stereo 8 kHz WAV,
+ * caller on the left, agent on the right. `url` plays it (signed, short-lived, Range requests), `downloadUrl` saves it.
+ */
+export interface VoiceRecordingView {
+  id: string;
+  callId: string;
+  conversationId: string | null;
+  agentId: string | null;
+  agentName: string | null;
+  /** The caller's number as the carrier presented it. */
+  from: string | null;
+  durationMs: number;
+  createdAt: string;
+  url: string;
+  downloadUrl: string;
+}
+
+/** The message of a recording whose audio is gone (deleted by retention, or the store failed): the spec's words. */
+export const VOICE_RECORDING_MISSING_MESSAGE = 'The audio was not found, please try again later.';

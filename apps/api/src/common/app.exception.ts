@@ -26,6 +26,14 @@ const DEFAULTS: Record<ErrorCode, { status: HttpStatus; message: string }> = {
     message: "The customer's reply window has closed: only an approved template can be sent now.",
   },
   contact_opted_out: { status: HttpStatus.CONFLICT, message: 'This customer has blocked or opted out of messages: nothing can be sent.' },
+  idempotency_key_reused: {
+    status: HttpStatus.UNPROCESSABLE_ENTITY,
+    message: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+  },
+  idempotency_in_progress: {
+    status: HttpStatus.CONFLICT,
+    message: 'A request with this Idempotency-Key is still being processed; repeat it shortly to get its answer.',
+  },
   service_unavailable: { status: HttpStatus.SERVICE_UNAVAILABLE, message: CATALOGUE_MESSAGES.generic },
   internal: { status: HttpStatus.INTERNAL_SERVER_ERROR, message: CATALOGUE_MESSAGES[500] },
 };

@@ -23,9 +23,11 @@ export interface AppConfig {
   /** Outbound carrier events applied at once per API process (each call's own events stay in order). */
   outboundEventsConcurrency: number;
   /**
-   * VOICE_CONNECT_ENABLED (off by default): the worker's voice server can bridge a caller to an
-   * agent's softphone (the 'connect' command). Until it can, routing offers phone conversations to
-   * nobody: an agent is never handed a caller they cannot talk to.
+   * VOICE_CONNECT_ENABLED (on by default): routing hands waiting callers to agents and the worker's
+   * voice server bridges them to the agent's softphone (the 'connect' command; the browser's WebRTC
+   * leg and SIP phones alike, docs/telephony.md). Phone conversations exist only where a voice
+   * server runs, so the default changes nothing elsewhere. Off: routing offers phone conversations
+   * to nobody (the chats behind them are served), e.g. while a deployment's softphones are not ready.
    */
   voiceConnectEnabled: boolean;
   publicUrl: string;
@@ -178,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     redisUrl,
     queuePrefix,
     outboundEventsConcurrency: int('OUTBOUND_EVENTS_CONCURRENCY', 8, 1, 64),
-    voiceConnectEnabled: flag('VOICE_CONNECT_ENABLED'),
+    voiceConnectEnabled: read('VOICE_CONNECT_ENABLED') === undefined || flag('VOICE_CONNECT_ENABLED'),
     publicUrl,
     smtpUrl,
     // Relative to this file so it resolves the same from src (tests) and dist (npm start).

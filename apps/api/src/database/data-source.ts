@@ -58,6 +58,12 @@ import { MessageCampaignSchedules1763705700000 } from './migrations/176370570000
 import { EmailCampaigns1763705600000 } from './migrations/1763705600000-email-campaigns';
 import { InboundNumbersAndIvrPrompts1763705900000 } from './migrations/1763705900000-inbound-numbers-and-ivr-prompts';
 import { VoiceCalls1763706000000 } from './migrations/1763706000000-voice-calls';
+import { VoiceMonitoring1763706600000 } from './migrations/1763706600000-voice-monitoring';
+import { VoiceRecordings1763706100000 } from './migrations/1763706100000-voice-recordings';
+import { BlendedAgents1763706200000 } from './migrations/1763706200000-blended-agents';
+import { VoiceIvrSettings1763706300000 } from './migrations/1763706300000-voice-ivr-settings';
+import { IdempotencyKeys1763706400000 } from './migrations/1763706400000-idempotency-keys';
+import { ChannelPendingReceipts1763706500000 } from './migrations/1763706500000-channel-pending-receipts';
 import { RegistrationRequest } from '../modules/auth/registration-request.entity';
 import { ChannelConfig, PlatformSettingsRow } from '../modules/platform-settings/platform-settings.entities';
 import { PhoneList, PhoneListEntryRow, PhoneListImport } from '../modules/phone-lists/phone-list.entities';
@@ -146,6 +152,12 @@ export const MIGRATIONS = [
   MessageCampaignSchedules1763705700000,
   InboundNumbersAndIvrPrompts1763705900000,
   VoiceCalls1763706000000,
+  VoiceRecordings1763706100000,
+  BlendedAgents1763706200000,
+  VoiceIvrSettings1763706300000,
+  IdempotencyKeys1763706400000,
+  ChannelPendingReceipts1763706500000,
+  VoiceMonitoring1763706600000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ChannelAccountView, Envelope } from '@centralita/contracts';
 import { eventually } from '../../../../test/support/eventually';
 import { createUser, twoTenants, type TwoTenants } from '../support/factories';
@@ -445,6 +445,143 @@ describe('channel accounts and webhooks', () => {
         )) as { text: string; kind: string; file_name: string; mime_type: string; size: number }[];
         expect(rows).toEqual([{ text: '', kind: 'image', file_name: 'photo.png', mime_type: 'image/png', size: png.length }]);
       });
+    });
+
+    it('stores a message with several files once, each file once under its own id, however its deliveries race', async () => {
+      const account = await connect();
+      const tenantId = tenants.tenantA.client.id;
+      // Three different images in one provider message (Messenger and Instagram send several at once).
+      const files = [1, 2, 3].map((n) => ({
+        bytes: Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), randomBytes(12)]),
+        fileName: `foto-${n}.png`,
+      }));
+      const body = (deliveryId: string): TestWebhookBody => ({
+        deliveryId,
+        events: [
+          {
+            type: 'message',
+            id: 'multi-1',
+            from: 'gus',
+            name: 'Gus',
+            at: new Date().toISOString(),
+            media: files.map((file) => ({ data: file.bytes.toString('base64'), mimeType: 'image/png', fileName: file.fileName })),
+          },
+        ],
+      });
+      // Six deliveries of the same message, each its own stored event (another delivery id, as a
+      // provider's re-batched retry is), to two API processes at once: their processing races.
+      const answers = await Promise.all([0, 1, 2, 3, 4, 5].map((n) => post(n % 2 ? b : a, account, body(`multi-1#${n}`))));
+      expect(answers.map((answer) => answer.status)).toEqual(new Array(6).fill(200));
+      const unprocessed = () =>
+        count(`SELECT count(*)::int AS n FROM channel_events WHERE account_id = $1 AND processed_at IS NULL`, [account.id]);
+      await eventually(async () => expect(await unprocessed()).toBe(0), { timeoutMs: 20_000 });
+      // A late redelivery once it is stored: answered from the stored message, nothing fetched again.
+      await post(a, account, body('multi-1#late')).expect(200);
+      await eventually(async () => expect(await unprocessed()).toBe(0));
+
+      const attachments = (await a.dataSource.query(
+        `SELECT x.id, x.file_id, x.file_name, x.size FROM messages m JOIN message_attachments x ON x.message_id = m.id
+         WHERE m.channel_account_id = $1 AND m.external_id = 'multi-1' ORDER BY x.created_at, x.file_name`,
+        [account.id],
+      )) as { id: string; file_id: string; file_name: string; size: number }[];
+      expect(
+        await count(`SELECT count(*)::int AS n FROM messages WHERE channel_account_id = $1 AND external_id = 'multi-1'`, [account.id]),
+      ).toBe(1);
+      expect(attachments.map((one) => [one.file_name, one.size])).toEqual(files.map((file) => [file.fileName, file.bytes.length]));
+      expect(new Set(attachments.map((one) => one.id)).size).toBe(3);
+      expect(new Set(attachments.map((one) => one.file_id)).size).toBe(3);
+      // Each file's bytes are in the file store once, the copy the message records: the deliveries
+      // that lost the race removed theirs.
+      const copies = (await a.dataSource.query(
+        `SELECT f.id, lo_get(f.lo_oid) AS bytes FROM stored_files f WHERE f.tenant_id = $1 AND f.driver = 'postgres'
+           AND lo_get(f.lo_oid) = ANY($2::bytea[])`,
+        [tenantId, files.map((file) => file.bytes)],
+      )) as { id: string; bytes: Buffer }[];
+      expect(copies.map((copy) => copy.id).sort()).toEqual(attachments.map((one) => one.file_id).sort());
+    });
+
+    it('keeps receipts that come before their message has its provider id and applies them, in the provider’s order, when it does', async () => {
+      const account = await connect();
+      await post(a, account, { events: [message('k-0', 'hal', 'Hola')] }).expect(200);
+      const conversationId = await eventually(async () => {
+        const [conversation] = await conversationsOf(account.id);
+        expect(conversation).toBeDefined();
+        return conversation.id;
+      });
+      const agent = await createUser(a.dataSource, tenants.tenantA, { role: 'AGENT' });
+      // Two replies the worker handed to the provider whose answers (their ids) it has not stored yet.
+      const pendingReply = async (sequence: number) =>
+        (
+          (await a.dataSource.query(
+            `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, channel, channel_account_id, delivery_status)
+             VALUES ($1, $2, $3, 'agent', $4, 'reply', $5, $6, 'pending') RETURNING id`,
+            [conversationId, tenants.tenantA.client.id, sequence, agent.user.id, KIND, account.id],
+          )) as { id: string }[]
+        )[0].id;
+      const [first, second] = [await pendingReply(10), await pendingReply(11)];
+      const at = (seconds: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, seconds)).toISOString();
+      // The provider's statuses, each its own delivery, reversed and spread over both processes.
+      const receipts: TestWebhookBody['events'] = [
+        { type: 'receipt', id: 'late-1', status: 'read', at: at(3) },
+        { type: 'receipt', id: 'late-1', status: 'delivered', at: at(2) },
+        { type: 'receipt', id: 'late-1', status: 'sent', at: at(1) },
+        { type: 'receipt', id: 'late-2', status: 'failed', at: at(2), error: 'Message undeliverable' },
+        { type: 'receipt', id: 'late-2', status: 'delivered', at: at(1) },
+      ];
+      const answers = await Promise.all(receipts.map((receipt, n) => post(n % 2 ? b : a, account, { events: [receipt] })));
+      expect(answers.map((answer) => answer.status)).toEqual(new Array(5).fill(200));
+      const kept = () =>
+        a.dataSource.query(
+          `SELECT provider_message_id, status FROM channel_pending_receipts WHERE account_id = $1 ORDER BY provider_message_id, at`,
+          [account.id],
+        ) as Promise<{ provider_message_id: string; status: string }[]>;
+      await eventually(async () =>
+        expect((await kept()).map((one) => `${one.provider_message_id} ${one.status}`)).toEqual([
+          'late-1 sent',
+          'late-1 delivered',
+          'late-1 read',
+          'late-2 delivered',
+          'late-2 failed',
+        ]),
+      );
+      // The worker stores the send's answer as markSent does (apps/worker/src/channels/channel-send.ts).
+      const markSent = (id: string, providerId: string) =>
+        a.dataSource.query(
+          `UPDATE messages SET provider_message_id = $2,
+             delivery_status = CASE WHEN delivery_status = 'pending' THEN 'sent' ELSE delivery_status END,
+             delivery_updated_at = now()
+           WHERE id = $1`,
+          [id, providerId],
+        );
+      await markSent(first, 'late-1');
+      await markSent(second, 'late-2');
+      const state = async (id: string) =>
+        (
+          (await a.dataSource.query(`SELECT delivery_status, delivery_error, delivered_at, read_at FROM messages WHERE id = $1`, [id])) as {
+            delivery_status: string;
+            delivery_error: string | null;
+            delivered_at: Date | null;
+            read_at: Date | null;
+          }[]
+        )[0];
+      expect(await state(first)).toEqual({
+        delivery_status: 'read',
+        delivery_error: null,
+        delivered_at: new Date(at(2)),
+        read_at: new Date(at(3)),
+      });
+      expect(await state(second)).toMatchObject({ delivery_status: 'failed', delivery_error: 'Message undeliverable', read_at: null });
+      expect(await kept()).toEqual([]);
+      // The events' own retries then find the messages and change nothing.
+      await eventually(
+        async () =>
+          expect(
+            await count(`SELECT count(*)::int AS n FROM channel_events WHERE account_id = $1 AND processed_at IS NULL`, [account.id]),
+          ).toBe(0),
+        { timeoutMs: 20_000 },
+      );
+      expect((await state(first)).delivery_status).toBe('read');
+      expect((await state(second)).delivery_status).toBe('failed');
     });
   });
 });

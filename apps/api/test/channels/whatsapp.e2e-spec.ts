@@ -513,4 +513,38 @@ describe('WhatsApp Cloud API end to end (fake provider, real API, worker, Postgr
     expect(sentTo(customer)).toHaveLength(1);
     await agentCloses(a, agentToken(), conversation.id);
   });
+
+  it('ends read when the phone’s statuses (read, delivered, sent) reach the platform before Meta answers the send', async () => {
+    const customer = newCustomer();
+    await wa.customerWrites({ from: customer, text: 'Hola, ¿me leen?' });
+    const conversation = await heldByAgent(customer);
+    // Each status its own webhook, answered 200 (stored) before the worker gets the message's id:
+    // processed before or after the worker stores it, the message ends read and nothing is left kept.
+    wa.setAutoSentStatus(true, { beforeAnswer: true, statuses: ['read', 'delivered', 'sent'] });
+    try {
+      const reply = await agentSends(a, agentToken(), conversation.id, 'Sí, le leemos');
+      await eventually(async () => expect((await statusOf(conversation.id, reply.id)).deliveryStatus).toBe('read'));
+      const webhooks = wa.webhookDeliveries.filter((delivery) => delivery.body.includes(sentTo(customer)[0]!.id));
+      expect(webhooks.map((delivery) => delivery.status)).toEqual([200, 200, 200]);
+      await eventually(async () =>
+        expect(
+          (
+            (await a.dataSource.query(`SELECT count(*)::int AS n FROM channel_events WHERE account_id = $1 AND processed_at IS NULL`, [
+              account.id,
+            ])) as { n: number }[]
+          )[0]!.n,
+        ).toBe(0),
+      );
+      expect((await statusOf(conversation.id, reply.id)).deliveryStatus).toBe('read');
+      expect(
+        await a.dataSource.query(`SELECT status FROM channel_pending_receipts WHERE account_id = $1 AND provider_message_id = $2`, [
+          account.id,
+          sentTo(customer)[0]!.id,
+        ]),
+      ).toEqual([]);
+    } finally {
+      wa.setAutoSentStatus(false);
+    }
+    await agentCloses(a, agentToken(), conversation.id);
+  });
 });

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PostgresFileStore } from '@centralita/contracts/server';
@@ -89,7 +91,8 @@ describe('IVR prompt audio (e2e)', () => {
     );
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The audio-URL test serves its files on loopback, which the operator allows here (outgoing-addresses covers refusals).
+    t = await startTestApp({ outgoingAllowedCidrs: ['127.0.0.0/8'] });
     let a;
     ({ adminA, adminB, tenantA: a } = await twoTenants(t));
     tenantA = a.client.id;
@@ -217,6 +220,101 @@ describe('IVR prompt audio (e2e)', () => {
     const played = await t.http().get(`/api/ivrs/${ivr.id}/prompt-audio/${wav.fileId}`).set(bearer(adminA)).buffer(true).expect(200);
     expect(played.headers['content-type']).toBe('audio/wav');
     await t.http().get(`/api/ivrs/${ivr.id}/prompt-audio/${wav.fileId}`).set(bearer(adminB)).expect(404);
+  });
+
+  it("downloads a node's audio URL at publish and converts it; a URL that fails falls back to the node's text", async () => {
+    const source = join(workDir, 'url-tone.wav');
+    writeFileSync(source, sineWav(22050, 1, 1.2));
+    const ogg = join(workDir, 'url-tone.ogg');
+    execFileSync('sox', [source, ogg]);
+    const served: string[] = [];
+    const server = createServer((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/welcome.ogg') res.writeHead(200, { 'content-type': 'audio/ogg' }).end(readFileSync(ogg));
+      else if (req.url === '/page') res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ivr = await create(adminA, { name: 'Menu from a URL' });
+      const tree: IvrTree = {
+        rootNodeId: 'main',
+        nodes: [
+          node('main', {
+            promptAudioUrl: `${base}/welcome.ogg`,
+            options: [{ digit: '1', label: null, destination: { type: 'node', targetId: 'gone' } }],
+          }),
+          node('gone', { promptAudioUrl: `${base}/missing.wav`, promptText: `Texto de respaldo ${Date.now()}` }),
+        ],
+      };
+      await saveTree(adminA, ivr.id, tree).expect(200);
+      const published = await apply(adminA, ivr.id);
+      const [main, gone] = published.publishedTree.nodes as IvrNode[];
+      expect(served).toEqual(expect.arrayContaining(['/welcome.ogg', '/missing.wav']));
+      expect(expectTelephonyAudio(await fileBytes(main!.promptAudioFileId!))).toBeCloseTo(1.2, 1);
+      // The 404 URL: the node's text is spoken instead.
+      expect(gone!.promptAudioFileId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(gone!.promptAudioFileId).not.toBe(main!.promptAudioFileId);
+      expectTelephonyAudio(await fileBytes(gone!.promptAudioFileId!));
+      expect(published.promptsRendered).toBe(true);
+      // The draft keeps the URL, not a file id.
+      expect(published.draftTree.nodes[0].promptAudioFileId ?? null).toBeNull();
+
+      // Same audio again: stored once (cached by its bytes).
+      const files = await promptFileCount();
+      expect((await apply(adminA, ivr.id)).publishedTree.nodes[0].promptAudioFileId).toBe(main!.promptAudioFileId);
+      expect(await promptFileCount()).toBe(files);
+
+      // Not audio, with no text to fall back to: no file, and the publish says prompts are missing.
+      const bad = await create(adminA, { name: 'Menu from a page' });
+      await saveTree(adminA, bad.id, { rootNodeId: 'main', nodes: [node('main', { promptAudioUrl: `${base}/page` })] }).expect(200);
+      const refused = await apply(adminA, bad.id);
+      expect(refused.publishedTree.nodes[0].promptAudioFileId).toBeNull();
+      expect(refused.promptsRendered).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("keeps the tenant's hold music (converted like a recording) and queue announcement interval, the defaults otherwise", async () => {
+    const settings = (token: string) => t.http().get('/api/voice-settings').set(bearer(token));
+    expect((await settings(adminA).expect(200)).body.data).toEqual({ holdMusicFileId: null, queueAnnouncementSeconds: 60 });
+    await t.http().get('/api/voice-settings/hold-music').set(bearer(adminA)).expect(404);
+
+    const saved = await t.http().put('/api/voice-settings').set(bearer(adminA)).send({ queueAnnouncementSeconds: 30 }).expect(200);
+    expect(saved.body.data).toEqual({ holdMusicFileId: null, queueAnnouncementSeconds: 30 });
+    const refused = await t.http().put('/api/voice-settings').set(bearer(adminA)).send({ queueAnnouncementSeconds: 601 }).expect(400);
+    expect(refused.body.data.fields).toEqual({ queueAnnouncementSeconds: ['queueAnnouncementSeconds must be between 0 and 600'] });
+
+    const music = (
+      await t
+        .http()
+        .post('/api/voice-settings/hold-music')
+        .set(bearer(adminA))
+        .attach('file', sineWav(44100, 2, 3, 330), 'music.wav')
+        .expect(200)
+    ).body.data;
+    expect(music).toMatchObject({ queueAnnouncementSeconds: 30, seconds: 3 });
+    expect(expectTelephonyAudio(await fileBytes(music.holdMusicFileId))).toBeCloseTo(3, 1);
+    const played = await t.http().get('/api/voice-settings/hold-music').set(bearer(adminA)).buffer(true).expect(200);
+    expect(played.headers['content-type']).toBe('audio/wav');
+    expect(Number(played.headers['content-length'])).toBeGreaterThan(40_000);
+    await t.http().post('/api/voice-settings/hold-music').set(bearer(adminA)).attach('file', Buffer.from('nope'), 'music.txt').expect(400);
+
+    // Another tenant keeps its own (default) settings.
+    expect((await settings(adminB).expect(200)).body.data).toEqual({ holdMusicFileId: null, queueAnnouncementSeconds: 60 });
+    await t.http().get('/api/voice-settings/hold-music').set(bearer(adminB)).expect(404);
+
+    expect((await t.http().delete('/api/voice-settings/hold-music').set(bearer(adminA)).expect(200)).body.data).toEqual({
+      holdMusicFileId: null,
+      queueAnnouncementSeconds: 30,
+    });
+    const audit = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM audit_log WHERE entity_type = 'voiceSettings' AND entity_id = $1`,
+      [tenantA],
+    );
+    expect(audit[0].n).toBe(3);
   });
 
   it('answers 400 naming the file for a wrong type, an unreadable file, an empty part, and a prompt file that is not the tenant’s', async () => {

@@ -41,6 +41,8 @@ describe('inbound voice: the caller’s conversation (e2e)', () => {
     t = await startTestApp({ queuePrefix: PREFIX });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
+    // VOICE_CONNECT_ENABLED is on by default: this file's callers are offered to nobody unless a test turns it on.
+    t.app.get<AppConfig>(APP_CONFIG).voiceConnectEnabled = false;
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
     commands = new Queue(QUEUES.voiceCommands, { connection: redis, prefix: PREFIX });

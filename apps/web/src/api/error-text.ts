@@ -35,6 +35,8 @@ const CODE_FIRST = new Set<ErrorCode>([
   'illegal_transition',
   'reply_window_closed',
   'contact_opted_out',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
 ]);
 
 function toFailure(error: unknown): AuthFailure {

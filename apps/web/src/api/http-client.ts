@@ -1,4 +1,4 @@
-import { CATALOGUE_MESSAGES, type Envelope, type ErrorCode } from '@centralita/contracts';
+import { CATALOGUE_MESSAGES, IDEMPOTENCY_KEY_HEADER, type Envelope, type ErrorCode } from '@centralita/contracts';
 import { ApiError } from './api-error';
 
 export interface TokenPair {
@@ -31,6 +31,15 @@ export interface ApiClientOptions {
    * spent only once; a second use is taken for theft and ends the session everywhere.
    */
   crossTabLock?: CrossTabLock;
+  /** Waits between retries of an idempotent call (default a timer; tests pass an instant one). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Mints the Idempotency-Key of one user action (default a random UUID). */
+  newIdempotencyKey?: () => string;
+  /**
+   * How long one try of an idempotent call may go unanswered before it is given up and repeated
+   * with the same key (default 15 s): a browser's own fetch would wait minutes.
+   */
+  idempotentAttemptTimeoutMs?: number;
 }
 
 export type CrossTabLock = <T>(name: string, work: () => Promise<T>) => Promise<T>;
@@ -60,6 +69,42 @@ export interface RequestOptions {
   /** Try a token refresh and replay once on 401 (default true for authenticated calls). */
   refreshOnUnauthorized?: boolean;
   signal?: AbortSignal;
+  /**
+   * One user action that must not act twice (close, transfer, send, pause…): the call carries an
+   * Idempotency-Key minted here once, and is retried with that same key when no answer came back
+   * (network failure, 5xx) or the server says the first try is still running (409
+   * idempotency_in_progress, after its Retry-After). The server answers a repeat with the first
+   * answer, so the retry is safe; every new call is a new action with a new key.
+   */
+  idempotent?: boolean;
+}
+
+/** Attempts of one idempotent action: the first try and three retries. */
+export const IDEMPOTENT_ATTEMPTS = 4;
+/** Wait before the retry after `failures` failed tries, when the server named no Retry-After (ms). */
+export function idempotentRetryDelay(failures: number): number {
+  return Math.min(500 * 2 ** (failures - 1), 4000);
+}
+/** The most a Retry-After may make the client wait, so a desk button never hangs for long (ms). */
+const MAX_RETRY_AFTER_MS = 5000;
+
+export function newIdempotencyKey(): string {
+  return typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Retry-After in seconds (the only form the API sends) as milliseconds, or null when absent. */
+function retryAfterMs(response: Response): number | null {
+  const value = Number(response.headers.get('Retry-After'));
+  return Number.isFinite(value) && value >= 0 && response.headers.has('Retry-After') ? Math.min(value * 1000, MAX_RETRY_AFTER_MS) : null;
+}
+
+/** Status answers that mean "the action may not have happened, or is still happening": worth repeating with the same key. */
+function isRetryableStatus(status: number): boolean {
+  return status === 502 || status === 503 || status === 504 || status === 500;
 }
 
 export interface ApiClient {
@@ -122,6 +167,37 @@ export async function readEnvelope<T>(response: Response): Promise<T> {
     STATUS_MESSAGES[status] ??
     (envelope?.errorMessage && envelope.errorMessage.trim() ? envelope.errorMessage : CATALOGUE_MESSAGES.generic);
   throw new ApiError(message, { status, code, kind: 'http', data: envelope?.data ?? null });
+}
+
+/** A signal for one try: aborted by the caller's own signal, or after `ms` without an answer. */
+function timedAttempt(outer: AbortSignal | undefined, ms: number) {
+  const controller = new AbortController();
+  let expired = false;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, ms);
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    },
+  };
+}
+
+/** A 409 that says the same key's first call is still running (its body read from a clone, so the caller can still read it). */
+async function isInProgress(response: Response): Promise<boolean> {
+  try {
+    const body: unknown = await response.clone().json();
+    return isEnvelope(body) && body.errorCode === 'idempotency_in_progress';
+  } catch {
+    return false;
+  }
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -200,12 +276,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return inflightRefresh;
   }
 
-  async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  /** One try: the call, and on 401 a refresh and a replay with the new token. */
+  async function attempt(path: string, opts: RequestOptions): Promise<Response> {
     const useAuth = opts.auth !== false;
     const bearer = useAuth ? (opts.accessToken ?? tokens.getAccessToken()) : null;
     const response = await send(path, opts, bearer);
     const mayRefresh = useAuth && bearer !== null && opts.refreshOnUnauthorized !== false && !opts.accessToken;
-    if (response.status !== 401 || !mayRefresh) return readEnvelope<T>(response);
+    if (response.status !== 401 || !mayRefresh) return response;
 
     // Another request may already have rotated the token while this one was in flight.
     const current = tokens.getAccessToken();
@@ -218,7 +295,37 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       nextToken = refreshed.accessToken;
     }
-    return readEnvelope<T>(await send(path, opts, nextToken));
+    return send(path, opts, nextToken);
+  }
+
+  async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+    if (!opts.idempotent) return readEnvelope<T>(await attempt(path, opts));
+    const key = (options.newIdempotencyKey ?? newIdempotencyKey)();
+    const keyed: RequestOptions = { ...opts, headers: { ...opts.headers, [IDEMPOTENCY_KEY_HEADER]: key } };
+    const sleep = options.sleep ?? defaultSleep;
+    for (let failures = 1; ; failures++) {
+      let response: Response;
+      const timeout = timedAttempt(opts.signal, options.idempotentAttemptTimeoutMs ?? 15_000);
+      try {
+        response = await attempt(path, { ...keyed, signal: timeout.signal });
+      } catch (error) {
+        // No answer at all: the first try may or may not have acted; the same key makes asking again safe.
+        const unanswered = (error instanceof ApiError && error.kind === 'network') || timeout.expired();
+        if (!unanswered || failures >= IDEMPOTENT_ATTEMPTS || opts.signal?.aborted) {
+          if (timeout.expired()) throw new ApiError('Error, timeout', { kind: 'network', detail: 'timeout' });
+          throw error;
+        }
+        await sleep(idempotentRetryDelay(failures));
+        continue;
+      } finally {
+        timeout.clear();
+      }
+      const inProgress = response.status === 409 && (await isInProgress(response));
+      if ((!inProgress && !isRetryableStatus(response.status)) || failures >= IDEMPOTENT_ATTEMPTS || opts.signal?.aborted) {
+        return readEnvelope<T>(response);
+      }
+      await sleep(retryAfterMs(response) ?? idempotentRetryDelay(failures));
+    }
   }
 
   return {

@@ -21,6 +21,7 @@ import {
   type CaseUser,
 } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
+import { CallRecordingPlayer } from '../components/CallRecordingPlayer';
 import { formatDateTime } from '../format/format';
 import { normaliseLanguage } from '../i18n/languages';
 import { isOverdue, mentionedUsers, statusSeverity } from './case-logic';
@@ -447,7 +448,12 @@ function Conversations({ api, detail }: { api: CrmApi; detail: CaseDetail }) {
                       ) : (
                         transcript.recordings.map((recording) =>
                           recording.kind === 'audio' ? (
-                            <audio key={recording.id} controls src={recording.url} />
+                            <CallRecordingPlayer
+                              key={recording.id}
+                              url={recording.url}
+                              downloadUrl={`${recording.url}&download=1`}
+                              createdAt={recording.createdAt}
+                            />
                           ) : (
                             <video key={recording.id} controls src={recording.url} />
                           ),

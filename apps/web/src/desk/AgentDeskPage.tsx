@@ -11,7 +11,7 @@ import type {
   ConversationView,
   TransferTargets,
 } from '@centralita/contracts';
-import type { Actor } from '@centralita/domain';
+import { isReadyAgentStatus, type Actor } from '@centralita/domain';
 import { describeError } from '../api/error-text';
 import { isApiError } from '../api/api-error';
 import { PageHeader } from '../layout/PageHeader';
@@ -579,7 +579,7 @@ export function TransferDialog({
       const name = chosenAgent?.name ?? offered.lines.find((line) => line.id === id)?.name ?? '';
       setRefusal(
         failure?.kind === 'agentState'
-          ? failure.status === 'available' || failure.status === 'busy'
+          ? isReadyAgentStatus(failure.status)
             ? t('desk.transfer.refused.full', { name })
             : t('desk.transfer.refused.state', { name, state: t(`desk.agentStatus.${failure.status}`, { defaultValue: failure.status }) })
           : failure?.kind === 'gone'

@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import type { AppRoute } from '@centralita/contracts';
-import { CONVERSATION_STATUSES, type Actor } from '@centralita/domain';
+import { CONVERSATION_STATUSES, isReadyAgentStatus, type Actor } from '@centralita/domain';
 import { useAuth } from '../app/ServicesContext';
 import { describeError } from '../api/error-text';
 import { ConfirmActionDialog } from '../components/DialogFooter';
@@ -11,6 +11,7 @@ import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { TransferDialog } from './AgentDeskPage';
 import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './components/Badges';
+import { CallMonitorBar } from './components/CallMonitorBar';
 import { ChatInput } from './components/ChatInput';
 import { MessageList } from './components/MessageList';
 import { CHANNELS } from './logic/channels';
@@ -422,6 +423,9 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                   />
                 </div>
               </header>
+              {watched.channel.toLowerCase() === 'phone' && watched.status !== 'Closed' ? (
+                <CallMonitorBar api={api} conversationId={watched.id} userId={user?.id} />
+              ) : null}
               <MessageList
                 messages={live.messages}
                 notes={live.notes}
@@ -452,7 +456,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                 actor={actor}
                 lines={live.queues.map((queue) => ({ id: queue.attentionLineId, name: queue.name }))}
                 agents={agents
-                  .filter((agent) => agent.status === 'available' || agent.status === 'busy')
+                  .filter((agent) => isReadyAgentStatus(agent.status))
                   .map((agent) => ({ id: agent.agentId, name: agent.name }))}
                 onTransfer={(target) =>
                   run(async () => {

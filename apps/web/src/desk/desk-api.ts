@@ -16,6 +16,8 @@ import type {
   QueuePositionView,
   StartChatResult,
   TransferTargets,
+  VoiceMonitorMode,
+  VoiceMonitorStatus,
   WebchatLineView,
 } from '@centralita/contracts';
 import { createApiClient, readEnvelope, type ApiClient } from '../api/http-client';
@@ -56,28 +58,30 @@ export interface SupervisorFilter {
 /** Staff calls of the agent desk and live supervision (apps/api conversations module). */
 export function createDeskApi(client: ApiClient) {
   const id = encodeURIComponent;
+  // State-changing actions: one Idempotency-Key per call, re-sent by the client's retries (http-client.ts).
+  const once = { idempotent: true } as const;
   return {
     clock: () => client.get<ClockReading>('/api/clock', { query: { clientTime: Date.now() } }),
     pauseReasons: () => client.get<PauseReason[]>('/api/agent/pause-reasons'),
     presence: () => client.get<AgentView>('/api/agent/presence'),
-    login: (campaignId?: string) => client.post<AgentView>('/api/agent/presence/login', campaignId ? { campaignId } : {}),
+    login: (campaignId?: string) => client.post<AgentView>('/api/agent/presence/login', campaignId ? { campaignId } : {}, once),
     campaigns: () => client.get<{ id: string; name: string }[]>('/api/agent/campaigns'),
-    available: () => client.post<AgentView>('/api/agent/presence/available', {}),
-    pause: (reasonId: string) => client.post<AgentView>('/api/agent/presence/pause', { reasonId }),
-    logout: () => client.post<AgentView>('/api/agent/presence/logout', {}),
+    available: () => client.post<AgentView>('/api/agent/presence/available', {}, once),
+    pause: (reasonId: string) => client.post<AgentView>('/api/agent/presence/pause', { reasonId }, once),
+    logout: () => client.post<AgentView>('/api/agent/presence/logout', {}, once),
     myConversations: () => client.get<ConversationView[]>('/api/agent/conversations'),
     messages: (conversationId: string, after = 0) =>
       client.get<MessageView[]>(`/api/agent/conversations/${id(conversationId)}/messages`, { query: { after } }),
     send: (conversationId: string, text: string, clientMessageId: string) =>
-      client.post<MessageView>(`/api/agent/conversations/${id(conversationId)}/messages`, { text, clientMessageId }),
+      client.post<MessageView>(`/api/agent/conversations/${id(conversationId)}/messages`, { text, clientMessageId }, once),
     typing: (conversationId: string, typing: boolean) =>
       client.post<{ typing: boolean }>(`/api/agent/conversations/${id(conversationId)}/typing`, { typing }),
     read: (conversationId: string, upToSequence: number) =>
       client.post<{ read: number }>(`/api/agent/conversations/${id(conversationId)}/read`, { upToSequence }),
     transfer: (conversationId: string, target: { attentionLineId?: string; agentId?: string }) =>
-      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/transfer`, target),
+      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/transfer`, target, once),
     close: (conversationId: string, disposition: string) =>
-      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/close`, { disposition }),
+      client.post<ConversationView>(`/api/agent/conversations/${id(conversationId)}/close`, { disposition }, once),
     context: (conversationId: string) => client.get<ConversationContext>(`/api/agent/conversations/${id(conversationId)}/context`),
     notes: (conversationId: string) => client.get<NoteView[]>(`/api/conversations/${id(conversationId)}/notes`),
     addNote: (conversationId: string, text: string) => client.post<NoteView>(`/api/conversations/${id(conversationId)}/notes`, { text }),
@@ -90,7 +94,7 @@ export function createDeskApi(client: ApiClient) {
     /** The approved templates of the conversation's channel account (WhatsApp). */
     templates: (conversationId: string) => client.get<TemplateView[]>(`/api/conversations/${id(conversationId)}/templates`),
     sendTemplate: (conversationId: string, input: TemplateMessageInput) =>
-      client.post<MessageView>(`/api/conversations/${id(conversationId)}/template-messages`, input),
+      client.post<MessageView>(`/api/conversations/${id(conversationId)}/template-messages`, input, once),
     /** A template whose media header is a file the agent picked (multipart: the file and the input as JSON). */
     sendTemplateWithFile: (conversationId: string, input: TemplateMessageInput, file: File) => {
       const form = new FormData();
@@ -109,9 +113,18 @@ export function createDeskApi(client: ApiClient) {
       }),
     supervisorMessages: (conversationId: string) => client.get<MessageView[]>(`/api/agent/conversations/${id(conversationId)}/messages`),
     reassign: (conversationId: string, target: { attentionLineId?: string; agentId?: string }) =>
-      client.post<ConversationView>(`/api/supervisor/conversations/${id(conversationId)}/reassign`, target),
-    forcePause: (agentId: string, reasonId: string) => client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/pause`, { reasonId }),
-    forceLogout: (agentId: string) => client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/logout`, {}),
+      client.post<ConversationView>(`/api/supervisor/conversations/${id(conversationId)}/reassign`, target, once),
+    forcePause: (agentId: string, reasonId: string) =>
+      client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/pause`, { reasonId }, once),
+    forceLogout: (agentId: string) => client.post<AgentView>(`/api/supervisor/agents/${id(agentId)}/logout`, {}, once),
+    // Monitoring a live phone call (listen, whisper, barge) with the supervisor's own softphone
+    monitorStatus: (conversationId: string) => client.get<VoiceMonitorStatus>(`/api/voice/conversations/${id(conversationId)}/monitor`),
+    startMonitor: (conversationId: string, mode: VoiceMonitorMode) =>
+      client.post<unknown>(`/api/voice/conversations/${id(conversationId)}/monitor`, { mode }),
+    switchMonitor: (conversationId: string, mode: VoiceMonitorMode) =>
+      client.request<unknown>(`/api/voice/conversations/${id(conversationId)}/monitor`, { method: 'PATCH', body: { mode } }),
+    stopMonitor: (conversationId: string) =>
+      client.request<unknown>(`/api/voice/conversations/${id(conversationId)}/monitor`, { method: 'DELETE' }),
   };
 }
 export type DeskApi = ReturnType<typeof createDeskApi>;
@@ -121,6 +134,8 @@ export function createVisitorApi(getToken: () => string | null) {
   const tokens: TokenSource = { getAccessToken: getToken, getRefreshToken: () => null, getUserId: () => null, saveTokens: () => undefined };
   const client = createApiClient({ baseUrl: '', fetch: (input, init) => window.fetch(input, init), tokens });
   const opts = { refreshOnUnauthorized: false } as const;
+  // The visitor's actions: one Idempotency-Key per call, re-sent by the client's retries (http-client.ts).
+  const once = { ...opts, idempotent: true } as const;
   return {
     branding: (clientId: string) =>
       client.get<{ logoUrl: string; completeLogoUrl: string; mainColor?: string | null }>('/api/general/branding', {
@@ -131,18 +146,18 @@ export function createVisitorApi(getToken: () => string | null) {
       client.post<StartChatResult>('/api/webchat/conversations', { attentionLineId, name, email }, { auth: false }),
     get: () => client.get<VisitorConversation>('/api/webchat/conversation', opts),
     menu: (queryTypeId: string, submenuId: string) =>
-      client.post<ConversationView>('/api/webchat/conversation/menu', { queryTypeId, submenuId }, opts),
+      client.post<ConversationView>('/api/webchat/conversation/menu', { queryTypeId, submenuId }, once),
     messages: (after = 0) => client.get<MessageView[]>('/api/webchat/conversation/messages', { ...opts, query: { after } }),
     send: (text: string, clientMessageId: string) =>
-      client.post<MessageView>('/api/webchat/conversation/messages', { text, clientMessageId }, opts),
+      client.post<MessageView>('/api/webchat/conversation/messages', { text, clientMessageId }, once),
     typing: (typing: boolean) => client.post<{ typing: boolean }>('/api/webchat/conversation/typing', { typing }, opts),
     read: (upToSequence: number) => client.post<{ read: number }>('/api/webchat/conversation/read', { upToSequence }, opts),
     line: (attentionLineId: string) =>
       client.get<WebchatLineView>(`/api/webchat/lines/${encodeURIComponent(attentionLineId)}`, { auth: false }),
     surveyQuestions: () => client.get<SurveyView>('/api/webchat/conversation/survey', opts),
     survey: (questionId: string, answer: string, last: boolean) =>
-      client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, opts),
-    leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, opts),
+      client.post<ConversationView>('/api/webchat/conversation/survey', { questionId, answer, last }, once),
+    leave: () => client.post<ConversationView>('/api/webchat/conversation/leave', {}, once),
     /** Leaves the line's bot for a person (issue 23): queued on the line. */
     botHandoff: () => client.post<ConversationView>('/api/webchat/conversation/bot/handoff', {}, opts),
     attachmentUploadPath: '/api/webchat/conversation/attachments',

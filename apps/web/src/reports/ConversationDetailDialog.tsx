@@ -3,8 +3,9 @@ import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
 import { ProgressSpinner } from 'primereact/progressspinner';
 import { useTranslation } from 'react-i18next';
-import { valueLabel, type ConversationDetail } from '@centralita/contracts';
+import { valueLabel, type ConversationDetail, type VoiceRecordingView } from '@centralita/contracts';
 import { describeError } from '../api/error-text';
+import { CallRecordingPlayer } from '../components/CallRecordingPlayer';
 import { formatDateTime, formatNullable } from '../format/format';
 import { normaliseLanguage } from '../i18n/languages';
 import type { ReportsApi } from './reports-api';
@@ -16,6 +17,22 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
   const language = normaliseLanguage(i18n.resolvedLanguage ?? i18n.language);
   const [detail, setDetail] = useState<ConversationDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** A phone conversation's recordings: null while loading; the list (maybe empty) once read. */
+  const [recordings, setRecordings] = useState<VoiceRecordingView[] | null>(null);
+  const [recordingsError, setRecordingsError] = useState<string | null>(null);
+  const isPhone = detail?.channel === 'phone';
+
+  useEffect(() => {
+    if (!isPhone) return;
+    let live = true;
+    api
+      .recordings(id)
+      .then((value) => live && setRecordings(value))
+      .catch((e: unknown) => live && setRecordingsError(describeError(e, t)));
+    return () => {
+      live = false;
+    };
+  }, [api, id, isPhone, t]);
 
   useEffect(() => {
     let live = true;
@@ -84,6 +101,32 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
             <dt>{t('reports.columns.closedAt')}</dt>
             <dd>{formatDateTime(detail.closedAt, t)}</dd>
           </dl>
+          {isPhone && (
+            <section data-testid="detail-recordings">
+              <h3>{t('telephony.recordings.title')}</h3>
+              {recordingsError ? (
+                <div className="form-error" role="alert">
+                  <i className="pi pi-times-circle" aria-hidden="true" />
+                  <span>{recordingsError}</span>
+                </div>
+              ) : !recordings ? (
+                <p className="muted">{t('telephony.recordings.loading')}</p>
+              ) : recordings.length === 0 ? (
+                <p className="muted">{t('telephony.recordings.none')}</p>
+              ) : (
+                recordings.map((recording) => (
+                  <CallRecordingPlayer
+                    key={recording.id}
+                    url={recording.url}
+                    downloadUrl={recording.downloadUrl}
+                    createdAt={recording.createdAt}
+                    durationMs={recording.durationMs}
+                    agentName={recording.agentName}
+                  />
+                ))
+              )}
+            </section>
+          )}
           <h3>{t('reports.detail.transcript')}</h3>
           {detail.messages.length === 0 ? (
             <p>{t('reports.detail.noMessages')}</p>

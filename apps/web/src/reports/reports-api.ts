@@ -5,6 +5,7 @@ import type {
   ReportOptions,
   ReportPage,
   ReportType,
+  VoiceRecordingView,
 } from '@centralita/contracts';
 import type { ApiClient, Query } from '../api/http-client';
 
@@ -19,6 +20,8 @@ export function createReportsApi(client: ApiClient) {
     download: (id: string) => client.download(`/api/reports/exports/${id}/download`),
     detail: (id: string) => client.get<ConversationDetail>(`/api/reports/conversations/${id}/detail`),
     detailDownload: (id: string) => client.download(`/api/reports/conversations/${id}/detail/download?format=txt`),
+    /** A phone conversation's call recordings (signed URLs to play and download). */
+    recordings: (id: string) => client.get<VoiceRecordingView[]>(`/api/voice/conversations/${id}/recordings`),
   };
 }
 

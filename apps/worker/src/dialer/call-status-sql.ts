@@ -1,9 +1,9 @@
-import { CARRIER_LEG_CALL_STATUSES, HUMAN_ANSWERED_CALL_STATUSES, UNANSWERED_CALL_STATUSES } from '@centralita/domain';
-
-/** A list of machine statuses as an SQL literal, `('a', 'b')`: the lists are the domain's constants, never input. */
-function sqlStatuses(statuses: readonly string[]): string {
-  return `(${statuses.map((status) => `'${status}'`).join(', ')})`;
-}
+import {
+  CARRIER_LEG_CALL_STATUSES,
+  HUMAN_ANSWERED_CALL_STATUSES,
+  sqlStatusList as sqlStatuses,
+  UNANSWERED_CALL_STATUSES,
+} from '@centralita/domain';
 
 /** The outbound-call machine's status lists (libs/domain) as the dialer's queries use them. */
 export const CARRIER_LEG_SQL = sqlStatuses(CARRIER_LEG_CALL_STATUSES);

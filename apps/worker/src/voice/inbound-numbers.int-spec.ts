@@ -114,6 +114,31 @@ describe('inbound-numbers (voice server look-ups)', () => {
     expect(await resolveInboundNumber(db, b)).toBeNull();
   });
 
+  it("reads a national-format called number with the country code and national prefix of the number's trunk", async () => {
+    const ivrId = await insertIvr(tenant, { language: 'en' });
+    const ukTrunk = await insertTrunk(tenant);
+    await ds.query(`UPDATE trunks SET country_code = '44', national_prefix = '0' WHERE id = $1`, [ukTrunk]);
+    const subscriber = `20${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
+    const number = `+44${subscriber}`;
+    await insertNumber(tenant, ukTrunk, number, { ivrId });
+    const expected = { tenantId: tenant.client.id, trunkId: ukTrunk, number, ivrId, attentionLineId: null, language: 'en' };
+    expect(await resolveInboundNumber(db, `0${subscriber}`)).toEqual(expected);
+    expect(await resolveInboundNumber(db, `0${subscriber.slice(0, 2)} ${subscriber.slice(2, 6)} ${subscriber.slice(6)}`)).toEqual(expected);
+    expect(await resolveInboundNumber(db, `0044${subscriber}`)).toEqual(expected);
+    // Without the trunk's national prefix it is not that number.
+    expect(await resolveInboundNumber(db, subscriber)).toBeNull();
+
+    // A trunk without a country code matches only E.164, whatever other trunks say.
+    const plainSubscriber = `20${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
+    await insertNumber(tenant, trunkId, `+44${plainSubscriber}`, { ivrId });
+    expect(await resolveInboundNumber(db, `0${plainSubscriber}`)).toBeNull();
+    expect(await resolveInboundNumber(db, `+44${plainSubscriber}`)).not.toBeNull();
+
+    // An inactive trunk's rule is not used.
+    await ds.query(`UPDATE trunks SET active = false WHERE id = $1`, [ukTrunk]);
+    expect(await resolveInboundNumber(db, `0${subscriber}`)).toBeNull();
+  });
+
   it('answers null when the IVR or line the number goes to was deleted', async () => {
     const ivrId = await insertIvr(tenant);
     const lineId = await createLine(ds, tenant, `Gone ${randomUUID().slice(0, 8)}`);

@@ -40,7 +40,10 @@ export class RtpengineNg {
     this.client.on('error', () => undefined);
   }
 
-  private async call(command: 'ping' | 'offer' | 'answer' | 'delete' | 'playMedia' | 'stopMedia', options?: Record<string, unknown>) {
+  private async call(
+    command: 'ping' | 'offer' | 'answer' | 'delete' | 'playMedia' | 'stopMedia' | 'startRecording',
+    options?: Record<string, unknown>,
+  ) {
     let reply;
     try {
       reply = await this.client[command](this.target.port, this.target.host, options);
@@ -127,8 +130,17 @@ export class RtpengineNg {
     await this.call('stopMedia', { 'call-id': callId, 'from-tag': toTag });
   }
 
-  async delete(callId: string): Promise<void> {
-    await this.call('delete', { 'call-id': callId });
+  /**
+   * Records the call from now on (rtpengine's --recording-method; pcap here: every packet the parties send, in one file
+   * per call under --recording-dir, closed when the call is deleted).
+   */
+  async startRecording(callId: string): Promise<void> {
+    await this.call('startRecording', { 'call-id': callId });
+  }
+
+  /** Deletes the call; `immediately` overrides rtpengine's --delete-delay (a recorded call's pcap is closed at once). */
+  async delete(callId: string, immediately = false): Promise<void> {
+    await this.call('delete', { 'call-id': callId, ...(immediately ? { 'delete-delay': 0 } : {}) });
   }
 
   close(): void {

@@ -93,6 +93,7 @@ declare module 'rtpengine-client' {
     query: NgCall;
     playMedia: NgCall;
     stopMedia: NgCall;
+    startRecording: NgCall;
     close(): void;
     on(event: 'error', listener: (error: Error) => void): this;
   }

@@ -26,6 +26,7 @@ describe(loadVoiceConfig.name, () => {
       outboundProxy: null,
       agentMedia: 'webrtc',
       agentRingSeconds: 30,
+      recordingDir: null,
     });
     expect(
       loadVoiceConfig({
@@ -34,8 +35,14 @@ describe(loadVoiceConfig.name, () => {
         RTPENGINE_NG: '127.0.0.1:2223',
         VOICE_MEDIA_DIR: '/tmp/v',
         VOICE_DTMF_LISTEN: '0.0.0.0:9999',
+        VOICE_RECORDING_DIR: '/var/spool/rtpengine',
       }),
-    ).toMatchObject({ sipHost: '0.0.0.0', sipPublicHost: '203.0.113.7', dtmfListen: { host: '0.0.0.0', port: 9999 } });
+    ).toMatchObject({
+      sipHost: '0.0.0.0',
+      sipPublicHost: '203.0.113.7',
+      dtmfListen: { host: '0.0.0.0', port: 9999 },
+      recordingDir: '/var/spool/rtpengine',
+    });
   });
 
   it('lists every problem at once, and the worker refuses to start with them', () => {

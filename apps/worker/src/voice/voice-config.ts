@@ -26,6 +26,11 @@ export interface VoiceConfig {
   agentMedia: 'webrtc' | 'rtp';
   /** VOICE_AGENT_RING_SECONDS (default 30, 5–120): how long an agent's softphone rings before the call goes back to hold. */
   agentRingSeconds: number;
+  /**
+   * VOICE_RECORDING_DIR: rtpengine's --recording-dir (it must run with --recording-method=pcap), readable and writable
+   * by this worker. Unset: no call is recorded, whatever the tenants' settings say.
+   */
+  recordingDir?: string | null;
 }
 
 export class VoiceConfigError extends Error {
@@ -85,5 +90,6 @@ export function loadVoiceConfig(env: NodeJS.ProcessEnv = process.env): VoiceConf
     outboundProxy,
     agentMedia: agentMedia as 'webrtc' | 'rtp',
     agentRingSeconds,
+    recordingDir: read('VOICE_RECORDING_DIR') ?? null,
   };
 }

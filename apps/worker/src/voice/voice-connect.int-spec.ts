@@ -199,6 +199,16 @@ describeConnect('VoiceServer connect (real SIP through kamailio + rtpengine on l
     await eventually(() => expect(heardByAgent(agent, connectedAt, 'caller')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
     expect(heardByCaller(caller, connectedAt + 300, 'hold')).toBe(0);
 
+    // A caller's re-INVITE while bridged is offered toward the agent's own rtpengine side and answered at once (the
+    // agent is not re-INVITEd); both still hear each other afterwards.
+    const again = await caller.request('INVITE', { contentType: 'application/sdp', content: caller.offerSdp('PCMU', 101) });
+    expect(again.status).toBe(200);
+    expect(again.content).toMatch(/^m=audio \d+ RTP\/AVP 0( \d+)*\r?$/m);
+    const reInvitedAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, reInvitedAt, 'agent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    await eventually(() => expect(heardByAgent(agent, reInvitedAt, 'caller')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    expect(agent.requests.filter((request) => request.method === 'INVITE')).toHaveLength(1);
+
     expect((await agent.hangUp()).status).toBe(200);
     await caller.waitForBye();
     await eventually(() => expect(summary(from)).toContain('call.ended agent hangUp'));

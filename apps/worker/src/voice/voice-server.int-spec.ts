@@ -12,6 +12,7 @@ import { writeToneWav } from './testing/tone-wav';
 import type { VoiceConfig } from './voice-config';
 import { QueueVoiceEventSink } from './voice-events';
 import { VOICE_TONES } from './voice-media-files';
+import { QueueAnnouncements } from './queue-announcements';
 import { VoiceServer } from './voice-server';
 
 /**
@@ -32,6 +33,11 @@ if (RTPENGINE && !existsSync(SIPP))
 const TENANT = '00000000-0000-4000-8000-000000000001';
 /** The recorded "Menu" prompt of the test: 1.5 s of 1000 Hz, told apart from the generated 440 Hz tone and the hold notes. */
 const MENU_HZ = 1000;
+/** The closed line's off-hours sentence of the test: 1 s of 1500 Hz. */
+const CLOSED_HZ = 1500;
+/** A second tenant with its own hold music (2 s of 800 Hz) and a position announcement every 2 s. */
+const TENANT2 = '00000000-0000-4000-8000-000000000002';
+const OWN_HOLD_HZ = 800;
 
 const node = (id: string, name: string, extra: Partial<IvrTree['nodes'][number]>): IvrTree['nodes'][number] => ({
   id,
@@ -57,6 +63,7 @@ const MAIN: IvrTree = {
         { digit: '1', label: 'Sales', destination: { type: 'node', targetId: 'n2' } },
         { digit: '2', label: 'Other menu', destination: { type: 'ivr', targetId: 'ivr-second' } },
         { digit: '9', label: 'Bye', destination: { type: 'hangup', targetId: null } },
+        { digit: '7', label: 'Closed', destination: { type: 'line', targetId: 'line-closed' } },
       ],
     }),
     node('n2', 'Sales', { options: [{ digit: '3', label: 'Queue', destination: { type: 'line', targetId: 'line-sales' } }] }),
@@ -77,6 +84,8 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
   const events: { id: string; name: string; data: VoiceCallEvent }[] = [];
   const callers: SipTestCaller[] = [];
   let slowLookup: { release: () => void } | null = null;
+  const closedAsked: string[] = [];
+  const positionAsked: string[] = [];
   const prefix = `${process.env.QUEUE_PREFIX ?? 'ct'}-voice-${process.pid}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -84,6 +93,7 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
     '+34910000001': { tenantId: TENANT, trunkId: 'trunk-1', ivrId: 'ivr-main', attentionLineId: null, language: 'es' },
     '+34910000002': { tenantId: TENANT, trunkId: 'trunk-1', ivrId: null, attentionLineId: 'line-direct', language: 'es' },
     '+34910000003': { tenantId: TENANT, trunkId: 'trunk-1', ivrId: null, attentionLineId: 'line-direct', language: 'es' },
+    '+34910000004': { tenantId: TENANT2, trunkId: 'trunk-2', ivrId: null, attentionLineId: 'line-announced', language: 'en' },
   };
   const ivrs: Record<string, IvrTree> = { 'ivr-main': MAIN, 'ivr-second': SECOND };
 
@@ -122,6 +132,8 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
       const samples = caller.samples(at, at + 100);
       if (rms(samples) < 200) out.push('silence');
       else if (toneShare(samples, MENU_HZ) > 0.5) out.push('menu');
+      else if (toneShare(samples, CLOSED_HZ) > 0.5) out.push('closed');
+      else if (toneShare(samples, OWN_HOLD_HZ) > 0.5) out.push('ownhold');
       else if (toneShare(samples, VOICE_TONES.prompt) > 0.5) out.push('tone');
       else if (VOICE_TONES.hold.some((hz) => toneShare(samples, hz) > 0.5)) out.push('hold');
       else out.push('other');
@@ -140,6 +152,9 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'centralita-voice-'));
     writeToneWav(path.join(dir, 'menu.wav'), MENU_HZ);
+    writeToneWav(path.join(dir, 'closed.wav'), CLOSED_HZ, 1);
+    writeToneWav(path.join(dir, 'own-hold.wav'), OWN_HOLD_HZ, 2);
+    const announcements = new QueueAnnouncements(path.join(dir, 'positions'));
     const dtmfPort = await freeUdpPort();
     rtpengine = await startRtpengine({ dtmfLogDest: { host: '127.0.0.1', port: dtmfPort } });
     config = {
@@ -169,7 +184,29 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
       },
       loadIvr: async (tenantId, ivrId): Promise<PublishedIvr | null> =>
         tenantId === TENANT && ivrs[ivrId] ? { tree: ivrs[ivrId], version: 1, language: 'es' } : null,
-      promptFile: async (tenantId, id) => (tenantId === TENANT && id === 'menu-file' ? path.join(dir, 'menu.wav') : null),
+      promptFile: async (tenantId, id) =>
+        tenantId === TENANT2 && id === 'own-hold-file'
+          ? path.join(dir, 'own-hold.wav')
+          : tenantId !== TENANT
+            ? null
+            : id === 'menu-file'
+              ? path.join(dir, 'menu.wav')
+              : id === 'closed-file'
+                ? path.join(dir, 'closed.wav')
+                : null,
+      voiceSettings: async (tenantId) =>
+        tenantId === TENANT2
+          ? { holdMusicFileId: 'own-hold-file', queueAnnouncementSeconds: 2 }
+          : { holdMusicFileId: null, queueAnnouncementSeconds: 0 },
+      queuePosition: async (tenantId, callId) => {
+        positionAsked.push(callId);
+        return tenantId === TENANT2 ? 3 : null;
+      },
+      announcement: (language, position) => announcements.path(language, position),
+      lineClosed: async (tenantId, lineId, language) => {
+        closedAsked.push(`${lineId} ${language}`);
+        return tenantId === TENANT && lineId === 'line-closed' ? { audioFileId: 'closed-file' } : null;
+      },
       events: sink,
     });
     await server.start();
@@ -318,6 +355,59 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
     await caller.pressRtp('9');
     await caller.waitForBye();
     await eventually(() => expect(summary(from)).toEqual(['call.started', 'ivr.step ivr-main/Menu null', 'call.ended system menu']));
+  });
+
+  it('plays the off-hours message of a line that is closed, then hangs up without queueing (not an abandon)', async () => {
+    const caller = await newCaller();
+    const from = '+34600000008';
+    expect((await caller.invite(server$(), { to: '+34910000001', from })).status).toBe(200);
+    await eventually(() => expect(summary(from)).toContain('ivr.step ivr-main/Menu null'));
+    const pressedAt = Date.now();
+    await caller.pressRtp('7');
+    await caller.waitForBye();
+    const byeAt = Date.now();
+    // The 1 s sentence was heard (the menu cut by the key), then the BYE: never hold music.
+    const heard = frames(caller, pressedAt, byeAt);
+    expect(heard.filter((f) => f === 'closed').length).toBeGreaterThanOrEqual(7);
+    expect(heard).not.toContain('hold');
+    expect(closedAsked).toContain('line-closed es');
+    await eventually(() => expect(summary(from)).toEqual(['call.started', 'ivr.step ivr-main/Menu null', 'call.ended system lineClosed']));
+    await eventually(() => expect(server.activeCalls).toBe(0));
+  });
+
+  it("reports a hang-up during the closed line's message as ended by the caller, not as an abandon", async () => {
+    const caller = await newCaller();
+    const from = '+34600000009';
+    expect((await caller.invite(server$(), { to: '+34910000001', from })).status).toBe(200);
+    await eventually(() => expect(summary(from)).toContain('ivr.step ivr-main/Menu null'));
+    await caller.pressRtp('7');
+    await eventually(() => expect(frames(caller, Date.now() - 1000, Date.now())).toContain('closed'));
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(summary(from)).toEqual(['call.started', 'ivr.step ivr-main/Menu null', 'call.ended caller lineClosed']));
+  });
+
+  it("plays the tenant's own hold music and, every N seconds, the caller's position over it (espeak-ng), then the music again", async () => {
+    const caller = await newCaller();
+    const from = '+34600000010';
+    expect((await caller.invite(server$(), { to: '+34910000004', from })).status).toBe(200);
+    const answeredAt = Date.now();
+    await eventually(() => expect(summary(from)).toEqual(['call.started', 'call.queued line-announced ']));
+    const callId = callEvents(from)[0]!.data.callId;
+    // Own music for 2 s, the sentence (speech: neither music nor silence), then the own music again.
+    await eventually(
+      () => {
+        const heard = runs(frames(caller, answeredAt + 300, Date.now()).filter((f) => f !== 'silence')).filter((run) => run.count >= 3);
+        expect(heard.map((run) => run.sound).slice(0, 3)).toEqual(['ownhold', 'other', 'ownhold']);
+      },
+      { timeoutMs: 9000 },
+    );
+    const all = frames(caller, answeredAt + 300, Date.now());
+    expect(all).not.toContain('hold'); // never the built-in music
+    expect(all.filter((f) => f === 'other').length).toBeGreaterThanOrEqual(8); // "You are number 3 in the queue." ≈ 1.5 s
+    expect(positionAsked).toContain(callId);
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(summary(from)).toContain('call.abandoned queue'));
+    await eventually(() => expect(server.activeCalls).toBe(0));
   });
 
   it('queues a number without IVR straight away (PCMA), answers OPTIONS and re-INVITE, and hangs up on the hangUp command', async () => {

@@ -2,11 +2,14 @@
 /// <reference path="./vendor.d.ts" />
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
-import type { IvrTree, VoiceAbandonStage, VoiceCallEvent, VoiceCommand } from '@centralita/contracts';
+import type { IvrTree, Language, VoiceAbandonStage, VoiceCallEvent, VoiceCommand, VoiceSettings } from '@centralita/contracts';
 import { ivrKey, ivrTimeout, startIvr, type IvrAction, type IvrStep, type IvrWalkState } from '@centralita/domain';
 import * as sip from 'sip';
+import type { CallRecordings, RecordingPolicy } from './call-recording';
 import { DtmfListener, type RtpengineDtmf } from './dtmf-listener';
 import type { PublishedIvr, ResolvedInboundNumber } from './inbound-numbers';
+import { sdpAudioPort } from './pcap-to-wav';
+import { Monitoring, type MonitoredCall } from './monitoring';
 import { RtpengineNg } from './rtpengine-ng';
 import { platformAnswerSdp, readAudioOffer, type OfferedAudio } from './sdp';
 import type { VoiceConfig } from './voice-config';
@@ -19,12 +22,23 @@ export interface VoiceServerDeps {
   loadIvr(tenantId: string, ivrId: string): Promise<PublishedIvr | null>;
   /** A local WAV path for a prompt's audio file id (rendered speech or an uploaded recording); null when unavailable. */
   promptFile(tenantId: string, audioFileId: string): Promise<string | null>;
+  /** The line's business hours (business-hours.ts): null while open; closed → the stored audio of its off-hours sentence. */
+  lineClosed?(tenantId: string, lineId: string, language: Language): Promise<{ audioFileId: string | null } | null>;
+  /** The tenant's hold music and position announcement interval (queue-announcements.ts); absent: built-in music only. */
+  voiceSettings?(tenantId: string): Promise<VoiceSettings>;
+  /** The caller's place in their line's queue now (1 = next); null while their conversation is not waiting. */
+  queuePosition?(tenantId: string, callId: string): Promise<number | null>;
+  /** A local WAV of "You are number N in the queue" in `language`; null when it cannot be rendered. */
+  announcement?(language: Language, position: number): Promise<string | null>;
   events: VoiceEventSink;
   log?: { log(message: string): void; warn(message: string): void };
+  /** Call recording (call-recording.ts); absent or null: no call is recorded. */
+  recordings?: CallRecordings | null;
 }
 
+/** 'closing': the line the caller was sent to is closed, its off-hours sentence plays before the BYE. */
 /** 'connecting': an agent's phone rings (the caller still hears hold music until it answers); 'connected': bridged. */
-type Stage = 'answering' | 'ivr' | 'queue' | 'connecting' | 'connected' | 'ended';
+type Stage = 'answering' | 'ivr' | 'queue' | 'connecting' | 'connected' | 'closing' | 'ended';
 
 /** The platform's INVITE to an agent's phone (command 'connect'): a UAC dialog of its own, through the outbound proxy. */
 interface AgentLeg {
@@ -46,9 +60,16 @@ interface AgentLeg {
   answerSdp: string | null;
 }
 
-/** The rtpengine tags of a call's two sides: the caller, and the platform (a sink until an agent leg exists). */
+/** The rtpengine tags of a call's two sides: the caller, and the platform (the sink that hears the caller while no agent is bridged). */
 const CALLER = 'caller';
 const PLATFORM = 'platform';
+/**
+ * Each agent leg is a side of its own in rtpengine, not the platform sink offered again: rtpengine 10.5 takes the DTLS
+ * client role on a side whose remote address it already knows (the sink's, from the INVITE's answer) while still
+ * offering actpass, so a browser that answers as the DTLS client (as Chromium does) has its ClientHello refused
+ * ("DTLS error: 1 (unexpected message)"). A new side has no remote address yet, so rtpengine waits as the DTLS server.
+ */
+const agentMediaTag = (leg: { localTag: string }): string => `agent-${leg.localTag}`;
 const ALLOW = 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO';
 /** RFC 3261 timers: 200 OK retransmitted from T1 doubling up to T2 until the ACK, given up after 64·T1. */
 const T1 = 500;
@@ -82,8 +103,23 @@ interface VoiceCall {
   ivr: { tree: IvrTree; state: IvrWalkState } | null;
   promptTimer: NodeJS.Timeout | null;
   playing: boolean;
+  /** What the caller is spoken to in: the IVR's language (the tenant's for a number that goes straight to a line). */
+  language: Language;
+  /** The tenant's own hold music (local path), read when the caller starts waiting; null/absent: the built-in one. */
+  holdMusic?: string | null;
+  /** Seconds of music between position announcements in a line's queue (0/absent: none). */
+  announceEvery?: number;
+  /** The next position announcement; after it the music resumes and the next one is set. */
+  announceTimer?: NodeJS.Timeout | null;
+  announceResume?: NodeJS.Timeout | null;
   /** A call's keys, timeouts and commands run one at a time, in arrival order. */
   work: Promise<void>;
+  /** The tenant's recording policy, read when an agent is first rung (so the answer does not wait for the database). */
+  recordingPolicy?: Promise<RecordingPolicy | null>;
+  /** Whether the caller has heard that the call is recorded (once per call, whichever agent is rung first). */
+  recordingAnnounced?: boolean;
+  /** Set when rtpengine records the call: the rtpengine ports each side sends to (the pcap's sides) and who answered. */
+  recording?: { callerPort: number; agentPorts: number[]; agentId: string };
 }
 
 const userOf = (uri: string | undefined): string => {
@@ -112,6 +148,8 @@ export class VoiceServer {
   /** The agents' legs by their SIP Call-ID (the agent's BYE and re-INVITEs arrive in that dialog). */
   private readonly agentLegs = new Map<string, { call: VoiceCall; leg: AgentLeg }>();
   private readonly log: { log(message: string): void; warn(message: string): void };
+  /** Recordings being decoded and stored after their call ended (stop() waits for them). */
+  private readonly recordingJobs = new Set<Promise<void>>();
 
   constructor(
     private readonly config: VoiceConfig,
@@ -120,6 +158,45 @@ export class VoiceServer {
     this.ng = new RtpengineNg(config.rtpengine);
     this.dtmf = new DtmfListener((dtmf) => this.onRtpDtmf(dtmf));
     this.log = deps.log ?? { log: () => undefined, warn: () => undefined };
+    this.monitoring = this.monitoringOf(config);
+  }
+
+  /** Supervisor monitoring (monitoring.ts) sees the calls through these few hooks only. */
+  private readonly monitoring: Monitoring;
+  private monitoringOf(config: VoiceConfig): Monitoring {
+    return new Monitoring({
+      ng: this.ng,
+      agentMedia: config.agentMedia,
+      mediaHost: config.sipHost,
+      mediaPublicHost: config.sipPublicHost,
+      self: `${config.sipPublicHost}:${config.sipPort}`,
+      route: this.proxyRoute(),
+      ringSeconds: config.agentRingSeconds,
+      send: (message, callback) => this.send(message, callback),
+      emit: (callId, event) => {
+        const call = this.byId.get(callId);
+        if (call) this.emit(call, event);
+      },
+      connected: (callId): MonitoredCall | null => {
+        const call = this.byId.get(callId);
+        if (call?.stage !== 'connected' || !call.agent?.answerSdp || !call.offer) return null;
+        const { id, callerSdp, offer } = call;
+        return {
+          id,
+          callerTag: CALLER,
+          agentTag: agentMediaTag(call.agent),
+          callerSdp,
+          offer,
+          agentAnswerSdp: call.agent.answerSdp,
+          callerNumber: callerNumber(call.invite),
+        };
+      },
+      serial: (callId, work) => {
+        const call = this.byId.get(callId);
+        return call ? this.serial(call, work) : Promise.resolve();
+      },
+      log: this.log,
+    });
   }
 
   /** Calls in progress (answered or being answered). */
@@ -173,6 +250,7 @@ export class VoiceServer {
     this.sink?.close();
     this.sink = null;
     this.ng.close();
+    await Promise.all([...this.recordingJobs]);
     await this.deps.events.flush();
   }
 
@@ -187,6 +265,12 @@ export class VoiceServer {
       await this.serial(call, () => this.hangUp(call, command.reason || 'hangUp'));
       return;
     }
+    // Not awaited: the supervisor's phone may ring for VOICE_AGENT_RING_SECONDS; call.monitor reports the outcome.
+    if (command.type === 'monitor')
+      return void this.monitoring.start(call.id, command.supervisorId, command.supervisorSipUri, command.mode);
+    if (command.type === 'monitor.mode') return this.monitoring.setMode(call.id, command.supervisorId, command.mode);
+    if (command.type === 'monitor.stop')
+      return this.serial(call, () => this.monitoring.stop(call.id, 'stopped', false, command.supervisorId));
     await this.serial(call, () => this.connect(call, command.agentId, command.agentSipUri));
   }
 
@@ -215,6 +299,7 @@ export class VoiceServer {
   }
 
   private onRequest(request: sip.SipRequest, remote: sip.Remote): void {
+    if (this.monitoring.onRequest(request)) return; // a supervisor's dialog
     const agent = this.agentLegs.get(request.headers['call-id']);
     if (agent) return this.onAgentRequest(request, agent.call, agent.leg);
     const call = this.bySipCallId.get(request.headers['call-id']);
@@ -278,6 +363,7 @@ export class VoiceServer {
       cancelled: false,
       ivr: null,
       promptTimer: null,
+      language: 'es',
       playing: false,
       work: Promise.resolve(),
     };
@@ -306,6 +392,7 @@ export class VoiceServer {
     call.offer = readAudioOffer(invite.content ?? '');
     if (!call.offer) return refuse(488, 'Not Acceptable Here');
     call.tenantId = number.tenantId;
+    call.language = ivr?.language ?? number.language;
     this.byId.set(call.id, call);
 
     try {
@@ -390,15 +477,17 @@ export class VoiceServer {
       // address of the caller, e.g. after a hold or a network change, is learnt).
       try {
         if (request.content && call.stage === 'connecting') return this.send(this.respond(request, 491, 'Request Pending'));
+        // A re-negotiated caller is bridged directly again: monitoring ends (the supervisor may start it anew).
+        if (request.content) await this.monitoring.stop(call.id, 'reInvite');
         if (request.content && call.stage === 'connected' && call.agent?.answerSdp) {
           // Bridged: offered again toward the agent's leg and answered with the agent's SDP (the agent is not re-INVITEd:
           // rtpengine keeps the agent side's ports and keys).
           const offer = readAudioOffer(request.content);
           if (!offer) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
-          await this.ng.offerToAgent(call.id, CALLER, PLATFORM, request.content, this.config.agentMedia);
+          await this.ng.offerToAgent(call.id, CALLER, agentMediaTag(call.agent), request.content, this.config.agentMedia);
           call.offer = offer;
           call.callerSdp = request.content;
-          call.answerSdp = await this.ng.answerFromAgent(call.id, CALLER, PLATFORM, call.agent.answerSdp);
+          call.answerSdp = await this.ng.answerFromAgent(call.id, CALLER, agentMediaTag(call.agent), call.agent.answerSdp);
         } else if (request.content) {
           const offer = readAudioOffer(request.content);
           if (!offer) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
@@ -529,21 +618,25 @@ export class VoiceServer {
         return;
       }
       case 'line':
+        if (await this.lineClosed(call, action.attentionLineId)) return;
         await this.stopPlayback(call);
         call.stage = 'queue';
         this.emit(call, { type: 'call.queued', attentionLineId: action.attentionLineId, path: step.state.path });
+        await this.enterQueue(call, true);
         await this.playHold(call);
         return;
       case 'agent':
         await this.stopPlayback(call);
         call.stage = 'queue';
         this.emit(call, { type: 'call.toAgent', agentId: action.agentId, path: step.state.path });
+        await this.enterQueue(call, false);
         await this.playHold(call);
         return;
       case 'ivr': {
         const next = await this.deps.loadIvr(call.tenantId, action.ivrId).catch(() => null);
         if (!next) return this.hangUp(call, 'ivrUnavailable');
         call.ivr = { tree: next.tree, state: step.state };
+        call.language = next.language;
         return this.apply(call, startIvr(next.tree, action.ivrId, step.state), digit);
       }
       case 'hangup':
@@ -575,12 +668,94 @@ export class VoiceServer {
   private async playHold(call: VoiceCall): Promise<void> {
     await this.stopPlayback(call);
     try {
-      // About ten hours of the 4 s loop: the call is ended long before.
-      await this.ng.play(call.id, CALLER, this.media!.holdMusic, 9000);
+      // Hours of the loop (the built-in file lasts 4 s): the call is ended long before.
+      await this.ng.play(call.id, CALLER, call.holdMusic ?? this.media!.holdMusic, 9000);
       call.playing = true;
     } catch (error) {
       this.log.warn(`call ${call.id}: hold music: ${(error as Error).message}`);
+      if (call.holdMusic) {
+        call.holdMusic = null; // the tenant's file would not play: the built-in music from now on
+        return this.playHold(call);
+      }
     }
+  }
+
+  /** The caller starts waiting: the tenant's hold music, and (in a line's queue) the timer of the position announcements. */
+  private async enterQueue(call: VoiceCall, announce: boolean): Promise<void> {
+    const settings = this.deps.voiceSettings
+      ? await this.deps.voiceSettings(call.tenantId).catch((error: Error) => {
+          this.log.warn(`call ${call.id}: voice settings unreadable (${error.message}): built-in hold music, no announcements`);
+          return null;
+        })
+      : null;
+    call.holdMusic = settings?.holdMusicFileId
+      ? await this.deps.promptFile(call.tenantId, settings.holdMusicFileId).catch(() => null)
+      : null;
+    call.announceEvery = announce && this.deps.queuePosition && this.deps.announcement ? (settings?.queueAnnouncementSeconds ?? 0) : 0;
+    this.scheduleAnnouncement(call);
+  }
+
+  /** The next announcement, N seconds of music from now (counted from the end of the previous one, so music is heard between). */
+  private scheduleAnnouncement(call: VoiceCall): void {
+    if (call.announceTimer) clearTimeout(call.announceTimer);
+    call.announceTimer = null;
+    if (!call.announceEvery || call.stage === 'ended') return;
+    call.announceTimer = setTimeout(() => void this.serial(call, () => this.announcePosition(call)), call.announceEvery * 1000);
+  }
+
+  /** "You are number N in the queue" over the hold music, which starts again after it; skipped unless the caller just waits. */
+  private async announcePosition(call: VoiceCall): Promise<void> {
+    call.announceTimer = null;
+    if (call.stage === 'ended' || call.stage === 'connected') return;
+    if (call.stage !== 'queue') return this.scheduleAnnouncement(call); // an agent's phone rings: maybe later
+    const position = await this.deps.queuePosition!(call.tenantId, call.id).catch(() => null);
+    const file = position ? await this.deps.announcement!(call.language, position).catch(() => null) : null;
+    if (!file || call.stage !== 'queue') return this.scheduleAnnouncement(call);
+    await this.stopPlayback(call);
+    let duration = 0;
+    try {
+      duration = await this.ng.play(call.id, CALLER, file);
+      call.playing = true;
+    } catch (error) {
+      this.log.warn(`call ${call.id}: position announcement: ${(error as Error).message}`);
+    }
+    if (call.announceResume) clearTimeout(call.announceResume);
+    call.announceResume = setTimeout(
+      () =>
+        void this.serial(call, async () => {
+          call.announceResume = null;
+          if (call.stage === 'queue' || call.stage === 'connecting') await this.playHold(call);
+          this.scheduleAnnouncement(call);
+        }),
+      duration,
+    );
+  }
+
+  /**
+   * Sent to a line that is closed by its business hours: the caller hears the off-hours sentence (the generated tone
+   * when it was never rendered), then the platform hangs up (call.ended {by: 'system', reason: 'lineClosed'}). The
+   * call never enters the queue, so it is neither an abandon nor a queued call in the reports.
+   */
+  private async lineClosed(call: VoiceCall, lineId: string): Promise<boolean> {
+    const closed = await this.deps.lineClosed?.(call.tenantId, lineId, call.language).catch((error: Error) => {
+      this.log.warn(`call ${call.id}: business hours of line ${lineId} unreadable (${error.message}): queued as open`);
+      return null;
+    });
+    if (!closed) return false;
+    call.stage = 'closing';
+    this.clearPromptTimer(call);
+    const file = closed.audioFileId ? await this.deps.promptFile(call.tenantId, closed.audioFileId).catch(() => null) : null;
+    await this.stopPlayback(call);
+    let duration = 0;
+    try {
+      duration = await this.ng.play(call.id, CALLER, file ?? this.media!.promptTone);
+      call.playing = true;
+    } catch (error) {
+      this.log.warn(`call ${call.id}: off-hours message: ${(error as Error).message}`);
+    }
+    // A short pause after the sentence so its last syllable is not cut by the BYE.
+    call.promptTimer = setTimeout(() => void this.serial(call, () => this.hangUp(call, 'lineClosed')), duration + 500);
+    return true;
   }
 
   private async stopPlayback(call: VoiceCall): Promise<void> {
@@ -621,9 +796,14 @@ export class VoiceServer {
       return;
     }
     call.stage = 'connecting';
+    call.recordingPolicy ??=
+      this.config.recordingDir && this.deps.recordings ? this.deps.recordings.policy(call.tenantId) : Promise.resolve(null);
+    const policy = await call.recordingPolicy;
+    if (policy?.record && policy.announce && !call.recordingAnnounced) await this.announceRecording(call, policy);
+    const localTag = randomBytes(6).toString('hex');
     let offerSdp: string;
     try {
-      offerSdp = await this.ng.offerToAgent(call.id, CALLER, PLATFORM, call.callerSdp, this.config.agentMedia);
+      offerSdp = await this.ng.offerToAgent(call.id, CALLER, agentMediaTag({ localTag }), call.callerSdp, this.config.agentMedia);
     } catch (error) {
       this.log.warn(`call ${call.id}: offer toward agent ${agentId}: ${(error as Error).message}`);
       call.stage = 'queue';
@@ -633,7 +813,6 @@ export class VoiceServer {
     }
     const self = `${this.config.sipPublicHost}:${this.config.sipPort}`;
     const sipCallId = `${randomUUID()}@${this.config.sipPublicHost}`;
-    const localTag = randomBytes(6).toString('hex');
     const from = callerNumber(call.invite);
     const invite: sip.SipMessage = {
       method: 'INVITE',
@@ -725,9 +904,10 @@ export class VoiceServer {
       this.forgetAgent(leg);
       return;
     }
+    const policy = await call.recordingPolicy;
     try {
       await this.stopPlayback(call);
-      await this.ng.answerFromAgent(call.id, CALLER, PLATFORM, sdp);
+      await this.ng.answerFromAgent(call.id, CALLER, agentMediaTag(leg), sdp);
       leg.answerSdp = sdp;
     } catch (error) {
       this.log.warn(`call ${call.id}: answer of agent ${leg.agentId}: ${(error as Error).message}`);
@@ -738,6 +918,62 @@ export class VoiceServer {
     }
     call.stage = 'connected';
     this.emit(call, { type: 'call.connected', agentId: leg.agentId });
+    if (policy?.record) await this.startRecording(call, leg);
+  }
+
+  /**
+   * "This call will be recorded" to the caller in the tenant's language (rendered once; the prompt tone without
+   * espeak-ng), in place of the hold music, before the agent's phone is rung: no agent media exists yet, so the caller
+   * hears the whole sentence alone and the recording (from the agent's answer) never holds it. Hold music resumes for
+   * the ringing. The call's other work (a BYE) waits until it has played.
+   */
+  private async announceRecording(call: VoiceCall, policy: RecordingPolicy): Promise<void> {
+    call.recordingAnnounced = true;
+    const file = (await this.deps.recordings!.announcement(policy.language)) ?? this.media!.promptTone;
+    try {
+      await this.stopPlayback(call);
+      const duration = await this.ng.play(call.id, CALLER, file);
+      call.playing = true;
+      await new Promise((resolve) => setTimeout(resolve, duration + 200));
+    } catch (error) {
+      this.log.warn(`call ${call.id}: recording announcement: ${(error as Error).message}`);
+    }
+    await this.playHold(call);
+  }
+
+  /** rtpengine records what both sides send from now on; the pcap is read back when the call ends (finishRecording). */
+  private async startRecording(call: VoiceCall, leg: AgentLeg): Promise<void> {
+    const callerPort = sdpAudioPort(call.answerSdp);
+    const agentPort = sdpAudioPort(leg.invite.content);
+    if (!callerPort || !agentPort)
+      return this.log.warn(`call ${call.id}: no media ports to tell the recording's sides apart: not recorded`);
+    if (call.recording) {
+      // Answered again after going back to the queue: rtpengine still records; this agent's side is read from its port.
+      call.recording.agentPorts.push(agentPort);
+      call.recording.agentId = leg.agentId;
+      return;
+    }
+    try {
+      await this.ng.startRecording(call.id);
+      call.recording = { callerPort, agentPorts: [agentPort], agentId: leg.agentId };
+    } catch (error) {
+      this.log.warn(`call ${call.id}: recording not started: ${(error as Error).message}`);
+    }
+  }
+
+  /** After the call was deleted in rtpengine: its pcap decoded and stored, then call.recorded (after call.ended). */
+  private finishRecording(call: VoiceCall): void {
+    const recording = call.recording;
+    if (!recording || !this.deps.recordings) return;
+    const job = this.deps.recordings
+      .collect(call.tenantId, call.id, recording)
+      .then((stored) => {
+        if (stored)
+          this.emit(call, { type: 'call.recorded', fileId: stored.fileId, durationMs: stored.durationMs, agentId: recording.agentId });
+      })
+      .catch((error: Error) => this.log.warn(`call ${call.id}: recording not stored: ${error.message}`))
+      .finally(() => this.recordingJobs.delete(job));
+    this.recordingJobs.add(job);
   }
 
   /** The agent did not take the call: the platform side goes back to the sink, the caller to hold music. */
@@ -894,6 +1130,12 @@ export class VoiceServer {
       this.emit(call, { type: 'call.ended', by: 'caller', reason: 'hangUp' });
       return;
     }
+    if (call.stage === 'closing') {
+      // Hanging up on the closed line's message is no abandon: there was nothing to wait for.
+      await this.end(call);
+      this.emit(call, { type: 'call.ended', by: 'caller', reason: 'lineClosed' });
+      return;
+    }
     const stage: VoiceAbandonStage = call.stage === 'queue' || call.stage === 'connecting' ? 'queue' : 'ivr';
     this.dropAgent(call); // a ringing agent's phone is CANCELled
     await this.end(call);
@@ -911,11 +1153,17 @@ export class VoiceServer {
 
   private async end(call: VoiceCall): Promise<void> {
     call.stage = 'ended';
+    await this.monitoring.stop(call.id, 'callEnded', true); // the supervisor's phone gets its BYE too
     this.clearPromptTimer(call);
     this.clearAnswerTimers(call);
+    if (call.announceTimer) clearTimeout(call.announceTimer);
+    if (call.announceResume) clearTimeout(call.announceResume);
+    call.announceTimer = call.announceResume = null;
     call.playing = false;
     this.forget(call);
-    await this.ng.delete(call.id).catch((error: Error) => this.log.warn(`call ${call.id}: ${error.message}`));
+    await this.ng.delete(call.id, !!call.recording).catch((error: Error) => this.log.warn(`call ${call.id}: ${error.message}`));
+    // call.ended, emitted by end()'s caller as soon as it returns, still comes first: the decoding starts on the file system.
+    this.finishRecording(call);
   }
 
   private forget(call: VoiceCall): void {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { QUEUES, type VoiceCommand } from '@centralita/contracts';
 import { createFileStore } from '@centralita/contracts/server';
 import { BullModule, Processor, WorkerHost } from '@nestjs/bullmq';
@@ -6,6 +7,9 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/worker-config';
+import { closedLine } from './business-hours';
+import { loadVoiceSettings, QueueAnnouncements, queuePosition } from './queue-announcements';
+import { CallRecordings, expireCallRecordings, loadRecordingPolicy } from './call-recording';
 import { loadPublishedIvr, resolveInboundNumber } from './inbound-numbers';
 import { PromptFiles } from './prompt-files';
 import type { VoiceConfig } from './voice-config';
@@ -18,6 +22,8 @@ export const VOICE_DB = Symbol('VOICE_DB');
 /** Redis key (after the queue prefix) the voice server keeps alive while it runs: what "phone connected" can be read from. */
 export const VOICE_STATUS_KEY = 'voice:status';
 const STATUS_EVERY_MS = 5000;
+/** How often recordings past their tenant's retention are deleted. */
+const RECORDING_SWEEP_EVERY_MS = 3600_000;
 
 /** Runs the VoiceServer for the worker's lifetime and keeps `<prefix>:voice:status` fresh (TTL 3× the beat). */
 @Injectable()
@@ -28,6 +34,8 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
   private readonly redis: Redis;
   private ready: Promise<unknown> | null = null;
   private beat: NodeJS.Timeout | null = null;
+  private sweep: NodeJS.Timeout | null = null;
+  private readonly expireRecordings: () => Promise<number>;
 
   constructor(
     @Inject(VOICE_CONFIG) private readonly voice: VoiceConfig,
@@ -42,7 +50,12 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
       await this.ready;
       return this.db.query(sql, params);
     };
-    const prompts = new PromptFiles(createFileStore(config.fileStore, (text, values) => query(text, values ?? [])));
+    const store = createFileStore(config.fileStore, (text, values) => query(text, values ?? []));
+    const prompts = new PromptFiles(store);
+    const log = { log: (message: string) => this.logger.log(message), warn: (message: string) => this.logger.warn(message) };
+    this.expireRecordings = () => expireCallRecordings({ query }, store);
+    // Rendered once per language and number, next to the generated tones.
+    const announcements = new QueueAnnouncements(path.join(voice.mediaDir, 'queue-positions'), (message) => this.logger.warn(message));
     this.sink = new QueueVoiceEventSink({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix }, (message) =>
       this.logger.warn(message),
     );
@@ -52,6 +65,18 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
       resolveNumber: (called) => resolveInboundNumber({ query }, called),
       loadIvr: (tenantId, ivrId) => loadPublishedIvr({ query }, tenantId, ivrId),
       promptFile: (tenantId, fileId) => prompts.path(tenantId, fileId),
+      lineClosed: (tenantId, lineId, language) => closedLine({ query }, tenantId, lineId, language),
+      voiceSettings: (tenantId) => loadVoiceSettings({ query }, tenantId),
+      queuePosition: (tenantId, callId) => queuePosition({ query }, tenantId, callId),
+      announcement: (language, position) => announcements.path(language, position),
+      // VOICE_RECORDING_DIR unset: rtpengine records nothing, whatever the tenants' settings say.
+      recordings: voice.recordingDir
+        ? new CallRecordings(voice.recordingDir, voice.mediaDir, {
+            policy: (tenantId) => loadRecordingPolicy({ query }, tenantId),
+            store,
+            log,
+          })
+        : null,
       events: this.sink,
       log: { log: (message) => this.logger.log(message), warn: (message) => this.logger.warn(message) },
     });
@@ -70,10 +95,22 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
     };
     await report().catch(() => undefined);
     this.beat = setInterval(() => void report().catch(() => undefined), STATUS_EVERY_MS);
+    // Retention: every worker with voice on sweeps (a file already removed is no error), a batch at a time until done.
+    const expire = async () => {
+      let deleted = 0;
+      for (let batch = await this.expireRecordings(); batch > 0; batch = await this.expireRecordings()) deleted += batch;
+      if (deleted) this.logger.log(`${deleted} call recording(s) past their tenant's retention deleted`);
+    };
+    this.sweep = setInterval(
+      () => void expire().catch((error: Error) => this.logger.warn(`recording retention: ${error.message}`)),
+      RECORDING_SWEEP_EVERY_MS,
+    );
+    void expire().catch((error: Error) => this.logger.warn(`recording retention: ${error.message}`));
   }
 
   async onModuleDestroy(): Promise<void> {
     if (this.beat) clearInterval(this.beat);
+    if (this.sweep) clearInterval(this.sweep);
     await this.server.stop();
     await this.sink.close();
     await this.redis.del(`${this.config.queuePrefix}:${VOICE_STATUS_KEY}`).catch(() => undefined);
@@ -82,7 +119,9 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** QUEUES.voiceCommands: the API's hangUp and connect for a live call of this server. */
+const VOICE_COMMAND_TYPES = new Set<VoiceCommand['type']>(['hangUp', 'connect', 'monitor', 'monitor.mode', 'monitor.stop']);
+
+/** QUEUES.voiceCommands: the API's hangUp, connect and supervisor monitoring for a live call of this server. */
 @Processor(QUEUES.voiceCommands, { concurrency: 4 })
 export class VoiceCommandsProcessor extends WorkerHost {
   constructor(private readonly voice: VoiceService) {
@@ -91,8 +130,8 @@ export class VoiceCommandsProcessor extends WorkerHost {
 
   async process(job: Job<VoiceCommand>): Promise<void> {
     const command = job.data;
-    if (!command || (command.type !== 'hangUp' && command.type !== 'connect') || typeof command.callId !== 'string')
-      throw new UnrecoverableError(`voice command ${job.id} is not a hangUp or connect`);
+    if (!command || !VOICE_COMMAND_TYPES.has(command.type) || typeof command.callId !== 'string')
+      throw new UnrecoverableError(`voice command ${job.id} is not one of ${[...VOICE_COMMAND_TYPES].join(', ')}`);
     await this.voice.server.command(command);
   }
 }

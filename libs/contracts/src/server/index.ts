@@ -13,3 +13,4 @@ export * from './outbox';
 export * from './message-campaign-board';
 export * from './reply-window';
 export * from './list-unsubscribe';
+export * from './ivr-prompt-cache';

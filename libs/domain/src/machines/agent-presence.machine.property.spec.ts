@@ -49,6 +49,12 @@ const just = <TType extends string>(type: TType) => fc.constant({ type });
 
 const loggedIn = fc.record({ type: fc.constant('agent.loggedIn' as const), capacity: fc.option(capacity, { nil: undefined }) });
 const assigned = fc.record({ type: fc.constant('agent.conversationAssigned' as const), conversationId });
+/** Routing's assignment to an agent on a call whose line allows chats during calls. */
+const assignedDuringCall = fc.record({
+  type: fc.constant('agent.conversationAssigned' as const),
+  conversationId,
+  duringCall: fc.boolean(),
+});
 const released = fc.record({ type: fc.constant('agent.conversationReleased' as const), conversationId, disposition });
 const paused = fc.record({ type: fc.constant('agent.paused' as const), reasonId });
 const forcePaused = fc.record({ type: fc.constant('agent.forcePaused' as const), reasonId });
@@ -117,7 +123,7 @@ const likely: Record<AgentStatus, fc.Arbitrary<Command | TimerCommand>> = {
     ...shared,
   ),
   paused: fc.oneof({ weight: 3, arbitrary: just('agent.resumed') }, paused, just('agent.forceLoggedOut'), ...shared),
-  inCall: fc.oneof({ weight: 3, arbitrary: callEnded }, ...shared),
+  inCall: fc.oneof({ weight: 3, arbitrary: callEnded }, assignedDuringCall, ...shared),
   afterCallWork: fc.oneof({ weight: 3, arbitrary: afterCallWorkEnded }, paused, graceExpired, ...shared),
   outboundCall: fc.oneof({ weight: 3, arbitrary: outboundCallEnded }, ...shared),
   waitingOutboundCall: fc.oneof(

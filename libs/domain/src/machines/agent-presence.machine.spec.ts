@@ -8,6 +8,7 @@ import {
   canTakeConversation,
   describeAgentState,
   freeCapacity,
+  inCallCandidate,
   routingCandidate,
   type AgentPresenceEvent,
   type AgentPresenceSnapshot,
@@ -296,17 +297,30 @@ describe(agentPresenceMachine.id, () => {
       expect(result.intents).toEqual([{ type: 'scheduleAfterCallWorkEnd', params: { agentId: 'agent-a', armedAt: clock } }]);
     });
 
-    it.each<EventBody>([
-      { type: 'agent.loggedOut' },
-      { type: 'agent.paused', reasonId: 'lunch' },
-      assign('c-1'),
-      { type: 'agent.outboundCallEnded' },
-    ])('refuses $type during a call', (body) => {
-      expect(refused(inCall(), body)).toBe(true);
-    });
+    it.each<EventBody>([{ type: 'agent.loggedOut' }, { type: 'agent.paused', reasonId: 'lunch' }, { type: 'agent.outboundCallEnded' }])(
+      'refuses $type during a call',
+      (body) => {
+        expect(refused(inCall(), body)).toBe(true);
+      },
+    );
 
     it('refuses a forced pause during a call', () => {
       expect(refused(inCall(), { type: 'agent.forcePaused', reasonId: 'lunch' }, supervisor)).toBe(true);
+    });
+
+    it('takes a chat during a call within capacity when routing says the line allows it, staying in the call', () => {
+      const duringCall = (id: string): EventBody => ({ type: 'agent.conversationAssigned', conversationId: id, duringCall: true });
+      // Anything else (a transfer to an agent on a call) is refused.
+      expect(refused(inCall(), assign('c-1'))).toBe(true);
+      const result = send(inCall(), duringCall('c-1'));
+      expect(describeAgentState(result.snapshot)).toBe('inCall');
+      expect(result.snapshot.context.activeConversationIds).toEqual(['c-1']);
+      expect(result.intents).toEqual([]);
+      expect(inCallCandidate(result.snapshot)).toMatchObject({ agentId: 'agent-a', activeConversations: 1 });
+      expect(routingCandidate(result.snapshot)).toBeNull();
+      const full = after(after(result.snapshot, duringCall('c-2')), duringCall('c-3'));
+      expect(refused(full, duringCall('c-4'))).toBe(true);
+      expect(inCallCandidate(full)).toBeNull();
     });
 
     it('finishes a chat during a call', () => {

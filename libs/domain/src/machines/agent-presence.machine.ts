@@ -20,7 +20,8 @@ import { leafState, type Actor, type Stamped } from './machine-step';
  *     inCall, outboundCall       telephony owns these: only the call's end leaves them
  *
  * Conversations are held in any logged-in state (an agent may pause while finishing chats), but
- * are only received in `ready`, below capacity, without the busy flag and while connected.
+ * are only received in `ready` or `inCall` (blended agents: whether a line's chats may come during
+ * a call is its rule, applied by routing), below capacity, without the busy flag and while connected.
  */
 export const AGENT_STATUSES = [
   'loggedOut',
@@ -75,9 +76,14 @@ export type AgentPresenceEvent = Stamped &
     | { type: 'agent.resumed' }
     | { type: 'agent.busySet' }
     | { type: 'agent.busyCleared' }
-    | { type: 'agent.conversationAssigned'; conversationId: string }
+    /**
+     * `duringCall`: routing gives a chat to an agent on a call because the line allows chats during
+     * calls (it checked the rule); nothing else assigns during a call (a transfer to an agent on a call is refused).
+     */
+    | { type: 'agent.conversationAssigned'; conversationId: string; duringCall?: boolean }
     | { type: 'agent.conversationReleased'; conversationId: string; disposition?: string }
-    | { type: 'agent.callStarted' }
+    /** The call's line and channel, when telephony knows them: copied onto the log row entering inCall (per-line call AHT). */
+    | { type: 'agent.callStarted'; attentionLineId?: string | null; channel?: string }
     | { type: 'agent.callEnded'; disposition?: string }
     | { type: 'agent.afterCallWorkEnded'; armedAt?: number }
     | { type: 'agent.outboundWaitStarted' }
@@ -139,6 +145,7 @@ const presenceSetup = setup({
       event.conversationId.length > 0 &&
       !context.activeConversationIds.includes(event.conversationId) &&
       hasRoom(context),
+    assignedDuringCall: ({ event }) => event.type === 'agent.conversationAssigned' && event.duringCall === true,
     holdsConversation: ({ context, event }) =>
       event.type === 'agent.conversationReleased' && context.activeConversationIds.includes(event.conversationId),
     loginSettingsValid: ({ event }) => event.type === 'agent.loggedIn' && (event.capacity === undefined || isValidCapacity(event.capacity)),
@@ -338,7 +345,20 @@ export const agentPresenceMachine = presenceSetup.createMachine({
         },
         inCall: {
           entry: stampStateChange,
-          on: { 'agent.callEnded': { target: 'offCall.afterCallWork', actions: recordDisposition } },
+          on: {
+            'agent.callEnded': { target: 'offCall.afterCallWork', actions: recordDisposition },
+            // Blended agents: the line decides whether a chat may come during a call (routing checks
+            // its rule and says so); the machine keeps capacity, as in ready. No idleSince change: not idle.
+            'agent.conversationAssigned': {
+              guard: and(['canAcceptConversation', 'assignedDuringCall']),
+              actions: presenceSetup.assign(({ context, event }) => ({
+                activeConversationIds: [
+                  ...context.activeConversationIds,
+                  (event as AgentEventOf<'agent.conversationAssigned'>).conversationId,
+                ],
+              })),
+            },
+          },
         },
         outboundCall: {
           entry: stampStateChange,
@@ -363,6 +383,16 @@ export function canTakeConversation(snapshot: AgentPresenceSnapshot): boolean {
 /** Conversations routing may still give this agent now; 0 when not eligible. */
 export function freeCapacity(snapshot: AgentPresenceSnapshot): number {
   return canTakeConversation(snapshot) ? snapshot.context.capacity - snapshot.context.activeConversationIds.length : 0;
+}
+
+/**
+ * The routing view of an agent on an inbound call who may still be given a chat when the line
+ * allows chats during calls (routing applies the line's limit), or null.
+ */
+export function inCallCandidate(snapshot: AgentPresenceSnapshot): AgentCandidate | null {
+  if (!snapshot.matches({ loggedIn: 'inCall' }) || !hasRoom(snapshot.context)) return null;
+  const { agentId, activeConversationIds, capacity, idleSince } = snapshot.context;
+  return { agentId, activeConversations: activeConversationIds.length, capacity, idleSince };
 }
 
 /** The routing view of an agent, or null when the agent cannot take a conversation now. */

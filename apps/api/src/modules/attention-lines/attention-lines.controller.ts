@@ -3,6 +3,7 @@ import {
   ATTENTION_LINE_TYPES,
   LINE_PRIORITY_MAX,
   LINE_QUEUE_TIMEOUT_RANGE,
+  LINE_CHATS_DURING_CALL_MAX,
   PERMISSIONS,
   ROUTING_POLICIES,
   type RoutingPolicyName,
@@ -76,6 +77,19 @@ export class AttentionLineInputDto implements Partial<AttentionLineInput> {
   @IsOptional()
   @IsInt()
   queueTimeoutSeconds?: number | null;
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: LINE_CHATS_DURING_CALL_MAX,
+    default: 0,
+    description: 'Blended agents: chats an agent on one of this line’s calls may hold at most (0 = none)',
+  })
+  @IsOptional()
+  @IsInt()
+  chatsDuringCall?: number;
+  @ApiPropertyOptional({ default: false, description: 'Blended agents: offer this line’s calls to agents who hold chats' })
+  @IsOptional()
+  @IsBoolean()
+  offerCallsWithChats?: boolean;
 }
 
 class AttentionLineOptionDto {

@@ -20,10 +20,19 @@ import type { Principal } from '../auth/principal';
 import { AttentionLine } from './attention-line.entity';
 
 /** A line's routing settings (table attention_line_routing, read by routing and the machine host). */
-export type LineRouting = Pick<AttentionLineInput, 'routingPolicy' | 'priority' | 'queueTimeoutSeconds'>;
+export type LineRouting = Pick<
+  AttentionLineInput,
+  'routingPolicy' | 'priority' | 'queueTimeoutSeconds' | 'chatsDuringCall' | 'offerCallsWithChats'
+>;
 
 /** What a line without a routing row gets: the longest-idle agent, priority 0, the account's maximum queue wait. */
-export const DEFAULT_LINE_ROUTING: LineRouting = { routingPolicy: 'longest-idle', priority: 0, queueTimeoutSeconds: null };
+export const DEFAULT_LINE_ROUTING: LineRouting = {
+  routingPolicy: 'longest-idle',
+  priority: 0,
+  queueTimeoutSeconds: null,
+  chatsDuringCall: 0,
+  offerCallsWithChats: false,
+};
 
 export function toAttentionLineSummary(l: AttentionLine, routing: LineRouting = DEFAULT_LINE_ROUTING): AttentionLineSummary {
   return {
@@ -42,6 +51,8 @@ export function toAttentionLineSummary(l: AttentionLine, routing: LineRouting = 
     routingPolicy: routing.routingPolicy,
     priority: routing.priority,
     queueTimeoutSeconds: routing.queueTimeoutSeconds,
+    chatsDuringCall: routing.chatsDuringCall,
+    offerCallsWithChats: routing.offerCallsWithChats,
     createdAt: l.createdAt.toISOString(),
     updatedAt: l.updatedAt.toISOString(),
   };
@@ -97,15 +108,28 @@ export class AttentionLinesService {
   /** The routing settings of the given lines that have them (the others use DEFAULT_LINE_ROUTING). */
   private async routingOf(manager: EntityManager, ids: string[]): Promise<Map<string, LineRouting>> {
     if (ids.length === 0) return new Map();
-    const rows: { attention_line_id: string; routing_policy: RoutingPolicyName; priority: number; queue_timeout_seconds: number | null }[] =
-      await manager.query(
-        `SELECT attention_line_id, routing_policy, priority, queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = ANY($1::uuid[])`,
-        [ids],
-      );
+    const rows: {
+      attention_line_id: string;
+      routing_policy: RoutingPolicyName;
+      priority: number;
+      queue_timeout_seconds: number | null;
+      chats_during_call: number;
+      offer_calls_with_chats: boolean;
+    }[] = await manager.query(
+      `SELECT attention_line_id, routing_policy, priority, queue_timeout_seconds, chats_during_call, offer_calls_with_chats
+         FROM attention_line_routing WHERE attention_line_id = ANY($1::uuid[])`,
+      [ids],
+    );
     return new Map(
       rows.map((row) => [
         row.attention_line_id,
-        { routingPolicy: row.routing_policy, priority: row.priority, queueTimeoutSeconds: row.queue_timeout_seconds },
+        {
+          routingPolicy: row.routing_policy,
+          priority: row.priority,
+          queueTimeoutSeconds: row.queue_timeout_seconds,
+          chatsDuringCall: row.chats_during_call,
+          offerCallsWithChats: row.offer_calls_with_chats,
+        },
       ]),
     );
   }
@@ -169,6 +193,8 @@ export class AttentionLinesService {
       routingPolicy: body.routingPolicy ?? DEFAULT_LINE_ROUTING.routingPolicy,
       priority: body.priority ?? DEFAULT_LINE_ROUTING.priority,
       queueTimeoutSeconds: body.queueTimeoutSeconds ?? null,
+      chatsDuringCall: body.chatsDuringCall ?? DEFAULT_LINE_ROUTING.chatsDuringCall,
+      offerCallsWithChats: body.offerCallsWithChats ?? DEFAULT_LINE_ROUTING.offerCallsWithChats,
     };
     assertRules(validateAttentionLine(input));
     return input;
@@ -179,16 +205,24 @@ export class AttentionLinesService {
       return await this.dataSource.transaction(async (manager) => {
         const repo = manager.getRepository(AttentionLine);
         const before = current ? toAttentionLineSummary(current, (await this.routingOf(manager, [current.id])).get(current.id)) : null;
-        const { routingPolicy, priority, queueTimeoutSeconds, ...columns } = input;
+        const { routingPolicy, priority, queueTimeoutSeconds, chatsDuringCall, offerCallsWithChats, ...columns } = input;
         const row = await repo.save(current ? repo.merge(current, columns) : repo.create({ ...columns, clientId: principal.clientId }));
         await manager.query(
-          `INSERT INTO attention_line_routing (attention_line_id, tenant_id, routing_policy, priority, queue_timeout_seconds)
-           VALUES ($1, $2, $3, $4, $5)
+          `INSERT INTO attention_line_routing
+             (attention_line_id, tenant_id, routing_policy, priority, queue_timeout_seconds, chats_during_call, offer_calls_with_chats)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT (attention_line_id) DO UPDATE
-             SET routing_policy = EXCLUDED.routing_policy, priority = EXCLUDED.priority, queue_timeout_seconds = EXCLUDED.queue_timeout_seconds`,
-          [row.id, principal.clientId, routingPolicy, priority, queueTimeoutSeconds],
+             SET routing_policy = EXCLUDED.routing_policy, priority = EXCLUDED.priority, queue_timeout_seconds = EXCLUDED.queue_timeout_seconds,
+                 chats_during_call = EXCLUDED.chats_during_call, offer_calls_with_chats = EXCLUDED.offer_calls_with_chats`,
+          [row.id, principal.clientId, routingPolicy, priority, queueTimeoutSeconds, chatsDuringCall, offerCallsWithChats],
         );
-        const after = toAttentionLineSummary(await repo.findOneByOrFail({ id: row.id }), { routingPolicy, priority, queueTimeoutSeconds });
+        const after = toAttentionLineSummary(await repo.findOneByOrFail({ id: row.id }), {
+          routingPolicy,
+          priority,
+          queueTimeoutSeconds,
+          chatsDuringCall,
+          offerCallsWithChats,
+        });
         await this.audit.record(
           principal,
           { entityType: AUDIT_TYPE, entityId: row.id, action: current ? 'update' : 'create', before, after },

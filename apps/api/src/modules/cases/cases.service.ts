@@ -28,6 +28,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
 import { VideoService } from '../video/video.service';
+import { VoiceRecordingsService } from '../voice/voice-recordings.service';
 import { AppException } from '../../common/app.exception';
 import { escapeLike, pageOf, sortColumn } from '../admin/paginate';
 import { assertRules } from '../admin/rule-check';
@@ -113,6 +114,7 @@ export class CasesService {
     private readonly repo: CasesRepository,
     @InjectQueue(QUEUES.geoImport) private readonly geoQueue: Queue<GeoImportJob>,
     private readonly video: VideoService,
+    private readonly voiceRecordings: VoiceRecordingsService,
   ) {}
 
   /** Stores a spreadsheet of provinces, cantons and districts and queues its import (the worker reads it). */
@@ -732,9 +734,17 @@ export class CasesService {
         text: m.text,
         createdAt: iso(m.created_at)!,
       })),
-      recordings: (await this.video.recordingsOf(tenantId, conversationId))
-        .filter((recording) => recording.status === 'ready' && recording.url)
-        .map((recording) => ({ id: recording.id, kind: 'video' as const, url: recording.url!, createdAt: recording.createdAt })),
+      recordings: [
+        ...(await this.voiceRecordings.recordingsOf(tenantId, conversationId)).map((recording) => ({
+          id: recording.id,
+          kind: 'audio' as const,
+          url: recording.url,
+          createdAt: recording.createdAt,
+        })),
+        ...(await this.video.recordingsOf(tenantId, conversationId))
+          .filter((recording) => recording.status === 'ready' && recording.url)
+          .map((recording) => ({ id: recording.id, kind: 'video' as const, url: recording.url!, createdAt: recording.createdAt })),
+      ],
     };
   }
 }

@@ -42,6 +42,9 @@ export function inboundMediaMaxBytes(env: NodeJS.ProcessEnv = process.env): numb
  */
 export const MESSAGING_QUERY_TYPE = 'messaging';
 
+/** Conversations remembered as past the menu (a bound on memory, not a cache to tune). */
+const PAST_MENU_KEPT = 20_000;
+
 /** Thrown to have BullMQ run the event again later: a receipt named a message whose provider id is not stored yet. */
 class ReceiptsNotYetKnown extends Error {
   override name = 'ReceiptsNotYetKnown';
@@ -66,6 +69,8 @@ interface StoredEvent {
 @Injectable()
 export class ChannelInboundProcessor implements OnModuleInit {
   private readonly logger = new Logger(ChannelInboundProcessor.name);
+  /** Conversations this process queued or found past the menu, oldest first (bounded). */
+  private readonly pastMenu = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -85,12 +90,15 @@ export class ChannelInboundProcessor implements OnModuleInit {
 
   /** Runs one stored event; `lastAttempt` gives up on receipts still unknown instead of asking for another run. */
   async process({ tenantId, eventId }: ChannelInboundJob, lastAttempt = true): Promise<void> {
-    const [event] = (await this.dataSource.query(
-      `SELECT id, tenant_id, account_id, raw_body, processed_at FROM channel_events WHERE id = $1 AND tenant_id = $2`,
+    // The event and its account in one read (an account row is never deleted, only marked).
+    const [found] = (await this.dataSource.query(
+      `SELECT to_jsonb(a) AS account, e.id, e.tenant_id, e.account_id, e.raw_body, e.processed_at
+       FROM channel_events e LEFT JOIN channel_accounts a ON a.id = e.account_id
+       WHERE e.id = $1 AND e.tenant_id = $2`,
       [eventId, tenantId],
-    )) as StoredEvent[];
-    if (!event || event.processed_at) return;
-    const [row] = (await this.dataSource.query(`SELECT * FROM channel_accounts WHERE id = $1`, [event.account_id])) as ChannelAccountRow[];
+    )) as (StoredEvent & { account: ChannelAccountRow | null })[];
+    if (!found || found.processed_at) return;
+    const { account: row, ...event } = found;
     const adapter = row && !row.deleted_at ? this.adapters.usable(row.kind) : null;
     if (!row || !adapter) return this.finish(event.id, 'The channel account was disconnected before this event was processed');
     if (row.kind === 'email') return this.takeEmail(event, row);
@@ -137,7 +145,10 @@ export class ChannelInboundProcessor implements OnModuleInit {
         new ReceiptsNotYetKnown(`receipts for messages not stored yet: ${unknownReceipts.join(', ')}`),
       );
     }
-    await this.finish(event.id, unknownReceipts.length ? `Receipts for unknown messages dropped: ${unknownReceipts.join(', ')}` : null);
+    await this.finish(
+      event.id,
+      unknownReceipts.length ? `Receipts kept until their messages are stored: ${unknownReceipts.join(', ')}` : null,
+    );
   }
 
   /** A mail the worker's mailbox reader stored (raw RFC 5322): threaded and taken in by EmailInboundService, then queued. */
@@ -183,11 +194,17 @@ export class ChannelInboundProcessor implements OnModuleInit {
     account: ChannelAccount,
     inbound: Extract<InboundEvent, { type: 'message' }>,
   ): Promise<void> {
-    const stored = await this.messages.storedExternal(row.tenant_id, {
-      channel: row.kind,
-      channelAccountId: row.id,
-      externalId: inbound.providerMessageId,
-    });
+    // Looked up first only where a repeat would cost more than a read: files to fetch, a tap to
+    // acknowledge, a profile to ask for. A plain text goes to the intake, whose own first read
+    // answers a repeat with the stored message (one read per message instead of two, C1).
+    const costly = Boolean(inbound.media?.length || inbound.button || !(inbound.contact.name ?? inbound.contact.username));
+    const stored = costly
+      ? await this.messages.storedExternal(row.tenant_id, {
+          channel: row.kind,
+          channelAccountId: row.id,
+          externalId: inbound.providerMessageId,
+        })
+      : null;
     let conversationId = stored?.conversationId;
     let message = stored;
     if (inbound.button?.ack && adapter.acknowledgeButton) {
@@ -200,19 +217,23 @@ export class ChannelInboundProcessor implements OnModuleInit {
       const { attachments, notes } = await this.fetchMedia(row, adapter, account, inbound.media ?? []);
       const captions = (inbound.media ?? []).map((media) => media.caption?.trim()).filter(Boolean);
       const text = [inbound.text?.trim() || captions.join('\n'), ...notes].filter(Boolean).join('\n');
-      const taken = await this.intake.appendCustomerMessage({
-        tenantId: row.tenant_id,
-        channel: row.kind,
-        channelAccountId: row.id,
-        contact: { externalId: inbound.contact.externalId, name: await this.contactName(row, adapter, account, inbound.contact) },
-        lineId: row.attention_line_id,
-        text,
-        externalId: inbound.providerMessageId,
-        at: inbound.at,
-        attachments,
-      });
-      conversationId = taken.conversationId;
-      message = taken.message;
+      try {
+        const taken = await this.intake.appendCustomerMessage({
+          tenantId: row.tenant_id,
+          channel: row.kind,
+          channelAccountId: row.id,
+          contact: { externalId: inbound.contact.externalId, name: await this.contactName(row, adapter, account, inbound.contact) },
+          lineId: row.attention_line_id,
+          text,
+          externalId: inbound.providerMessageId,
+          at: inbound.at,
+          attachments,
+        });
+        conversationId = taken.conversationId;
+        message = taken.message;
+      } finally {
+        await this.discardUnrecorded(attachments);
+      }
     }
     // The line's bot answers first when it has one (issue 23); it queues the conversation itself when it hands off.
     const withBot = await this.bot.takeTurn(row.tenant_id, conversationId!, {
@@ -276,7 +297,11 @@ export class ChannelInboundProcessor implements OnModuleInit {
           }),
         );
       } catch (error) {
-        if (error instanceof ChannelError && error.details.retryable) throw error;
+        if (error instanceof ChannelError && error.details.retryable) {
+          // The event runs again and fetches every file afresh: none of this run's copies is kept.
+          await this.media.discard(attachments.map((one) => one.fileId)).catch(() => undefined);
+          throw error;
+        }
         const reason = error instanceof Error ? error.message : String(error);
         notes.push(`[${label} not received: ${reason}]`);
       }
@@ -284,8 +309,39 @@ export class ChannelInboundProcessor implements OnModuleInit {
     return { attachments, notes };
   }
 
-  /** A conversation still in the menu (Transitory) goes straight to LiningUp on the account's line. */
+  /**
+   * Files this run fetched that no message recorded: another delivery of the same provider message
+   * (a re-serialised retry, a second API process) stored it first with its own copies, or the
+   * intake failed and the event runs again, fetching afresh. Each attachment is then kept once.
+   */
+  private async discardUnrecorded(attachments: NewAttachment[]): Promise<void> {
+    if (!attachments.length) return;
+    const fileIds = attachments.map((one) => one.fileId);
+    try {
+      const recorded = (await this.dataSource.query(`SELECT file_id FROM message_attachments WHERE file_id = ANY($1::uuid[])`, [
+        fileIds,
+      ])) as { file_id: string }[];
+      const kept = new Set(recorded.map((one) => one.file_id));
+      await this.media.discard(fileIds.filter((id) => !kept.has(id)));
+    } catch (error) {
+      // Never masks the message's own outcome; an orphan file costs space, not correctness.
+      this.logger.warn(`unrecorded inbound files not removed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * A conversation still in the menu (Transitory) goes straight to LiningUp on the account's line.
+   * A conversation never goes back to the menu, so one this process saw past it is not read again
+   * (every later message of a chat paid that read for nothing, C1).
+   */
   private async queueFromMenu(conversationId: string, row: ChannelAccountRow): Promise<void> {
+    if (this.pastMenu.has(conversationId)) return;
+    await this.queueIfInMenu(conversationId, row);
+    this.pastMenu.add(conversationId);
+    if (this.pastMenu.size > PAST_MENU_KEPT) this.pastMenu.delete(this.pastMenu.values().next().value!);
+  }
+
+  private async queueIfInMenu(conversationId: string, row: ChannelAccountRow): Promise<void> {
     const [found] = (await this.dataSource.query(
       `SELECT c.*, COALESCE(r.priority, 0) AS line_priority FROM conversations c
        LEFT JOIN attention_line_routing r ON r.attention_line_id = c.entry_line_id
@@ -318,13 +374,20 @@ export class ChannelInboundProcessor implements OnModuleInit {
   /**
    * Moves the status of the platform's message the receipt names, only forward (sent < delivered
    * < read; failed is terminal and never follows read), and pushes the message. Answers false when
-   * no message has that provider id yet (the send's answer not stored): the caller retries later.
+   * no message has that provider id yet (the send's answer not stored): the receipt is kept for
+   * that message (keepReceipt) and the caller retries later too (a message campaign's send, which
+   * the kept receipt does not reach, may store its id meanwhile).
    * A `watermark:<ms>` id (Messenger) covers every message sent to the contact up to that time.
    */
   private async applyReceipt(row: ChannelAccountRow, receipt: Extract<InboundEvent, { type: 'receipt' }>): Promise<boolean> {
     const watermark = /^watermark:(\d{1,15})$/.exec(receipt.providerMessageId);
     if (watermark && !receipt.contactExternalId) return true;
     return this.host.transaction(async (manager, outbox) => {
+      // The lock the message's write takes when it gets this provider id (messages_apply_pending_receipts):
+      // either this sees the message, or the message's write sees the receipt kept below.
+      if (!watermark) {
+        await manager.query(`SELECT pg_advisory_xact_lock(hashtext('channel-receipt:' || $1::text))`, [receipt.providerMessageId]);
+      }
       const target = watermark
         ? {
             where: `m.id IN (SELECT m2.id FROM messages m2 JOIN conversations c ON c.id = m2.conversation_id JOIN contacts k ON k.id = c.contact_id
@@ -377,8 +440,30 @@ export class ChannelInboundProcessor implements OnModuleInit {
       if (watermark) return true;
       // Not a conversation's message: maybe a message campaign's (issue 21), placed by id or callback data.
       if (await applyCampaignReceipt(manager, row, receipt)) return true;
-      return this.knownMessage(manager, row, receipt.providerMessageId);
+      if (await this.knownMessage(manager, row, receipt.providerMessageId)) return true;
+      await this.keepReceipt(manager, row, receipt);
+      return false;
     });
+  }
+
+  /**
+   * A receipt for a provider id no message has yet (the send's answer not stored, or stored by a
+   * worker that died first and retries later): kept, and applied by the database when a message
+   * takes that id (migration 1763706500000), however late. Kept receipts no message claimed in
+   * 30 days are swept here.
+   */
+  private async keepReceipt(
+    manager: EntityManager,
+    row: ChannelAccountRow,
+    receipt: Extract<InboundEvent, { type: 'receipt' }>,
+  ): Promise<void> {
+    await manager.query(
+      `WITH swept AS (DELETE FROM channel_pending_receipts WHERE received_at < now() - interval '30 days')
+       INSERT INTO channel_pending_receipts (tenant_id, account_id, provider_message_id, status, error, at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (account_id, provider_message_id, status) DO NOTHING`,
+      [row.tenant_id, row.id, receipt.providerMessageId, receipt.status, receipt.error?.message ?? null, receipt.at],
+    );
   }
 
   private async knownMessage(manager: EntityManager, row: ChannelAccountRow, providerMessageId: string): Promise<boolean> {

@@ -10,5 +10,7 @@ export interface InboundMediaStore {
     mimeType: string;
     bytes: Buffer;
   }): Promise<NewAttachment>;
+  /** Removes stored files no message recorded (a delivery that lost the race for its message, or failed). */
+  discard(fileIds: string[]): Promise<void>;
 }
 export const INBOUND_MEDIA_STORE = Symbol('INBOUND_MEDIA_STORE');

@@ -23,6 +23,7 @@ import {
   TypingDto,
 } from './conversations.dto';
 import { DeskService, type PauseReason } from './desk.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('agent')
 @ApiBearerAuth()
@@ -63,6 +64,7 @@ export class AgentController {
   }
 
   @Post('presence/login')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -75,6 +77,7 @@ export class AgentController {
   }
 
   @Post('presence/available')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Resume from a pause or wrap-up; ready to receive conversations' })
@@ -84,6 +87,7 @@ export class AgentController {
   }
 
   @Post('presence/pause')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiErrors(400, 401, 403, 404, 409)
@@ -92,6 +96,7 @@ export class AgentController {
   }
 
   @Post('presence/logout')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Log out; held conversations go back to their lines' })
@@ -127,6 +132,7 @@ export class AgentController {
   }
 
   @Post('conversations/:id/messages')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiErrors(400, 401, 403, 404, 409)
@@ -163,6 +169,7 @@ export class AgentController {
   }
 
   @Post('conversations/:id/transfer')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Transfer to a line ({attentionLineId}) or an agent with room ({agentId})' })
@@ -176,6 +183,7 @@ export class AgentController {
   }
 
   @Post('conversations/:id/close')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Close with a disposition; goes to the survey when the line has a poll' })

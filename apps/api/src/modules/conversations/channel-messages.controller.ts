@@ -9,6 +9,7 @@ import { TemplateMessageDto } from './conversations.dto';
 import { DeskService } from './desk.service';
 import { OutboundRulesService } from './outbound-rules.service';
 import { TemplateSendService } from './template-send.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 /** What the desk's composer needs on a messaging conversation: the reply window, the account's templates, template sends. */
 @ApiTags('conversations')
@@ -38,6 +39,7 @@ export class ChannelMessagesController {
   }
 
   @Post(':id/template-messages')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsHandle)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({

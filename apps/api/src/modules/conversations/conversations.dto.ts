@@ -1,4 +1,5 @@
 import { LIMITS } from '@centralita/contracts';
+import { CONVERSATION_STATUSES } from '@centralita/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -167,12 +168,10 @@ export class NoteDto {
   text!: string;
 }
 
-const STATUSES = ['Transitory', 'LiningUp', 'Active', 'Inquest', 'Closed'] as const;
-
 export class SupervisorConversationsQueryDto {
-  @ApiPropertyOptional({ enum: STATUSES })
+  @ApiPropertyOptional({ enum: CONVERSATION_STATUSES })
   @IsOptional()
-  @IsIn(STATUSES)
+  @IsIn(CONVERSATION_STATUSES)
   status?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })

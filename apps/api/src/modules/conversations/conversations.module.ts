@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BotModule } from '../bot/bot.module';
 import { ChannelsModule } from '../channels/channels.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { IntakeModule } from '../intake/intake.module';
 import { MachineHostModule } from '../machine-host/machine-host.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
@@ -19,7 +20,7 @@ import { WebchatService } from './webchat.service';
 
 /** Web chat (visitors), the agent desk and the supervisor's view: the HTTP side of the real-time core. */
 @Module({
-  imports: [MachineHostModule, IntakeModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule, BotModule],
+  imports: [MachineHostModule, IntakeModule, IdempotencyModule, RealtimeModule, RoutingModule, RateLimitModule, ChannelsModule, BotModule],
   controllers: [WebchatController, AgentController, SupervisorController, NotesController, ChannelMessagesController],
   providers: [WebchatService, DeskService, SupervisorService, OutboundRulesService, RequeueNoticeService, TemplateSendService],
   exports: [DeskService, OutboundRulesService, WebchatService, TemplateSendService],

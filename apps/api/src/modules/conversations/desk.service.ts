@@ -6,7 +6,7 @@ import {
   type MessageView,
   type TransferTargets,
 } from '@centralita/contracts';
-import { timeInStates, type Actor, type TransitionRecord } from '@centralita/domain';
+import { READY_AGENT_STATUSES, sqlStatusList, timeInStates, type Actor, type TransitionRecord } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -116,7 +116,7 @@ export class DeskService {
       this.dataSource.query(
         `SELECT l.id, l.name,
            (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-              WHERE a.attention_line_id = l.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS "agentsAvailable",
+              WHERE a.attention_line_id = l.id AND p.status IN ${sqlStatusList(READY_AGENT_STATUSES)} AND p.active_count < p.capacity) AS "agentsAvailable",
            (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting
          FROM attention_lines l WHERE l.client_id = $1 AND l.deleted_at IS NULL ORDER BY l.name`,
         [principal.clientId],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, outboxJob, roomName, type AttachmentKind, type ChannelKind, type MessageView, type NoteView } from '@centralita/contracts';
-import type { Actor } from '@centralita/domain';
+import { isOpenConversationStatus, type Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { jobEffect } from '@centralita/contracts/server';
@@ -485,7 +485,7 @@ export class MessagesService {
   }
 
   static requireOpen(row: ConversationRow): void {
-    if (row.status === 'Inquest' || row.status === 'Closed') {
+    if (!isOpenConversationStatus(row.status)) {
       throw new AppException('illegal_transition', {
         message: `Messages are not accepted while the conversation is ${row.status}`,
         data: { event: 'message.send', state: row.status },

@@ -9,6 +9,7 @@ import { CloseDto, NoteDto, PauseDto, SupervisorConversationsQueryDto, TransferD
 import { DeskService, type TransitionEntry } from './desk.service';
 import { MessagesService } from './messages.service';
 import { SupervisorService, type Board, type BoardAgent } from './supervisor.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 @ApiTags('supervisor')
 @ApiBearerAuth()
@@ -49,6 +50,7 @@ export class SupervisorController {
   }
 
   @Post('conversations/:id/reassign')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsSupervise)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Move a conversation to another line or agent' })
@@ -62,6 +64,7 @@ export class SupervisorController {
   }
 
   @Post('conversations/:id/close')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsSupervise)
   @HttpCode(HttpStatus.OK)
   @ApiErrors(400, 401, 403, 404, 409)
@@ -95,6 +98,7 @@ export class SupervisorController {
   }
 
   @Post('agents/:id/pause')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsSupervise)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Force a pause with a reason' })
@@ -104,6 +108,7 @@ export class SupervisorController {
   }
 
   @Post('agents/:id/logout')
+  @Idempotent()
   @RequirePermission(PERMISSIONS.conversationsSupervise)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Force a logout; held conversations go back to their lines' })

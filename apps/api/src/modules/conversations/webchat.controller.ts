@@ -16,6 +16,7 @@ import {
   TypingDto,
 } from './conversations.dto';
 import { WebchatService, type VisitorConversation } from './webchat.service';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 
 /**
  * Web-chat customers. Public routes: starting is rate-limited per IP; everything after carries the
@@ -58,6 +59,7 @@ export class WebchatController {
   }
 
   @Post('conversation/menu')
+  @Idempotent()
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Query type and submenu (both required): the conversation queues on its line' })
@@ -75,6 +77,7 @@ export class WebchatController {
   }
 
   @Post('conversation/messages')
+  @Idempotent()
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -111,6 +114,7 @@ export class WebchatController {
   }
 
   @Post('conversation/survey')
+  @Idempotent()
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Answer a question of the post-conversation survey' })
@@ -120,6 +124,7 @@ export class WebchatController {
   }
 
   @Post('conversation/leave')
+  @Idempotent()
   @Public()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Leave while in the menu or the queue (abandoned)' })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CHANNEL_KINDS, LIMITS, type ChannelKind, type MessageView } from '@centralita/contracts';
+import { OPEN_CONVERSATION_STATUSES } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -8,8 +9,8 @@ import { MachineHostService } from '../machine-host/machine-host.service';
 import type { ConversationRow } from '../machine-host/views';
 import { MessagesService, type NewAttachment } from '../conversations/messages.service';
 
-/** The states in which a contact's conversation takes their next message (uq_conversations_open_contact). */
-const OPEN_STATUSES = ['Transitory', 'LiningUp', 'Active'];
+/** The states in which a contact's conversation takes their next message (uq_conversations_open_contact), as a query parameter. */
+const OPEN_STATUSES = [...OPEN_CONVERSATION_STATUSES];
 /** How often a message is tried: again when the conversation it was given to closed meanwhile, or its provider id was stored meanwhile. */
 const APPEND_ATTEMPTS = 3;
 const ID_LIMITS = { channelAccountId: 200, externalId: 512, name: 120, email: 254 } as const;

@@ -1,19 +1,25 @@
-import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { IVR_PROMPT_UPLOAD, type IvrIssue, type IvrTree, type Language } from '@centralita/contracts';
-import type { FileStore } from '@centralita/contracts/server';
+import { createHash } from 'node:crypto';
+import { ivrPromptCacheKey, OutgoingAddressPolicy, voiceLineClosedText, type FileStore } from '@centralita/contracts/server';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { FILE_STORE, fileStoreFailure } from '../files/files.module';
 import { AudioToolError, convertRecording, hasTool, isTelephonyWav, readWavInfo, renderSpeech } from './prompt-audio';
+import { fetchPromptAudio, PromptUrlError } from './prompt-url';
 
 /** stored_files.kind of every IVR prompt (rendered or uploaded). */
 export const IVR_PROMPT_FILE_KIND = 'ivr-prompt';
 
-/** Bumped when the rendering changes (voice, rate, format), so cached audio is rendered again. */
-const RENDER_VERSION = 'espeak-ng/sox 8k mono s16 v1';
+/** Whether espeak-ng and sox are installed, looked up once per publish (null: not yet). */
+interface ToolCheck {
+  ok: boolean | null;
+}
+
+const treeReachesLine = (tree: IvrTree): boolean =>
+  tree.nodes.some((node) => [node.fallback, ...node.options.map((option) => option.destination)].some((d) => d.type === 'line'));
 
 export interface UploadedAudio {
   buffer: Buffer;
@@ -34,6 +40,7 @@ export class IvrPromptsService {
   constructor(
     @Inject(FILE_STORE) private readonly files: FileStore,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outgoing: OutgoingAddressPolicy,
   ) {}
 
   /**
@@ -43,45 +50,98 @@ export class IvrPromptsService {
    */
   async renderTree(clientId: string, language: Language, draft: IvrTree): Promise<{ tree: IvrTree; rendered: boolean | null }> {
     const tree: IvrTree = structuredClone(draft);
+    const tools: ToolCheck = { ok: null };
+    let urlsFetched = true;
+    // An audio URL is downloaded and converted now (the voice server plays stored files only); a node whose URL
+    // fails keeps its text (spoken instead) or, with none, plays the voice server's tone.
+    for (const node of tree.nodes.filter((candidate) => !candidate.promptAudioFileId && candidate.promptAudioUrl)) {
+      node.promptAudioFileId = await this.fetchUrl(clientId, language, node.promptAudioUrl!, node.id);
+      if (!node.promptAudioFileId && !node.promptText) urlsFetched = false;
+    }
     const needing = tree.nodes.filter((node) => !node.promptAudioFileId && node.promptText);
-    if (!needing.length) return { tree, rendered: null };
-    let rendered = true;
-    let toolsChecked: boolean | null = null;
+    // A tree that sends callers to a line also needs what they hear when that line is closed (its business hours):
+    // rendered now in the IVR's language and found by the voice server under the same cache key. Best effort: a
+    // missing tool leaves the voice server's tone, and says nothing about the tree's own prompts.
+    if (treeReachesLine(tree)) {
+      const offHours = await this.offHoursMessage(clientId);
+      await this.renderText(clientId, language, voiceLineClosedText(language, offHours), tools, 'closed line');
+    }
+    if (!needing.length) return { tree, rendered: urlsFetched ? null : false };
+    let rendered = urlsFetched;
     for (const node of needing) {
-      const key = createHash('sha256').update(`${RENDER_VERSION}\n${language}\n${node.promptText}`).digest('hex');
-      const cached = await this.cached(clientId, key);
-      if (cached) {
-        node.promptAudioFileId = cached;
-        continue;
-      }
-      toolsChecked ??= (await hasTool('espeak-ng')) && (await hasTool('sox'));
-      if (!toolsChecked) {
-        rendered = false;
-        node.promptAudioFileId = null;
-        continue;
-      }
-      try {
-        const audio = await renderSpeech(node.promptText!, language);
-        const fileId = await this.store(clientId, audio);
-        // A concurrent publish of the same text may have won: keep its file, drop ours.
-        const [row] = await this.dataSource.query(
-          `INSERT INTO ivr_prompt_audio (client_id, cache_key, language, file_id) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (client_id, cache_key) DO UPDATE SET cache_key = EXCLUDED.cache_key RETURNING file_id`,
-          [clientId, key, language, fileId],
-        );
-        if (row.file_id !== fileId) await this.files.remove(fileId);
-        node.promptAudioFileId = String(row.file_id);
-      } catch (error) {
-        if (error instanceof AudioToolError) {
-          this.logger.warn(`IVR prompt "${node.id}" not rendered: ${error.message}`);
-          rendered = false;
-          node.promptAudioFileId = null;
-          continue;
-        }
-        throw fileStoreFailure(error);
-      }
+      node.promptAudioFileId = await this.renderText(clientId, language, node.promptText!, tools, `IVR prompt "${node.id}"`);
+      if (!node.promptAudioFileId) rendered = false;
     }
     return { tree, rendered };
+  }
+
+  /** The file id of `text` spoken in `language` (cached per tenant, language and text), or null when espeak-ng or sox fails. */
+  private async renderText(clientId: string, language: Language, text: string, tools: ToolCheck, what: string): Promise<string | null> {
+    const key = ivrPromptCacheKey(language, text);
+    const cached = await this.cached(clientId, key);
+    if (cached) return cached;
+    tools.ok ??= (await hasTool('espeak-ng')) && (await hasTool('sox'));
+    if (!tools.ok) return null;
+    try {
+      return await this.keep(clientId, key, language, await renderSpeech(text, language));
+    } catch (error) {
+      if (error instanceof AudioToolError) {
+        this.logger.warn(`${what} not rendered: ${error.message}`);
+        return null;
+      }
+      throw fileStoreFailure(error);
+    }
+  }
+
+  /**
+   * The stored prompt of a node's audio URL, or null when it cannot be fetched or converted (logged). Cached by the
+   * downloaded bytes: the same audio is stored once, a file changed behind the same URL is converted again.
+   */
+  private async fetchUrl(clientId: string, language: Language, url: string, nodeId: string): Promise<string | null> {
+    if (url.startsWith('/')) {
+      this.logger.warn(`IVR prompt "${nodeId}": ${url} is a path, not an http(s) URL: not fetched`);
+      return null;
+    }
+    try {
+      const { bytes, extension } = await fetchPromptAudio(url, this.outgoing);
+      const key = createHash('sha256')
+        .update(`url-audio v1\n${createHash('sha256').update(bytes).digest('hex')}`)
+        .digest('hex');
+      const cached = await this.cached(clientId, key);
+      if (cached) return cached;
+      const info = extension === 'wav' ? readWavInfo(bytes) : null;
+      const audio = isTelephonyWav(info) ? bytes : (await hasTool('sox')) ? await convertRecording(bytes, extension) : null;
+      if (!audio) throw new PromptUrlError('sox is not installed to convert it');
+      const converted = readWavInfo(audio);
+      if (!isTelephonyWav(converted) || converted!.dataBytes === 0) throw new PromptUrlError('it holds no audio');
+      return await this.keep(clientId, key, language, audio);
+    } catch (error) {
+      if (error instanceof PromptUrlError || error instanceof AudioToolError) {
+        this.logger.warn(`IVR prompt "${nodeId}": audio URL not used: ${error.message}`);
+        return null;
+      }
+      throw fileStoreFailure(error);
+    }
+  }
+
+  /** Stores `audio` under the cache key; a concurrent publish that stored the same key first wins (ours is dropped). */
+  private async keep(clientId: string, key: string, language: Language, audio: Buffer): Promise<string> {
+    const fileId = await this.store(clientId, audio);
+    const [row] = await this.dataSource.query(
+      `INSERT INTO ivr_prompt_audio (client_id, cache_key, language, file_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (client_id, cache_key) DO UPDATE SET cache_key = EXCLUDED.cache_key RETURNING file_id`,
+      [clientId, key, language, fileId],
+    );
+    if (row.file_id !== fileId) await this.files.remove(fileId);
+    return String(row.file_id);
+  }
+
+  /** The tenant's off-hours message (platform settings; '' when never written). */
+  private async offHoursMessage(clientId: string): Promise<string> {
+    const [row] = (await this.dataSource.query(`SELECT settings->>'offHoursMessage' AS text FROM platform_settings WHERE client_id = $1`, [
+      clientId,
+    ])) as { text: string | null }[];
+    return (row?.text ?? '').trim();
   }
 
   /** Stores an uploaded recording (wav, mp3, ogg; size-limited) converted to telephony WAV; 400 naming the file otherwise. */

@@ -6,6 +6,7 @@ import {
   describeAgentState,
   describeConversationState,
   initial,
+  isOpenConversationStatus,
   persist,
   restore,
   step,
@@ -174,6 +175,11 @@ function agentLogData(
   // The conversation an assignment or a release is about, and what a logout handed back.
   if (input.type === 'agent.conversationAssigned' || input.type === 'agent.conversationReleased')
     data.conversationId = input.conversationId;
+  // The call's line and channel, when telephony gave them (per-line call AHT reads the row entering inCall).
+  if (input.type === 'agent.callStarted') {
+    if (input.attentionLineId) data.attentionLineId = input.attentionLineId;
+    if (input.channel) data.channel = input.channel;
+  }
   if (requeue.length > 0) data.conversationIds = requeue;
   return Object.keys(data).length > 0 ? data : null;
 }
@@ -805,7 +811,10 @@ export class MachineHostService {
     };
     const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, next, result.intents);
     const requeue = result.intents.flatMap((intent) => (intent.type === 'requeueConversations' ? intent.params.conversationIds : []));
-    if (current.status !== next.status && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
+    // A chat let go during a call frees room the line's chats-during-call rule may give again (the
+    // machine offers capacity only in ready; routing applies the blended rule).
+    const freedOnCall = next.status === 'inCall' && input.type === 'agent.conversationReleased';
+    if ((current.status !== next.status || freedOnCall) && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
       effects.push({
         topic: 'job',
@@ -1018,7 +1027,7 @@ export class MachineHostService {
       }
     }
     // Closed: once, whichever way (an Inquest ending reaches Closed again and is not a new close).
-    if (after.status === 'Closed' && before.status !== 'Closed' && before.status !== 'Inquest') {
+    if (after.status === 'Closed' && isOpenConversationStatus(before.status)) {
       for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
     }
     return effects;

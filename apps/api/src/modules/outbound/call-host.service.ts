@@ -116,13 +116,16 @@ export class CallHostService {
     input: CallEventInput,
     actor: Actor,
     tenantId?: string,
-    at = Date.now(),
+    /** The carrier's time of the event; without it, the step is timed once the call's row is locked. */
+    at?: number,
     /** The row as this transaction already locked it, to skip reading it again. */
     locked?: CallRow,
   ): Promise<CallRow> {
     const current = locked?.id === id ? locked : await this.lockCall(manager, id, tenantId);
+    // Read after the lock: a step that waited for it is never dated before the one that held it.
+    const stepAt = at ?? Date.now();
     const snapshot = restore(outboundCallMachine, current.snapshot as never);
-    const result = step(outboundCallMachine, snapshot, { ...input, at: Math.max(at, 0), actor } as OutboundCallEvent);
+    const result = step(outboundCallMachine, snapshot, { ...input, at: Math.max(stepAt, 0), actor } as OutboundCallEvent);
     if (!result.changed || !result.record) throw illegalStep('the call', input.type, current.status);
     const context = result.snapshot.context;
     const stamp = (value: number | null) => (value === null ? null : new Date(value));

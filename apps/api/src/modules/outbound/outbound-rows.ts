@@ -1,5 +1,12 @@
 import type { OutboundCallView } from '@centralita/contracts';
-import type { Actor, DialerCampaignEvent, DialingMode, OutboundCallEvent, RetryPolicy } from '@centralita/domain';
+import {
+  sqlStatusList,
+  type Actor,
+  type DialerCampaignEvent,
+  type DialingMode,
+  type OutboundCallEvent,
+  type RetryPolicy,
+} from '@centralita/domain';
 import { AppException } from '../../common/app.exception';
 
 /** The rows of the outbound machines, their views, and what every outbound step shares. */
@@ -102,10 +109,8 @@ export function callView(row: CallRow, contactName: string | null = null): Outbo
   };
 }
 
-/** A list of machine statuses as an SQL literal, `('a', 'b')`: the lists are the domain's constants, never input. */
-export function sqlStatuses(statuses: readonly string[]): string {
-  return `(${statuses.map((status) => `'${status}'`).join(', ')})`;
-}
+/** A list of machine statuses as an SQL literal, `('a', 'b')`: the domain's one writer of them (status-sets.ts). */
+export const sqlStatuses = sqlStatusList;
 
 /** The actor of a staff member acting as supervisor on a campaign or a call. */
 export function supervisorActor(principal: { userId: string }): Actor {

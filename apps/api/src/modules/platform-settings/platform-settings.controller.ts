@@ -13,6 +13,18 @@ export class PlatformSettingsDto {
   @ApiProperty({ minimum: 5, maximum: 1440 }) @IsOptional() @IsInt() idleLogoutMinutes?: number;
   @ApiProperty({ minimum: 30, maximum: 86400 }) @IsOptional() @IsInt() maxQueueWaitSeconds?: number;
   @ApiProperty({ type: [String] }) @IsOptional() @IsString({ each: true }) @IsArray() emoticons?: string[];
+  @ApiPropertyOptional({ description: 'Record inbound calls from the agent’s answer (default false)' })
+  @IsOptional()
+  @IsBoolean()
+  callRecording?: boolean;
+  @ApiPropertyOptional({ description: 'Tell callers the call is recorded before the agent is rung (default true)' })
+  @IsOptional()
+  @IsBoolean()
+  announceCallRecording?: boolean;
+  @ApiPropertyOptional({ minimum: 1, maximum: 3650, description: 'Days recordings are kept (default 90)' })
+  @IsOptional()
+  @IsInt()
+  callRecordingRetentionDays?: number;
 }
 
 export class ChannelConfigDto {

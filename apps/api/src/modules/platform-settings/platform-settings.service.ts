@@ -56,6 +56,13 @@ export class PlatformSettingsService {
       welcomeMessage: typeof saved.welcomeMessage === 'string' ? saved.welcomeMessage.trim() : '',
       offHoursMessage: typeof saved.offHoursMessage === 'string' ? saved.offHoursMessage.trim() : '',
       emoticons: row.emoticons.length > 0 ? row.emoticons : [...DEFAULT_EMOTICONS],
+      // Saved before call recording existed: its defaults (the worker reads the same keys, absent = off).
+      callRecording: saved.callRecording === true,
+      announceCallRecording: saved.announceCallRecording !== false,
+      callRecordingRetentionDays:
+        typeof saved.callRecordingRetentionDays === 'number'
+          ? saved.callRecordingRetentionDays
+          : DEFAULT_PLATFORM_SETTINGS.callRecordingRetentionDays,
     };
   }
 
@@ -79,6 +86,9 @@ export class PlatformSettingsService {
       idleLogoutMinutes: body.idleLogoutMinutes as number,
       maxQueueWaitSeconds: body.maxQueueWaitSeconds as number,
       emoticons: [...new Set((body.emoticons ?? []).map((e) => e.trim()).filter(Boolean))],
+      callRecording: body.callRecording ?? false,
+      announceCallRecording: body.announceCallRecording ?? DEFAULT_PLATFORM_SETTINGS.announceCallRecording,
+      callRecordingRetentionDays: body.callRecordingRetentionDays ?? DEFAULT_PLATFORM_SETTINGS.callRecordingRetentionDays,
     };
     assertRules(validatePlatformSettings(input));
     const before = await this.getSettings(principal.clientId);

@@ -1,13 +1,22 @@
 import { QUEUES, roomName, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
 import {
   agentPresenceMachine,
+  ASSIGNABLE_AGENT_STATUSES,
+  DEFAULT_BLENDED_RULES,
   DEFAULT_ROUTING_POLICY,
   estimateWait,
+  inCallCandidate,
+  mayTakeCall,
+  mayTakeChat,
   estimateWaitForNewcomer,
   restore,
+  READY_AGENT_STATUSES,
   routingCandidate,
   selectAgent,
+  sqlStatusList,
   type AgentCandidate,
+  type BlendedLineRules,
+  type BlendedLoad,
   type ConversationContext,
   type RoutingPolicy,
 } from '@centralita/domain';
@@ -30,6 +39,9 @@ import { REDIS, RedisKeys } from '../redis/redis.module';
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
 const ROUTING_BATCH = 20;
+/** Presence statuses ready for conversations, and those the presence machine may be assigned one in (with inCall), as SQL lists. */
+const READY_SQL = sqlStatusList(READY_AGENT_STATUSES);
+const ASSIGNABLE_SQL = sqlStatusList(ASSIGNABLE_AGENT_STATUSES);
 
 /** The steps a routing batch planned, written together at its end (MachineHostService.writeLockedSteps). */
 interface AssignmentSteps {
@@ -45,10 +57,14 @@ interface AgentLines {
   waiting: boolean;
 }
 
-/** The line's agents with room (what selectAgent picks from) and their rows as this transaction locked them. */
+/**
+ * The line's agents with room (what selectAgent picks from), their rows as this transaction locked
+ * them, and what each holds (calls and chats, on a call or not) for the line's blended rules.
+ */
 interface Candidates {
   list: AgentCandidate[];
   rows: Map<string, AgentRow>;
+  loads: Map<string, BlendedLoad>;
 }
 
 /** Where a view is read from: the pool, or the transaction holding the view's version (see withViewVersion). */
@@ -309,8 +325,11 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
               (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
           );
           if (heads.length === 0) return { assigned: 0, more: false };
-          const candidates = await this.candidates(manager, attentionLineId);
-          const policy = await this.policy(manager, attentionLineId);
+          // Conversations of a channel with an offer rule are live calls (phone): the blended rules count them apart.
+          const callChannels = [...this.channelRules.keys()];
+          const candidates = await this.candidates(manager, attentionLineId, callChannels);
+          const { policy, blended } = await this.lineRules(manager, attentionLineId);
+          const loadOf = (candidate: AgentCandidate) => candidates.loads.get(candidate.agentId)!;
           // Every assignment of the batch is planned first (the rows are locked), then written
           // together: a few statements for the batch instead of two per assignment.
           const steps: AssignmentSteps = { agents: [], conversations: [] };
@@ -320,11 +339,21 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
           for (const head of heads) {
             const rule = this.channelRules.get(head.channel);
             if (!rule) {
-              if (!(await this.assign(manager, outbox, head, candidates, policy, steps))) break;
+              // A chat: agents on a call only up to the line's chats-during-call limit.
+              if (
+                !(await this.assign(manager, outbox, head, candidates, policy, steps, (candidate) =>
+                  mayTakeChat(loadOf(candidate), blended),
+                ))
+              )
+                break;
               count++;
               continue;
             }
-            const eligible = new Set((await rule.eligible(manager, head, candidates.list)).map((candidate) => candidate.agentId));
+            // A call: never to an agent on a call, to one holding chats only when the line says so.
+            const offered = candidates.list.filter((candidate) => mayTakeCall(loadOf(candidate), blended));
+            const eligible = new Set(
+              offered.length === 0 ? [] : (await rule.eligible(manager, head, offered)).map((candidate) => candidate.agentId),
+            );
             const agentId =
               eligible.size === 0
                 ? null
@@ -370,7 +399,13 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       try {
         // Both rows were locked by this transaction (heads, candidates): stepped from what it holds,
         // the agent from the step planned before when it already took one in this batch.
-        agent = this.host.planAgentStep(rows.get(pick.agentId)!, { type: 'agent.conversationAssigned', conversationId }, SYSTEM);
+        // An agent on a call is a candidate only where the line's rule let them be (see routeLineOnce).
+        const duringCall = candidates.loads.get(pick.agentId)?.onCall === true;
+        agent = this.host.planAgentStep(
+          rows.get(pick.agentId)!,
+          { type: 'agent.conversationAssigned', conversationId, ...(duringCall ? { duringCall } : {}) },
+          SYSTEM,
+        );
       } catch (error) {
         // Another line's router filled this agent meanwhile (we saw them before locking): next one.
         if (!isIllegalTransition(error)) throw error;
@@ -387,7 +422,13 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       steps.agents.push(agent);
       steps.conversations.push(conversation.write);
       outbox.push(...conversation.outboxIds);
-      const updated = routingCandidate(restore(agentPresenceMachine, agent.next.snapshot as never));
+      const load = candidates.loads.get(pick.agentId);
+      if (load) {
+        if (this.channelRules.has(head.channel)) load.calls++;
+        else load.chats++;
+      }
+      const nextSnapshot = restore(agentPresenceMachine, agent.next.snapshot as never);
+      const updated = routingCandidate(nextSnapshot) ?? inCallCandidate(nextSnapshot);
       if (updated) list[index] = updated;
       else list.splice(index, 1);
       return pick.agentId;
@@ -398,27 +439,58 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   /**
    * The line's agents with room, locked in user-id order: a batch assigns to several agents, and
    * routers of lines sharing agents would deadlock if each locked them in the order it picked them.
+   * Agents on a call are among them (a line may allow chats during calls; the caller applies the
+   * line's rule), with what each holds counted from the conversations Active with them, in this
+   * transaction: capacity and the blended rules are judged on the database at assignment time.
    */
-  private async candidates(manager: EntityManager, attentionLineId: string): Promise<Candidates> {
+  private async candidates(manager: EntityManager, attentionLineId: string, callChannels: string[]): Promise<Candidates> {
     const rows: AgentRow[] = await manager.query(
       `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy') AND p.active_count < p.capacity
+       WHERE a.attention_line_id = $1 AND p.status IN ${ASSIGNABLE_SQL} AND p.active_count < p.capacity
        ORDER BY p.user_id FOR UPDATE OF p`,
       [attentionLineId],
     );
     const list = rows
-      .map((row) => routingCandidate(restore(agentPresenceMachine, row.snapshot as never)))
+      .map((row) => {
+        const snapshot = restore(agentPresenceMachine, row.snapshot as never);
+        return routingCandidate(snapshot) ?? inCallCandidate(snapshot);
+      })
       .filter((c): c is AgentCandidate => c !== null);
-    return { list, rows: new Map(rows.map((row) => [row.user_id, row])) };
+    const held = (
+      list.length === 0
+        ? []
+        : await manager.query(
+            `SELECT agent_id, count(*) FILTER (WHERE channel = ANY($2::text[]))::int AS calls,
+               count(*) FILTER (WHERE channel <> ALL($2::text[]))::int AS chats
+             FROM conversations WHERE agent_id = ANY($1::uuid[]) AND status = 'Active' GROUP BY agent_id`,
+            [list.map((candidate) => candidate.agentId), callChannels],
+          )
+    ) as { agent_id: string; calls: number; chats: number }[];
+    const counts = new Map(held.map((row) => [row.agent_id, row]));
+    const statuses = new Map(rows.map((row) => [row.user_id, row.status]));
+    const loads = new Map<string, BlendedLoad>(
+      list.map((candidate) => [
+        candidate.agentId,
+        {
+          onCall: statuses.get(candidate.agentId) === 'inCall',
+          calls: counts.get(candidate.agentId)?.calls ?? 0,
+          chats: counts.get(candidate.agentId)?.chats ?? 0,
+        },
+      ]),
+    );
+    return { list, rows: new Map(rows.map((row) => [row.user_id, row])), loads };
   }
 
-  private async policy(manager: EntityManager, attentionLineId: string): Promise<RoutingPolicy> {
-    const [row] = (await manager.query(`SELECT routing_policy FROM attention_line_routing WHERE attention_line_id = $1`, [
-      attentionLineId,
-    ])) as {
-      routing_policy: RoutingPolicy;
-    }[];
-    return row?.routing_policy ?? DEFAULT_ROUTING_POLICY;
+  /** The line's routing policy and blended rules (defaults for a line without a routing row). */
+  private async lineRules(manager: EntityManager, attentionLineId: string): Promise<{ policy: RoutingPolicy; blended: BlendedLineRules }> {
+    const [row] = (await manager.query(
+      `SELECT routing_policy, chats_during_call, offer_calls_with_chats FROM attention_line_routing WHERE attention_line_id = $1`,
+      [attentionLineId],
+    )) as { routing_policy: RoutingPolicy; chats_during_call: number; offer_calls_with_chats: boolean }[];
+    return {
+      policy: row?.routing_policy ?? DEFAULT_ROUTING_POLICY,
+      blended: row ? { chatsDuringCall: row.chats_during_call, offerCallsWithChats: row.offer_calls_with_chats } : DEFAULT_BLENDED_RULES,
+    };
   }
 
   /** The line's queue as supervisors see it. */
@@ -431,7 +503,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
          (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting,
          (SELECT min(c.queued_at) FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS oldest,
          (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-            WHERE a.attention_line_id = l.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS available
+            WHERE a.attention_line_id = l.id AND p.status IN ${READY_SQL} AND p.active_count < p.capacity) AS available
        FROM attention_lines l WHERE l.id = $1`,
       [attentionLineId],
     )) as {
@@ -469,7 +541,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
          (SELECT min(v.queued_at) FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
             WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS oldest,
          (SELECT count(*)::int FROM agent_presence p
-            WHERE p.campaign_id = c.id AND p.status IN ('available', 'busy') AND p.active_count < p.capacity) AS available
+            WHERE p.campaign_id = c.id AND p.status IN ${READY_SQL} AND p.active_count < p.capacity) AS available
        FROM campaigns c
        WHERE c.client_id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
        ORDER BY c.name, c.id`,
@@ -546,7 +618,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     // Slots of the agents serving now: paused or away agents would make the estimate optimistic.
     const [slots] = (await db.query(
       `SELECT COALESCE(sum(p.capacity), 0)::int AS slots FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status IN ('available', 'busy')`,
+       WHERE a.attention_line_id = $1 AND p.status IN ${READY_SQL}`,
       [attentionLineId],
     )) as { slots: number }[];
     return { times: handled.map((row) => row.seconds).filter((seconds) => seconds > 0), slots: slots?.slots ?? 0 };

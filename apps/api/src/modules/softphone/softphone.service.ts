@@ -17,7 +17,7 @@ import { AuditService } from '../admin/audit.service';
 import { assertRules } from '../admin/rule-check';
 import type { Principal } from '../auth/principal';
 import { MachineHostService } from '../machine-host/machine-host.service';
-import { agentView } from '../machine-host/views';
+import { agentView, type AgentRow } from '../machine-host/views';
 
 interface ConfigRow {
   ws_url: string;
@@ -248,9 +248,21 @@ export class SoftphoneService {
     return rows.map(callView);
   }
 
-  /** A SIP call was answered: presence goes to inCall (404 when the agent has not logged in a campaign). */
+  /**
+   * A SIP call was answered: presence goes to inCall (404 when the agent has not logged in a
+   * campaign). An inbound call the platform put through to this agent is booked by its own event
+   * (call.connected, with the call's line on the log row): then the agent's presence is answered as it is.
+   */
   async callStarted(principal: Principal): Promise<AgentView> {
     await this.requirePresence(principal);
+    const [inbound] = (await this.dataSource.query(
+      `SELECT p.*, u.name FROM agent_presence p JOIN users u ON u.id = p.user_id
+        WHERE p.user_id = $1 AND EXISTS (
+          SELECT 1 FROM conversations c JOIN voice_calls v ON v.conversation_id = c.id
+           WHERE c.agent_id = p.user_id AND c.status = 'Active' AND v.ended_at IS NULL AND v.client_id = $2)`,
+      [principal.userId, principal.clientId],
+    )) as AgentRow[];
+    if (inbound) return agentView(inbound);
     return agentView(
       await this.host.dispatch('agent', principal.userId, { type: 'agent.callStarted' }, this.actor(principal), principal.clientId),
     );

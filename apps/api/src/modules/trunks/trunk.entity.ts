@@ -46,6 +46,14 @@ export class Trunk {
   @Column({ name: 'caller_id', type: 'varchar', length: 16, nullable: true })
   callerId!: string | null;
 
+  /** Country calling code of the trunk's numbers ("44"): national-format called numbers are read with it. */
+  @Column({ name: 'country_code', type: 'varchar', length: 3, nullable: true })
+  countryCode!: string | null;
+
+  /** National trunk prefix the carrier writes before national numbers ("0"); null where the country has none. */
+  @Column({ name: 'national_prefix', type: 'varchar', length: 2, nullable: true })
+  nationalPrefix!: string | null;
+
   @Column({ name: 'max_concurrent_calls', type: 'integer' })
   maxConcurrentCalls!: number;
 

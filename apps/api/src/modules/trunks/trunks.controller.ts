@@ -59,6 +59,18 @@ export class TrunkInputDto implements Partial<Omit<TrunkInput, 'port' | 'maxConc
   callerId?: string | null;
   @ApiProperty({ minimum: 1, maximum: TRUNK_LIMITS.maxConcurrentCalls }) @IsOptional() @IsInt() maxConcurrentCalls?: number;
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() active?: boolean;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Country calling code of the trunk\'s numbers (1-3 digits, no "+"): called numbers in national format are read with it',
+  })
+  @IsOptional()
+  @IsString()
+  countryCode?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'National trunk prefix (1-2 digits, e.g. "0"); needs countryCode' })
+  @IsOptional()
+  @IsString()
+  nationalPrefix?: string | null;
 }
 
 class TrunkSummaryDto {
@@ -72,6 +84,8 @@ class TrunkSummaryDto {
   @ApiProperty({ type: String, nullable: true }) callerId!: string | null;
   @ApiProperty() maxConcurrentCalls!: number;
   @ApiProperty() active!: boolean;
+  @ApiProperty({ type: String, nullable: true }) countryCode!: string | null;
+  @ApiProperty({ type: String, nullable: true }) nationalPrefix!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -34,6 +34,8 @@ export function toTrunkSummary(t: Trunk): TrunkSummary {
     callerId: t.callerId,
     maxConcurrentCalls: t.maxConcurrentCalls,
     active: t.active,
+    countryCode: t.countryCode ?? null,
+    nationalPrefix: t.nationalPrefix ?? null,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };
@@ -131,6 +133,8 @@ export class TrunksService {
       callerId: body.callerId?.trim() || null,
       maxConcurrentCalls: body.maxConcurrentCalls ?? null,
       active: body.active ?? true,
+      countryCode: body.countryCode?.trim() || null,
+      nationalPrefix: body.nationalPrefix?.trim() || null,
     };
     const issues = validateTrunk(input);
     // The dialer connects to this host: a literal loopback, private or link-local address is refused

@@ -9,6 +9,8 @@ import {
   newIntegrationKey,
   newLinkToken,
   sha256Hex,
+  signApiToken,
+  verifyApiToken,
 } from './vicidial-links';
 
 describe('vicidial-links', () => {
@@ -87,5 +89,22 @@ describe('vicidial-links', () => {
     expect(linkUrl('https://c.example', 'abc', 'https://d.example/a?b=1')).toBe(
       'https://c.example/session/vicidial/abc/https%3A%2F%2Fd.example%2Fa%3Fb%3D1',
     );
+  });
+
+  it('signs API tokens that verify to their key until they expire, and refuses tampered, foreign or malformed ones', () => {
+    const keyId = '0f8b2c1e-6d3a-4b5c-9e7f-1a2b3c4d5e6f';
+    const now = 1_700_000_000_000;
+    const token = signApiToken('server-secret', keyId, now + 900_000);
+    expect(token).toMatch(/^cvt_/);
+    expect(verifyApiToken('server-secret', token, now)).toBe(keyId);
+    expect(verifyApiToken('server-secret', token, now + 900_000)).toBeNull();
+    expect(verifyApiToken('another-secret', token, now)).toBeNull();
+    // A later expiry, or another key, with the old signature: refused.
+    const [, , signature] = token.slice(4).split('.');
+    expect(verifyApiToken('server-secret', `cvt_${keyId}.${now + 9_000_000}.${signature}`, now)).toBeNull();
+    expect(verifyApiToken('server-secret', `cvt_${keyId.replace('0f', '1f')}.${now + 900_000}.${signature}`, now)).toBeNull();
+    for (const bad of ['', 'cvt_', `ctk_${keyId}.1.x`, `cvt_${keyId}.abc.${signature}`, `${token}.more`]) {
+      expect(verifyApiToken('server-secret', bad, now)).toBeNull();
+    }
   });
 });

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { describeIssue, INTEGRATION_KEY_LIMITS, INTEGRATION_KEY_PREFIX } from '@centralita/contracts';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { describeIssue, INTEGRATION_KEY_LIMITS, INTEGRATION_KEY_PREFIX, VICIDIAL_API_TOKEN_PREFIX } from '@centralita/contracts';
 import type { OutgoingAddressPolicy } from '@centralita/contracts/server';
 
 /**
@@ -31,6 +31,33 @@ export function keyFromHeaders(headers: { authorization?: string; apiKey?: strin
   if (direct) return direct;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
   return match ? match[1] : null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function apiTokenSignature(secret: string, keyId: string, expiresAtMs: number): string {
+  return createHmac('sha256', secret).update(`vicidial-api-token:${keyId}:${expiresAtMs}`).digest('base64url');
+}
+
+/**
+ * The spec's security/GetApiViciToken: a short-lived stand-in for an integration key,
+ * `cvt_<key id>.<expiry, epoch ms>.<HMAC-SHA256 of both under the server's secret>`. Nothing is
+ * stored: the signature proves the server issued it, and every use looks the key up again, so
+ * revoking the key ends its tokens at once.
+ */
+export function signApiToken(secret: string, keyId: string, expiresAtMs: number): string {
+  return `${VICIDIAL_API_TOKEN_PREFIX}${keyId}.${expiresAtMs}.${apiTokenSignature(secret, keyId, expiresAtMs)}`;
+}
+
+/** The key id of a token signed with `secret` and not expired at `now`, else null. */
+export function verifyApiToken(secret: string, token: string, now: number): string | null {
+  if (!token.startsWith(VICIDIAL_API_TOKEN_PREFIX) || token.length > 200) return null;
+  const [keyId, expiry, signature, ...rest] = token.slice(VICIDIAL_API_TOKEN_PREFIX.length).split('.');
+  if (rest.length || !UUID.test(keyId ?? '') || !/^\d{1,15}$/.test(expiry ?? '') || !signature) return null;
+  const expected = Buffer.from(apiTokenSignature(secret, keyId, Number(expiry)));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  return Number(expiry) > now ? keyId : null;
 }
 
 /** Only keys of our shape are hashed and looked up (an access JWT sent by mistake is not a key). */

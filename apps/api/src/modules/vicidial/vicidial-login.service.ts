@@ -1,4 +1,11 @@
-import type { AuthResult, ExternLoginVicidialRequest, ExternLoginVicidialResult } from '@centralita/contracts';
+import {
+  VICIDIAL_API_TOKEN_PREFIX,
+  VICIDIAL_API_TOKEN_TTL_SECONDS,
+  type ApiViciTokenResult,
+  type AuthResult,
+  type ExternLoginVicidialRequest,
+  type ExternLoginVicidialResult,
+} from '@centralita/contracts';
 import { OutgoingAddressPolicy } from '@centralita/contracts/server';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -9,7 +16,17 @@ import { AuthService } from '../auth/auth.service';
 import type { ClientMeta } from '../auth/refresh-token.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { VICIDIAL_CONFIG, type VicidialConfig } from './vicidial-config';
-import { checkCallback, LINK_TOKEN_PATTERN, linkUrl, looksLikeKey, newLinkToken, returnedRows, sha256Hex } from './vicidial-links';
+import {
+  checkCallback,
+  LINK_TOKEN_PATTERN,
+  linkUrl,
+  looksLikeKey,
+  newLinkToken,
+  returnedRows,
+  sha256Hex,
+  signApiToken,
+  verifyApiToken,
+} from './vicidial-links';
 
 interface KeyRow {
   id: string;
@@ -102,6 +119,21 @@ export class VicidialLoginService {
   }
 
   /**
+   * The spec's security/GetApiViciToken: the key holder trades its key for a token valid
+   * VICIDIAL_API_TOKEN_TTL_SECONDS, accepted wherever the key is (ExternLoginVicidial), so the
+   * long-lived key need not travel with every request. A token cannot mint another one (401):
+   * only the key renews. Rate-limited like link issuing, per address and per key.
+   */
+  async apiToken(rawKey: string | null, ip: string | null): Promise<ApiViciTokenResult> {
+    await this.rateLimiter.consume('vicidial-token-ip', ip ?? 'unknown', this.vicidial.issuePerIp);
+    const key = await this.findKey(rawKey?.startsWith(VICIDIAL_API_TOKEN_PREFIX) ? null : rawKey);
+    await this.rateLimiter.consume('vicidial-token-key', key.id, this.vicidial.issuePerKey);
+    const expiresAt = Date.now() + VICIDIAL_API_TOKEN_TTL_SECONDS * 1000;
+    await this.dataSource.query(`UPDATE integration_keys SET last_used_at = now() WHERE id = $1`, [key.id]);
+    return { token: signApiToken(this.config.jwt.secret, key.id, expiresAt), expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /**
    * Spends a link and starts the agent's session. Unknown, used, expired, revoked-key and no
    * longer signable agents all answer the same 404, so a link tells nothing about why.
    */
@@ -153,11 +185,13 @@ export class VicidialLoginService {
       new AppException('unauthorized', {
         message: 'Missing, unknown or revoked integration key (send it as X-Api-Key or Authorization: Bearer).',
       });
-    if (!rawKey || !looksLikeKey(rawKey)) throw refused();
+    // A token from GetApiViciToken stands for its key while it lasts (and while the key is not revoked).
+    const tokenKeyId = rawKey ? verifyApiToken(this.config.jwt.secret, rawKey, Date.now()) : null;
+    if (!rawKey || (!tokenKeyId && !looksLikeKey(rawKey))) throw refused();
     const [key] = await this.dataSource.query<KeyRow[]>(
       `SELECT k.id, k.tenant_id, k.name, k.callback_origins FROM integration_keys k JOIN clients c ON c.id = k.tenant_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [sha256Hex(rawKey)],
+        WHERE ${tokenKeyId ? 'k.id = $1::uuid' : 'k.key_hash = $1'} AND k.revoked_at IS NULL`,
+      [tokenKeyId ?? sha256Hex(rawKey)],
     );
     if (!key) throw refused();
     return key;

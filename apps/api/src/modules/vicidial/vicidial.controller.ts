@@ -2,6 +2,8 @@ import {
   INTEGRATION_KEY_HEADER,
   INTEGRATION_KEY_LIMITS,
   PERMISSIONS,
+  VICIDIAL_API_TOKEN_TTL_SECONDS,
+  type ApiViciTokenResult,
   type AuthResult,
   type CreatedIntegrationKey,
   type ExternLoginVicidialRequest,
@@ -42,6 +44,14 @@ export class ExternLoginVicidialDto implements ExternLoginVicidialRequest {
 export class ExternLoginVicidialResultDto implements ExternLoginVicidialResult {
   @ApiProperty({ description: '<PUBLIC_URL>/session/vicidial/<id>[/<callback, URL-encoded>]: open it once, before expiresAt' })
   url!: string;
+  @ApiProperty({ format: 'date-time' }) expiresAt!: string;
+}
+
+export class ApiViciTokenResultDto implements ApiViciTokenResult {
+  @ApiProperty({
+    description: `Stands for the integration key (X-Api-Key or Authorization: Bearer) for ${VICIDIAL_API_TOKEN_TTL_SECONDS} seconds, or until the key is revoked`,
+  })
+  token!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;
 }
 
@@ -107,6 +117,24 @@ export class ExternLoginController {
     @Req() request: Request,
   ): Promise<ExternLoginVicidialResult> {
     return this.logins.issue(keyFromHeaders({ authorization, apiKey }), body, clientIp(request));
+  }
+
+  @Post('security/GetApiViciToken')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary:
+      'An integration key asks for a short-lived API token that the dialer sends instead of the key (ExternLoginVicidial); only a key renews it (rate-limited per key and per address)',
+  })
+  @ApiHeader({ name: INTEGRATION_KEY_HEADER, required: false, description: 'The integration key (or Authorization: Bearer <key>)' })
+  @ApiEnvelope(ApiViciTokenResultDto)
+  @ApiErrors(401, 429)
+  apiToken(
+    @Headers('authorization') authorization: string | undefined,
+    @Headers(INTEGRATION_KEY_HEADER.toLowerCase()) apiKey: string | undefined,
+    @Req() request: Request,
+  ): Promise<ApiViciTokenResult> {
+    return this.logins.apiToken(keyFromHeaders({ authorization, apiKey }), clientIp(request));
   }
 
   @Post('auth/vicidial/:id')

@@ -1,6 +1,6 @@
 import { QUEUES, outboxJob, type VoiceCommand } from '@centralita/contracts';
 import { jobEffect } from '@centralita/contracts/server';
-import type { AgentCandidate } from '@centralita/domain';
+import { retryableAgents, type AgentCandidate } from '@centralita/domain';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -30,7 +30,15 @@ export interface VoiceCallView {
   abandonStage: 'ivr' | 'queue' | null;
   endedBy: 'caller' | 'agent' | 'system' | null;
   endReason: string | null;
+  /** Who monitors the call and how (voice-monitoring.service.ts): state 'ringing' until their softphone answers. */
+  monitor: { supervisorId: string | null; mode: 'listen' | 'whisper' | 'barge' | null; state: 'ringing' | 'active' | null };
 }
+
+/**
+ * How long an agent whose phone did not take a call (call.connectFailed) waits before that call is
+ * offered to them again, when no other eligible agent has yet to be tried (see retryableAgents).
+ */
+export const CONNECT_RETRY_BACKOFF_MS = 30_000;
 
 /** Characters a SIP URI's user part may carry unescaped (RFC 3261 `user`), as the worker's dialer escapes them. */
 const SIP_USER_SAFE = /[A-Za-z0-9\-_.!~*'()&=+$,;?/]/;
@@ -50,9 +58,12 @@ export function agentSipUri(authUser: string, domain: string): string {
 /**
  * The live call behind a phone conversation, as routing and the machine host meet it:
  * - routing offers a waiting caller only when the voice server can bridge calls
- *   (VOICE_CONNECT_ENABLED) and only to an agent who can talk now: ready, holding no conversation,
- *   with a softphone registration (account and the tenant's SIP domain). The assignment sends the
- *   worker `connect` with the agent's SIP URI, in the assignment's transaction.
+ *   (VOICE_CONNECT_ENABLED) and only to an agent who can talk now: not on a call, holding chats only
+ *   when the line allows it (routing applies the line's blended rules before asking here), with a
+ *   softphone registration (account and the tenant's SIP domain); only the agent the IVR asked for
+ *   when it did; an agent whose phone did not take this call only once no one else is left to try
+ *   and CONNECT_RETRY_BACKOFF_MS has passed. The assignment sends the worker `connect` with the
+ *   agent's SIP URI, in the assignment's transaction.
  * - a phone conversation closed while its call is live (an agent, a supervisor, a queue timeout)
  *   sends the worker `hangUp`.
  */
@@ -75,15 +86,25 @@ export class VoiceCallsService implements OnModuleInit, ChannelOfferRule {
   }
 
   async eligible(manager: EntityManager, conversation: ConversationRow, candidates: AgentCandidate[]): Promise<AgentCandidate[]> {
-    if (!this.config.voiceConnectEnabled) return [];
-    const free = candidates.filter((candidate) => candidate.activeConversations === 0);
-    if (free.length === 0 || !(await this.liveCall(manager, conversation.id))) return [];
+    if (!this.config.voiceConnectEnabled || candidates.length === 0) return [];
+    const call = await this.liveCall(manager, conversation.id);
+    if (!call) return [];
+    const asked = call.requested_agent_id ? candidates.filter((candidate) => candidate.agentId === call.requested_agent_id) : candidates;
     const uris = await this.sipUris(
       manager,
       conversation.tenant_id,
-      free.map((candidate) => candidate.agentId),
+      asked.map((candidate) => candidate.agentId),
     );
-    return free.filter((candidate) => uris.has(candidate.agentId));
+    const reachable = asked.filter((candidate) => uris.has(candidate.agentId));
+    const offered = new Set(
+      retryableAgents(
+        reachable.map((candidate) => candidate.agentId),
+        call.failed_agents ?? {},
+        Date.now(),
+        CONNECT_RETRY_BACKOFF_MS,
+      ),
+    );
+    return reachable.filter((candidate) => offered.has(candidate.agentId));
   }
 
   async assigned(manager: EntityManager, conversation: ConversationRow, agentId: string): Promise<OutboxEffect[]> {
@@ -111,11 +132,14 @@ export class VoiceCallsService implements OnModuleInit, ChannelOfferRule {
   }
 
   /** The call of a conversation that has not ended yet (the voice events write its end before they close the conversation). */
-  private async liveCall(manager: EntityManager, conversationId: string): Promise<{ id: string } | null> {
+  private async liveCall(
+    manager: EntityManager,
+    conversationId: string,
+  ): Promise<Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents'> | null> {
     const [call] = (await manager.query(
-      `SELECT id FROM voice_calls WHERE conversation_id = $1 AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      `SELECT id, requested_agent_id, failed_agents FROM voice_calls WHERE conversation_id = $1 AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1`,
       [conversationId],
-    )) as { id: string }[];
+    )) as Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents'>[];
     return call ?? null;
   }
 
@@ -143,9 +167,16 @@ function command(data: VoiceCommand): OutboxEffect {
   return jobEffect(outboxJob(QUEUES.voiceCommands, { name: data.type, data }));
 }
 
+/** voice_calls' monitoring columns (migration 1763706600000). */
+interface MonitorColumns {
+  monitor_supervisor_id?: string | null;
+  monitor_mode?: VoiceCallView['monitor']['mode'];
+  monitor_state?: VoiceCallView['monitor']['state'];
+}
+
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
-export function voiceCallView(row: VoiceCallRow): VoiceCallView {
+export function voiceCallView(row: VoiceCallRow & MonitorColumns): VoiceCallView {
   return {
     callId: row.id,
     conversationId: row.conversation_id,
@@ -164,5 +195,6 @@ export function voiceCallView(row: VoiceCallRow): VoiceCallView {
     abandonStage: row.abandon_stage,
     endedBy: row.ended_by,
     endReason: row.end_reason,
+    monitor: { supervisorId: row.monitor_supervisor_id ?? null, mode: row.monitor_mode ?? null, state: row.monitor_state ?? null },
   };
 }

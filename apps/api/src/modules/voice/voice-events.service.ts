@@ -1,12 +1,18 @@
-import { roomName, VOICE_ABANDON_STAGES, type VoiceCallEvent } from '@centralita/contracts';
+import { roomName, VOICE_ABANDON_STAGES, VOICE_MONITOR_MODES, type VoiceCallEvent } from '@centralita/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { ConversationIntakeService } from '../intake/conversation-intake.service';
-import { isIllegalTransition, MachineHostService, type ConversationEventInput } from '../machine-host/machine-host.service';
+import {
+  isIllegalTransition,
+  MachineHostService,
+  type AgentEventInput,
+  type ConversationEventInput,
+} from '../machine-host/machine-host.service';
 import { writeOutbox } from '../machine-host/outbox';
 import { messageView, type ConversationRow, type MessageRow } from '../machine-host/views';
-import { voiceHistoryLine, type VoiceHistoryKey } from './voice-history';
+import { connectFailureKey, voiceHistoryLine, type VoiceHistoryKey } from './voice-history';
+import { applyMonitorEvent } from './voice-monitoring.service';
 import { admitEvent, type AdmitOutcome } from './voice-sequence';
 
 /** The conversation channel of a caller (the stored spelling; the console names it 'Phone'). */
@@ -27,6 +33,8 @@ const EVENT_TYPES = new Set<VoiceCallEvent['type']>([
   'call.connectFailed',
   'call.abandoned',
   'call.ended',
+  'call.monitor',
+  'call.recorded',
 ]);
 const OPEN = new Set(['Transitory', 'LiningUp', 'Active']);
 const SYSTEM = { kind: 'system' } as const;
@@ -42,6 +50,10 @@ export interface VoiceCallRow {
   conversation_id: string | null;
   attention_line_id: string | null;
   agent_id: string | null;
+  /** The agent the IVR's agent destination asked for: only they are offered the call. */
+  requested_agent_id: string | null;
+  /** Agents whose phone did not take the call (call.connectFailed): agent id → epoch ms of the failure. */
+  failed_agents: Record<string, number>;
   last_seq: number;
   pending_events: VoiceCallEvent[];
   stage: 'new' | 'ivr' | 'queue' | 'agent' | 'connected' | 'ended';
@@ -151,22 +163,43 @@ export class VoiceEventsService {
         await this.queue(step, lineId, event.path, conversation);
         return;
       }
-      case 'call.toAgent':
-        // The IVR's agent destination: recorded; ringing that agent needs the media side's 'connect' (not built yet).
-        await step.update({ stage: 'agent', agent_id: await this.tenantUser(step.manager, event.agentId, call.client_id) });
+      case 'call.toAgent': {
+        // The IVR's agent destination: the caller waits in a line that agent serves, offered to that agent only
+        // (VoiceCallsService.eligible), so routing sends 'connect' to them as soon as they can talk (blended rules included).
+        const agentId = await this.tenantUser(step.manager, event.agentId, call.client_id);
+        const lineId = agentId ? await this.agentLine(step.manager, agentId, call.client_id, call.conversation_id) : null;
+        if (!agentId || !lineId) {
+          this.logger.warn(`call ${call.id}: the IVR's agent ${event.agentId} is not an agent serving a live line of the tenant`);
+          await step.update({ stage: 'agent', agent_id: agentId });
+          return;
+        }
+        await step.update({ stage: 'agent', requested_agent_id: agentId, attention_line_id: lineId, queued_at: new Date(event.at) });
+        const conversation = call.conversation_id ? null : await this.openConversation(step, lineId);
+        await this.queue(step, lineId, event.path, conversation);
         return;
-      case 'call.connected':
-        await step.update({
-          stage: 'connected',
-          connected_at: new Date(event.at),
-          agent_id: (await this.tenantUser(step.manager, event.agentId, call.client_id)) ?? call.agent_id,
-        });
+      }
+      case 'call.connected': {
+        const agentId = (await this.tenantUser(step.manager, event.agentId, call.client_id)) ?? call.agent_id;
+        await step.update({ stage: 'connected', connected_at: new Date(event.at), agent_id: agentId });
+        // One presence for voice and chat: the agent is in a call, booked on the call's line and channel (call AHT).
+        if (agentId)
+          await step.agent(agentId, { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel: PHONE_CHANNEL });
         return;
+      }
       case 'call.connectFailed': {
         // The agent's softphone did not take the call (the caller is back on hold): the conversation goes back to its
         // line's queue the way a logged-out agent's conversations do (conversation.transferred to the same line).
+        // The agent is remembered so the call is offered to the others first (VoiceCallsService.eligible).
         this.logger.log(`call ${call.id}: agent ${event.agentId} did not take the call (${clip(event.reason, 60)}); back to the queue`);
-        await step.update({ stage: 'queue' });
+        const agentId = await this.tenantUser(step.manager, event.agentId, call.client_id);
+        await step.update({
+          stage: 'queue',
+          failed_agents: agentId ? { ...(call.failed_agents ?? {}), [agentId]: Date.now() } : call.failed_agents,
+        });
+        await step.history(connectFailureKey(event.reason), {
+          agent: agentId ? await this.userName(step.manager, agentId) : clip(event.agentId, 80),
+          reason: clip(event.reason, 60),
+        });
         const current = await step.conversation();
         if (!current || current.status !== 'Active' || !current.attention_line_id) return;
         const pollId = (current.snapshot.context as { pollId?: string | null }).pollId ?? null;
@@ -193,12 +226,43 @@ export class VoiceEventsService {
         else await step.dispatch({ type: 'conversation.abandoned' }, step.customer(current));
         return;
       }
+      case 'call.monitor':
+        // A supervisor's listen / whisper / barge (voice-monitoring.service.ts): the call's record and a staff note.
+        return step.monitor(event);
+      case 'call.recorded': {
+        // Only a complete call-recording file of the call's own tenant is linked (the worker wrote it before this event).
+        const [file] = (await step.manager.query(
+          `SELECT id FROM stored_files WHERE id = $1 AND tenant_id = $2 AND kind = 'call-recording' AND completed_at IS NOT NULL`,
+          [event.fileId, call.client_id],
+        )) as { id: string }[];
+        if (!file) {
+          this.logger.warn(`call ${call.id}: recording ${event.fileId} is not a stored call recording of its tenant`);
+          return;
+        }
+        await step.manager.query(
+          `INSERT INTO voice_recordings (client_id, call_id, conversation_id, agent_id, file_id, duration_ms, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (file_id) DO NOTHING`,
+          [
+            call.client_id,
+            call.id,
+            call.conversation_id,
+            (event.agentId ? await this.tenantUser(step.manager, event.agentId, call.client_id) : null) ?? call.agent_id,
+            file.id,
+            event.durationMs,
+            new Date(event.at),
+          ],
+        );
+        return;
+      }
       case 'call.ended': {
         const reason = clip(event.reason, 200) || event.by;
+        const talked = call.connected_at !== null && call.agent_id !== null;
         await step.update({ stage: 'ended', ended_at: new Date(event.at), ended_by: event.by, end_reason: reason });
         await step.history('ended', { reason });
         const current = await step.conversation();
         if (current) await step.dispatch({ type: 'conversation.closed', reason: clip(reason, 60) }, SYSTEM);
+        // After-call work follows the call (the host's AFTER_CALL_WORK_SECONDS timer brings the agent back).
+        if (talked) await step.agent(call.agent_id!, { type: 'agent.callEnded' });
         return;
       }
     }
@@ -286,6 +350,31 @@ export class VoiceEventsService {
     return row?.id ?? null;
   }
 
+  /**
+   * The line a call sent to an agent waits in: the one its conversation is on when the agent serves
+   * it, else the agent's first live line (by name), so routing, which offers a line's callers to its
+   * agents, can offer it to them.
+   */
+  private async agentLine(
+    manager: EntityManager,
+    agentId: string,
+    tenantId: string,
+    conversationId: string | null,
+  ): Promise<string | null> {
+    const [row] = (await manager.query(
+      `SELECT l.id FROM agent_attention_lines a JOIN attention_lines l ON l.id = a.attention_line_id AND l.deleted_at IS NULL
+        WHERE a.user_id = $1 AND l.client_id = $2
+        ORDER BY (l.id = (SELECT c.attention_line_id FROM conversations c WHERE c.id = $3::uuid)) IS TRUE DESC, l.name, l.id LIMIT 1`,
+      [agentId, tenantId, conversationId],
+    )) as { id: string }[];
+    return row?.id ?? null;
+  }
+
+  private async userName(manager: EntityManager, userId: string): Promise<string> {
+    const [row] = (await manager.query(`SELECT name FROM users WHERE id = $1`, [userId])) as { name: string }[];
+    return clip(row?.name ?? userId, 120);
+  }
+
   private async tenantUser(manager: EntityManager, id: string, tenantId: string): Promise<string | null> {
     if (!UUID.test(id ?? '')) return null;
     const [row] = (await manager.query(`SELECT id FROM users WHERE id = $1 AND client_id = $2`, [id, tenantId])) as { id: string }[];
@@ -306,7 +395,7 @@ class CallStep {
   async update(fields: Partial<Omit<VoiceCallRow, 'id' | 'client_id'>>): Promise<void> {
     const entries = Object.entries(fields);
     if (entries.length === 0) return;
-    const json = new Set(['ivr_path', 'pending_events']);
+    const json = new Set(['ivr_path', 'pending_events', 'failed_agents']);
     const sets = entries.map(([column], index) => `${column} = $${index + 2}${json.has(column) ? '::jsonb' : ''}`);
     await this.manager.query(`UPDATE voice_calls SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [
       this.call.id,
@@ -348,6 +437,26 @@ class CallStep {
     }
   }
 
+  /**
+   * One presence step of the call's agent, in the call's transaction; a step the machine refuses
+   * (the agent's softphone already reported it, the agent logged out meanwhile) is dropped. The
+   * conversation is locked first: the host's lock order is conversations, then agents.
+   */
+  async agent(agentId: string, input: AgentEventInput): Promise<void> {
+    if (this.call.conversation_id)
+      await this.manager.query(`SELECT id FROM conversations WHERE id = $1 FOR UPDATE`, [this.call.conversation_id]);
+    try {
+      const { outboxIds } = await this.host.dispatchAgent(this.manager, agentId, input, SYSTEM, this.call.client_id);
+      this.outbox.push(...outboxIds);
+    } catch (error) {
+      if (!isIllegalTransition(error) && !(error instanceof AppException && error.code === 'not_found')) throw error;
+    }
+  }
+
+  monitor(event: Extract<VoiceCallEvent, { type: 'call.monitor' }>): Promise<void> {
+    return applyMonitorEvent(this.manager, this.outbox, this.call, event, this.language);
+  }
+
   /** A system line in the conversation's history, pushed to the staff watching it. */
   async history(key: VoiceHistoryKey, values: Record<string, string> = {}): Promise<void> {
     if (!this.call.conversation_id) return;
@@ -382,6 +491,10 @@ function malformed(event: VoiceCallEvent): string | null {
   if (event.type === 'call.abandoned' && !(VOICE_ABANDON_STAGES as readonly string[]).includes(event.stage))
     return 'stage must be ivr or queue';
   if (event.type === 'call.queued' && !Array.isArray(event.path)) return 'path must be a list';
+  if (event.type === 'call.recorded' && (!UUID.test(event.fileId ?? '') || !(Number.isInteger(event.durationMs) && event.durationMs >= 0)))
+    return 'a recording needs a file id (UUID) and a duration in ms';
+  if (event.type === 'call.monitor' && !(VOICE_MONITOR_MODES as readonly string[]).includes(event.mode))
+    return 'mode must be listen, whisper or barge';
   return null;
 }
 

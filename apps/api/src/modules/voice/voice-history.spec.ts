@@ -1,6 +1,6 @@
 import { LANGUAGES } from '@centralita/contracts';
 import { callerNumber } from './voice-events.service';
-import { VOICE_HISTORY, voiceHistoryLine } from './voice-history';
+import { connectFailureKey, VOICE_HISTORY, voiceHistoryLine } from './voice-history';
 
 describe(voiceHistoryLine.name, () => {
   it('has every line in the seven languages, each with the same placeholders as the English one', () => {
@@ -17,6 +17,17 @@ describe(voiceHistoryLine.name, () => {
     expect(voiceHistoryLine('incoming', 'en', { from: '+34911', to: '+34910' })).toBe('Incoming call from +34911 to +34910');
     expect(voiceHistoryLine('ivrKey', 'de', { node: 'Vertrieb', digit: '1' })).toBe('IVR: Vertrieb (Taste 1)');
     expect(voiceHistoryLine('incoming', 'xx', { from: 'a', to: 'b' })).toBe('Llamada entrante de a a b');
+  });
+
+  it('names why a connect failed: busy, no answer and not connected in words, other codes as they came', () => {
+    expect(voiceHistoryLine(connectFailureKey('busy'), 'en', { agent: 'Ana' })).toBe(
+      'Ana’s phone was busy: the call goes back to the queue',
+    );
+    expect(voiceHistoryLine(connectFailureKey('noAnswer'), 'es', { agent: 'Ana' })).toBe('Ana no contestó la llamada: vuelve a la cola');
+    expect(connectFailureKey('unavailable')).toBe('connectUnavailable');
+    expect(voiceHistoryLine(connectFailureKey('sip503'), 'en', { agent: 'Ana', reason: 'sip503' })).toBe(
+      'The call could not be put through to Ana (sip503): it goes back to the queue',
+    );
   });
 });
 

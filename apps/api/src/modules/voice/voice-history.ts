@@ -60,7 +60,51 @@ export const VOICE_HISTORY = {
     de: 'Anruf beendet ({reason})',
     ru: 'Звонок завершён ({reason})',
   },
+  connectBusy: {
+    es: 'El teléfono de {agent} estaba ocupado: la llamada vuelve a la cola',
+    en: '{agent}’s phone was busy: the call goes back to the queue',
+    el: 'Το τηλέφωνο του/της {agent} ήταν κατειλημμένο: η κλήση επιστρέφει στην ουρά',
+    it: 'Il telefono di {agent} era occupato: la chiamata torna in coda',
+    sr: 'Telefon korisnika {agent} je bio zauzet: poziv se vraća u red',
+    de: 'Das Telefon von {agent} war besetzt: der Anruf geht zurück in die Warteschlange',
+    ru: 'Телефон {agent} был занят: звонок возвращается в очередь',
+  },
+  connectNoAnswer: {
+    es: '{agent} no contestó la llamada: vuelve a la cola',
+    en: '{agent} did not answer the call: it goes back to the queue',
+    el: 'Ο/Η {agent} δεν απάντησε στην κλήση: επιστρέφει στην ουρά',
+    it: '{agent} non ha risposto alla chiamata: torna in coda',
+    sr: '{agent} nije odgovorio/la na poziv: vraća se u red',
+    de: '{agent} hat den Anruf nicht angenommen: er geht zurück in die Warteschlange',
+    ru: '{agent} не ответил(а) на звонок: он возвращается в очередь',
+  },
+  connectUnavailable: {
+    es: 'El teléfono de {agent} no está conectado: la llamada vuelve a la cola',
+    en: '{agent}’s phone is not connected: the call goes back to the queue',
+    el: 'Το τηλέφωνο του/της {agent} δεν είναι συνδεδεμένο: η κλήση επιστρέφει στην ουρά',
+    it: 'Il telefono di {agent} non è connesso: la chiamata torna in coda',
+    sr: 'Telefon korisnika {agent} nije povezan: poziv se vraća u red',
+    de: 'Das Telefon von {agent} ist nicht verbunden: der Anruf geht zurück in die Warteschlange',
+    ru: 'Телефон {agent} не подключён: звонок возвращается в очередь',
+  },
+  connectFailed: {
+    es: 'No se pudo pasar la llamada a {agent} ({reason}): vuelve a la cola',
+    en: 'The call could not be put through to {agent} ({reason}): it goes back to the queue',
+    el: 'Η κλήση δεν μπόρεσε να μεταβιβαστεί στον/στην {agent} ({reason}): επιστρέφει στην ουρά',
+    it: 'Non è stato possibile passare la chiamata a {agent} ({reason}): torna in coda',
+    sr: 'Poziv nije mogao da se prebaci korisniku {agent} ({reason}): vraća se u red',
+    de: 'Der Anruf konnte nicht zu {agent} durchgestellt werden ({reason}): er geht zurück in die Warteschlange',
+    ru: 'Не удалось соединить звонок с {agent} ({reason}): он возвращается в очередь',
+  },
 } as const satisfies Record<string, Record<Language, string>>;
+
+/** The history line of a call.connectFailed reason (the worker's codes, libs/contracts voice.ts); other codes show as they are. */
+export function connectFailureKey(reason: string): VoiceHistoryKey {
+  if (reason === 'busy') return 'connectBusy';
+  if (reason === 'noAnswer') return 'connectNoAnswer';
+  if (reason === 'unavailable') return 'connectUnavailable';
+  return 'connectFailed';
+}
 
 export type VoiceHistoryKey = keyof typeof VOICE_HISTORY;
 

@@ -4,6 +4,7 @@ import { MachineHostModule } from '../machine-host/machine-host.module';
 import { RoutingModule } from '../routing/routing.module';
 import { VoiceCallsService } from './voice-calls.service';
 import { VoiceEventsService } from './voice-events.service';
+import { VoiceMonitoringService } from './voice-monitoring.service';
 import { VoiceQueues } from './voice-queues.service';
 import { VoiceController } from './voice.controller';
 
@@ -14,7 +15,7 @@ import { VoiceController } from './voice.controller';
 @Module({
   imports: [MachineHostModule, IntakeModule, RoutingModule],
   controllers: [VoiceController],
-  providers: [VoiceQueues, VoiceEventsService, VoiceCallsService],
+  providers: [VoiceQueues, VoiceEventsService, VoiceCallsService, VoiceMonitoringService],
   exports: [VoiceEventsService, VoiceCallsService],
 })
 export class VoiceModule implements OnModuleInit {

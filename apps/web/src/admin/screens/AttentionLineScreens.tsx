@@ -8,6 +8,7 @@ import {
   ATTENTION_LINE_TYPES,
   LINE_PRIORITY_MAX,
   LINE_QUEUE_TIMEOUT_RANGE,
+  LINE_CHATS_DURING_CALL_MAX,
   ROUTING_POLICIES,
   validateAttentionLine,
   type AppRoute,
@@ -102,6 +103,9 @@ type LineValues = {
   priority: number | null;
   /** Empty: the account's maximum queue wait. */
   queueTimeoutSeconds: number | null;
+  /** Blended agents: chats an agent on a call may hold (0 = none). */
+  chatsDuringCall: number | null;
+  offerCallsWithChats: boolean;
 };
 const EMPTY: LineValues = {
   name: '',
@@ -118,6 +122,8 @@ const EMPTY: LineValues = {
   routingPolicy: 'longest-idle',
   priority: 0,
   queueTimeoutSeconds: null,
+  chatsDuringCall: 0,
+  offerCallsWithChats: false,
 };
 
 const toInput = (v: LineValues) => ({
@@ -135,6 +141,8 @@ const toInput = (v: LineValues) => ({
   routingPolicy: v.routingPolicy as AttentionLineSummary['routingPolicy'],
   priority: v.priority as number,
   queueTimeoutSeconds: v.queueTimeoutSeconds,
+  chatsDuringCall: v.chatsDuringCall as number,
+  offerCallsWithChats: v.offerCallsWithChats,
 });
 
 export function AttentionLineFormPage({ route }: { route: AppRoute }) {
@@ -199,6 +207,8 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
           routingPolicy: row.routingPolicy,
           priority: row.priority,
           queueTimeoutSeconds: row.queueTimeoutSeconds,
+          chatsDuringCall: row.chatsDuringCall,
+          offerCallsWithChats: row.offerCallsWithChats,
         };
       }}
       toBody={toInput}
@@ -338,6 +348,23 @@ export function AttentionLineFormPage({ route }: { route: AppRoute }) {
         onChange={set('queueTimeoutSeconds')}
         onBlur={blur('queueTimeoutSeconds')}
         error={errorFor('queueTimeoutSeconds')}
+      />
+      <NumberInput
+        id="line-chats-during-call"
+        label={t('admin.lines.chatsDuringCall')}
+        hint={t('admin.lines.chatsDuringCallHint', { max: LINE_CHATS_DURING_CALL_MAX })}
+        value={values.chatsDuringCall}
+        min={0}
+        max={LINE_CHATS_DURING_CALL_MAX}
+        onChange={set('chatsDuringCall')}
+        onBlur={blur('chatsDuringCall')}
+        error={errorFor('chatsDuringCall')}
+      />
+      <CheckInput
+        id="line-offer-calls-with-chats"
+        label={t('admin.lines.offerCallsWithChats')}
+        checked={values.offerCallsWithChats}
+        onChange={set('offerCallsWithChats')}
       />
     </AdminFormPage>
   );

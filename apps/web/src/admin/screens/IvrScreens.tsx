@@ -41,6 +41,7 @@ import { AdminListPage } from '../AdminListPage';
 import { LANGUAGE_NAMES } from '../../i18n/languages';
 import { CheckInput, SelectInput, TextArea, TextInput } from '../fields';
 import { createTelephonyApi } from '../telephony/telephony-api';
+import { VoiceSettingsSection } from './VoiceSettingsSection';
 import {
   emptyNode,
   issueCountByNode,
@@ -69,66 +70,73 @@ function useTelephonyApi() {
 export function IvrListPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
   return (
-    <AdminListPage<IvrSummary>
-      route={route}
-      resource="ivrs"
-      auditType="ivr"
-      addPath={FORM}
-      editPath={FORM}
-      describe={(row) => row.name}
-      deleteKey="telephony.ivrs.confirmDelete"
-      columns={[
-        { field: 'name', header: t('telephony.ivrs.name'), sortable: true, body: (row) => <strong>{row.name}</strong> },
-        {
-          field: 'description',
-          header: t('telephony.ivrs.description'),
-          body: (row) => <span className="admin-clamp">{formatNullable(row.description, t)}</span>,
-        },
-        { field: 'nodeCount', header: t('telephony.ivrs.nodes'), style: { width: '7rem' } },
-        {
-          field: 'publishedVersion',
-          header: t('telephony.ivrs.version'),
-          sortable: true,
-          style: { width: '13rem' },
-          body: (row) => (
-            <span className="chip-list">
-              {row.publishedVersion > 0 ? (
-                <span className="chip chip--primary" data-testid="ivr-version">
-                  {t('telephony.ivrs.versionN', { version: row.publishedVersion })}
-                </span>
-              ) : (
-                <span className="chip chip--muted" data-testid="ivr-version">
-                  {t('telephony.ivrs.notPublished')}
-                </span>
-              )}
-              {row.publishedVersion > 0 && row.hasUnpublishedChanges && <span className="chip">{t('telephony.ivrs.pending')}</span>}
-              {row.publishedVersion > 0 && row.promptsRendered === false && (
-                <span className="chip chip--warning" title={t('telephony.prompts.notRenderedHint')} data-testid="ivr-prompts-not-rendered">
-                  {t('telephony.prompts.notRenderedShort')}
-                </span>
-              )}
-            </span>
-          ),
-        },
-        {
-          field: 'active',
-          header: t('telephony.ivrs.active'),
-          sortable: true,
-          style: { width: '8rem' },
-          body: (row) => <span className={row.active ? 'chip chip--success' : 'chip chip--muted'}>{formatActive(row.active, t)}</span>,
-        },
-        {
-          field: 'tree',
-          header: t('telephony.ivrs.tree'),
-          style: { width: '9rem' },
-          body: (row) => (
-            <Link className="text-link" to={`${TREE}?id=${encodeURIComponent(row.id)}`} data-testid="ivr-tree-link">
-              <i className="pi pi-sitemap" aria-hidden="true" /> {t('telephony.ivrs.editTree')}
-            </Link>
-          ),
-        },
-      ]}
-    />
+    <>
+      <AdminListPage<IvrSummary>
+        route={route}
+        resource="ivrs"
+        auditType="ivr"
+        addPath={FORM}
+        editPath={FORM}
+        describe={(row) => row.name}
+        deleteKey="telephony.ivrs.confirmDelete"
+        columns={[
+          { field: 'name', header: t('telephony.ivrs.name'), sortable: true, body: (row) => <strong>{row.name}</strong> },
+          {
+            field: 'description',
+            header: t('telephony.ivrs.description'),
+            body: (row) => <span className="admin-clamp">{formatNullable(row.description, t)}</span>,
+          },
+          { field: 'nodeCount', header: t('telephony.ivrs.nodes'), style: { width: '7rem' } },
+          {
+            field: 'publishedVersion',
+            header: t('telephony.ivrs.version'),
+            sortable: true,
+            style: { width: '13rem' },
+            body: (row) => (
+              <span className="chip-list">
+                {row.publishedVersion > 0 ? (
+                  <span className="chip chip--primary" data-testid="ivr-version">
+                    {t('telephony.ivrs.versionN', { version: row.publishedVersion })}
+                  </span>
+                ) : (
+                  <span className="chip chip--muted" data-testid="ivr-version">
+                    {t('telephony.ivrs.notPublished')}
+                  </span>
+                )}
+                {row.publishedVersion > 0 && row.hasUnpublishedChanges && <span className="chip">{t('telephony.ivrs.pending')}</span>}
+                {row.publishedVersion > 0 && row.promptsRendered === false && (
+                  <span
+                    className="chip chip--warning"
+                    title={t('telephony.prompts.notRenderedHint')}
+                    data-testid="ivr-prompts-not-rendered"
+                  >
+                    {t('telephony.prompts.notRenderedShort')}
+                  </span>
+                )}
+              </span>
+            ),
+          },
+          {
+            field: 'active',
+            header: t('telephony.ivrs.active'),
+            sortable: true,
+            style: { width: '8rem' },
+            body: (row) => <span className={row.active ? 'chip chip--success' : 'chip chip--muted'}>{formatActive(row.active, t)}</span>,
+          },
+          {
+            field: 'tree',
+            header: t('telephony.ivrs.tree'),
+            style: { width: '9rem' },
+            body: (row) => (
+              <Link className="text-link" to={`${TREE}?id=${encodeURIComponent(row.id)}`} data-testid="ivr-tree-link">
+                <i className="pi pi-sitemap" aria-hidden="true" /> {t('telephony.ivrs.editTree')}
+              </Link>
+            ),
+          },
+        ]}
+      />
+      <VoiceSettingsSection />
+    </>
   );
 }
 

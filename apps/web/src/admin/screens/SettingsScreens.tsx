@@ -2,18 +2,25 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Button } from 'primereact/button';
 import { Chips } from 'primereact/chips';
 import { useTranslation } from 'react-i18next';
-import { DEFAULT_PLATFORM_SETTINGS, validatePlatformSettings, type AppRoute, type PlatformSettings } from '@centralita/contracts';
+import {
+  CALL_RECORDING_RETENTION_DAYS,
+  DEFAULT_PLATFORM_SETTINGS,
+  validatePlatformSettings,
+  type AppRoute,
+  type PlatformSettings,
+} from '@centralita/contracts';
 import { isApiError } from '../../api/api-error';
 import { describeError } from '../../api/error-text';
 import { useApi } from '../../app/ServicesContext';
 import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
-import { FieldShell, NumberInput, TextArea } from '../fields';
+import { CheckInput, FieldShell, NumberInput, TextArea } from '../fields';
 import { useAdminForm } from '../useAdminForm';
 
-type SettingsValues = Omit<PlatformSettings, 'idleLogoutMinutes' | 'maxQueueWaitSeconds'> & {
+type SettingsValues = Omit<PlatformSettings, 'idleLogoutMinutes' | 'maxQueueWaitSeconds' | 'callRecordingRetentionDays'> & {
   idleLogoutMinutes: number | null;
   maxQueueWaitSeconds: number | null;
+  callRecordingRetentionDays: number | null;
 };
 
 /** /platformSettings/platformSettings: tenant settings and emoticons. */
@@ -96,6 +103,35 @@ export function PlatformSettingsPage({ route }: { route: AppRoute }) {
             onChange={set('maxQueueWaitSeconds')}
             onBlur={blur('maxQueueWaitSeconds')}
             error={errorFor('maxQueueWaitSeconds')}
+          />
+          <FieldShell
+            id="settings-call-recording"
+            label={t('telephony.recordings.title')}
+            hint={t('admin.settings.callRecordingHint')}
+            wide
+          >
+            <CheckInput
+              id="settings-call-recording"
+              label={t('admin.settings.callRecording')}
+              checked={values.callRecording}
+              onChange={set('callRecording')}
+            />
+            <CheckInput
+              id="settings-announce-recording"
+              label={t('admin.settings.announceCallRecording')}
+              checked={values.announceCallRecording}
+              disabled={!values.callRecording}
+              onChange={set('announceCallRecording')}
+            />
+          </FieldShell>
+          <NumberInput
+            id="settings-recording-days"
+            label={t('admin.settings.callRecordingRetentionDays')}
+            hint={t('admin.campaigns.allowedChatsHint', { min: CALL_RECORDING_RETENTION_DAYS.min, max: CALL_RECORDING_RETENTION_DAYS.max })}
+            value={values.callRecordingRetentionDays}
+            onChange={set('callRecordingRetentionDays')}
+            onBlur={blur('callRecordingRetentionDays')}
+            error={errorFor('callRecordingRetentionDays')}
           />
           <FieldShell
             id="settings-emoticons"

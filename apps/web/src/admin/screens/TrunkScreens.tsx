@@ -111,6 +111,8 @@ type TrunkValues = {
   callerId: string;
   maxConcurrentCalls: number | null;
   active: boolean;
+  countryCode: string;
+  nationalPrefix: string;
 };
 const EMPTY: TrunkValues = {
   name: '',
@@ -122,6 +124,8 @@ const EMPTY: TrunkValues = {
   callerId: '',
   maxConcurrentCalls: 10,
   active: true,
+  countryCode: '',
+  nationalPrefix: '',
 };
 
 function TrunkForm({ route }: { route: AppRoute }) {
@@ -155,6 +159,8 @@ function TrunkForm({ route }: { route: AppRoute }) {
             callerId: row.callerId ?? '',
             maxConcurrentCalls: row.maxConcurrentCalls,
             active: row.active,
+            countryCode: row.countryCode ?? '',
+            nationalPrefix: row.nationalPrefix ?? '',
           };
         }}
         toBody={(v) => ({
@@ -162,6 +168,8 @@ function TrunkForm({ route }: { route: AppRoute }) {
           transport: v.transport as TrunkTransport,
           username: v.username.trim() || null,
           callerId: v.callerId.trim() || null,
+          countryCode: v.countryCode.trim() || null,
+          nationalPrefix: v.nationalPrefix.trim() || null,
         })}
       >
         <TextInput
@@ -239,6 +247,26 @@ function TrunkForm({ route }: { route: AppRoute }) {
           onBlur={blur('callerId')}
           error={errorFor('callerId')}
           hint={t('telephony.trunks.callerIdHint')}
+        />
+        <TextInput
+          id="trunk-country-code"
+          label={t('telephony.trunks.countryCode')}
+          value={values.countryCode}
+          maxLength={3}
+          onChange={set('countryCode')}
+          onBlur={blur('countryCode')}
+          error={errorFor('countryCode')}
+          hint={t('telephony.trunks.countryCodeHint')}
+        />
+        <TextInput
+          id="trunk-national-prefix"
+          label={t('telephony.trunks.nationalPrefix')}
+          value={values.nationalPrefix}
+          maxLength={2}
+          onChange={set('nationalPrefix')}
+          onBlur={blur('nationalPrefix')}
+          error={errorFor('nationalPrefix')}
+          hint={t('telephony.trunks.nationalPrefixHint')}
         />
       </AdminFormPage>
       {id ? <InboundNumbersSection trunkId={id} /> : <p className="muted trunk-numbers__later">{t('telephony.numbers.afterSave')}</p>}

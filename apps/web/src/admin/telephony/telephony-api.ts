@@ -1,4 +1,4 @@
-import type { InboundNumber, InboundNumberInput, IvrDestinationOptions, IvrDetail, IvrTree } from '@centralita/contracts';
+import type { InboundNumber, InboundNumberInput, IvrDestinationOptions, IvrDetail, IvrTree, VoiceSettings } from '@centralita/contracts';
 import type { ApiClient } from '../../api/http-client';
 
 /**
@@ -43,6 +43,20 @@ export function createTelephonyApi(client: ApiClient) {
     addInboundNumber: (trunkId: string, input: InboundNumberInput) => client.post<InboundNumber>(numbers(trunkId), input),
     removeInboundNumber: (trunkId: string, numberId: string) =>
       client.request<{ deleted: true }>(`${numbers(trunkId)}/${encodeURIComponent(numberId)}`, { method: 'DELETE' }),
+    voiceSettings: () => client.get<VoiceSettings>('/api/voice-settings'),
+    saveVoiceSettings: (input: Pick<VoiceSettings, 'queueAnnouncementSeconds'>) =>
+      client.request<VoiceSettings>('/api/voice-settings', { method: 'PUT', body: input }),
+    uploadHoldMusic: (file: File) => {
+      const body = audioUploadBody(file);
+      return client.request<VoiceSettings & { seconds: number }>('/api/voice-settings/hold-music', {
+        method: 'POST',
+        rawBody: body,
+        headers: { 'Content-Type': body.type },
+      });
+    },
+    clearHoldMusic: () => client.request<VoiceSettings>('/api/voice-settings/hold-music', { method: 'DELETE' }),
+    /** The tenant's hold music as a blob (the preview player). */
+    holdMusic: async () => (await client.download('/api/voice-settings/hold-music')).blob(),
   };
 }
 

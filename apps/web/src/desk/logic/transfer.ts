@@ -1,5 +1,5 @@
 import type { ConversationView } from '@centralita/contracts';
-import type { Actor } from '@centralita/domain';
+import { READY_AGENT_STATUSES, type Actor } from '@centralita/domain';
 import { canConversation } from './machines';
 
 /**
@@ -31,8 +31,8 @@ export function transferTargets<L extends { id: string }, A extends { id: string
   };
 }
 
-/** Agent states that can take a transferred chat (the presence machine's guard for agent.conversationAssigned). */
-const TAKING_STATES = new Set(['available', 'busy']);
+/** Agent states that can take a transferred chat: ready for conversations, as the presence machine defines it. */
+const TAKING_STATES = new Set<string>(READY_AGENT_STATUSES);
 
 /**
  * Why a colleague cannot take a transfer now, or null when they can: not in a taking state (paused,
