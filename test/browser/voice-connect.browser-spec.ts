@@ -17,7 +17,8 @@ import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } f
  * rings an agent whose sip.js user agent runs in headless Chromium with a fake microphone, registered over WebSocket at
  * a real kamailio; sip.js answers, DTLS-SRTP and ICE come up against rtpengine, the test phone hears the fake
  * microphone (energy that is not hold music) and the browser receives the caller's 700 Hz (getStats: bytes and level;
- * Web Audio: the pitch).
+ * Web Audio: the pitch). sip.js's hold and unhold re-INVITEs are answered through rtpengine (the caller hears the hold
+ * music while held, the agent again after).
  */
 const SIPJS_LIB = path.resolve(__dirname, '../../node_modules/sip.js/lib');
 const MODULES = '/__test-agent/sipjs/';
@@ -154,7 +155,7 @@ describeWebrtc('connect to a browser softphone (WebRTC through kamailio + rtpeng
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the browser answers, and each side hears the other', async () => {
+  it('the browser answers, each side hears the other, hold plays the hold music until it resumes, and a transfer reaches a second browser', async () => {
     // A page of the console's origin (Chromium refuses a WebSocket to 127.0.0.1 from a page the test fulfilled itself).
     await page.goto('/session/signin');
     await page.addScriptTag({ type: 'module', url: '/__test-agent/agent.js' });
@@ -238,6 +239,102 @@ describeWebrtc('connect to a browser softphone (WebRTC through kamailio + rtpeng
       },
       { timeoutMs: 15_000, intervalMs: 250 },
     );
+
+    // The softphone's Hold (sip.js re-INVITE, a=sendonly): accepted (sip.js says held only after the 200 OK), and the
+    // caller hears the hold music; Resume (a=sendrecv): the music stops, each side hears the other again over the
+    // same DTLS-SRTP session.
+    const callerHeard = (from: number) => {
+      const heard: string[] = [];
+      for (let at = from; at + 100 <= Date.now(); at += 100) {
+        const frame = caller.samples(at, at + 100);
+        if (rms(frame) < 200) heard.push('silence');
+        else if (VOICE_TONES.hold.some((hz) => toneShare(frame, hz) > 0.5)) heard.push('hold');
+        else heard.push('agent');
+      }
+      return heard;
+    };
+    type SimpleUserOnPage = { agent: { hold(): Promise<void>; unhold(): Promise<void>; isHeld(): boolean } };
+    await page.evaluate(() => (window as unknown as SimpleUserOnPage).agent.hold());
+    expect(await page.evaluate(() => (window as unknown as SimpleUserOnPage).agent.isHeld())).toBe(true);
+    const heldAt = Date.now();
+    await eventually(() => expect(callerHeard(heldAt + 300).filter((sound) => sound === 'hold').length).toBeGreaterThanOrEqual(10), {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+    });
+    await page.evaluate(() => (window as unknown as SimpleUserOnPage).agent.unhold());
+    expect(await page.evaluate(() => (window as unknown as SimpleUserOnPage).agent.isHeld())).toBe(false);
+    const resumedAt = Date.now();
+    await eventually(
+      () => {
+        const heard = callerHeard(resumedAt + 500);
+        expect(heard.filter((sound) => sound === 'agent').length).toBeGreaterThanOrEqual(3);
+        expect(heard).not.toContain('hold');
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    await eventually(
+      async () => {
+        const [caller700] = await page.evaluate(
+          (frequencies) => (window as unknown as { heardShares(f: number[]): Promise<number[]> }).heardShares(frequencies),
+          [CALLER_HZ],
+        );
+        expect(caller700).toBeGreaterThan(0.6);
+      },
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    expect(events.map((event) => event.type)).toEqual(['call.started', 'call.queued', 'call.connected']);
+
+    // A transfer to another agent, as the API asks it ('release' of the first, 'connect' of the second): the first
+    // softphone gets its BYE, the caller hears the hold music, then the second browser softphone answers and hears them.
+    const second = await context.newPage();
+    await second.goto('/session/signin');
+    await second.addScriptTag({ type: 'module', url: '/__test-agent/agent.js' });
+    await second.waitForFunction(() => 'startAgent' in window);
+    await second.evaluate((options) => (window as unknown as { startAgent(options: object): Promise<void> }).startAgent(options), {
+      wsUrl: kamailio.wsUrl,
+      domain: kamailio.domain,
+      user: 'webrtc-agent-2',
+    });
+    await server.command({ type: 'release', tenantId: TENANT, callId, agentId: 'agent-webrtc', reason: 'transferred' });
+    await eventually(() => expect(events.map((event) => event.type)).toContain('call.released'));
+    await eventually(async () =>
+      expect(await page.evaluate(() => !(window as unknown as { agent: { session?: unknown } }).agent.session)).toBe(true),
+    );
+    const releasedAt = Date.now();
+    await eventually(() => expect(callerHeard(releasedAt + 300).filter((sound) => sound === 'hold').length).toBeGreaterThanOrEqual(5), {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+    });
+    expect(caller.byeReceived).toBe(false);
+    await server.command({
+      type: 'connect',
+      tenantId: TENANT,
+      callId,
+      conversationId: '00000000-0000-4000-8000-0000000000c2',
+      agentId: 'agent-webrtc-2',
+      agentSipUri: `sip:webrtc-agent-2@${kamailio.domain}`,
+    });
+    await eventually(() => expect(events.filter((event) => event.type === 'call.connected')).toHaveLength(2), { timeoutMs: 15_000 });
+    await eventually(
+      async () => {
+        const [caller700] = await second.evaluate(
+          (frequencies) => (window as unknown as { heardShares(f: number[]): Promise<number[]> }).heardShares(frequencies),
+          [CALLER_HZ],
+        );
+        expect(caller700).toBeGreaterThan(0.6);
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    const transferredAt = Date.now();
+    await eventually(
+      () => {
+        const heard = callerHeard(transferredAt + 300);
+        expect(heard.filter((sound) => sound === 'agent').length).toBeGreaterThanOrEqual(3);
+        expect(heard).not.toContain('hold');
+      },
+      { timeoutMs: 15_000, intervalMs: 250 },
+    );
+    expect(events.map((event) => event.type)).toEqual(['call.started', 'call.queued', 'call.connected', 'call.released', 'call.connected']);
 
     expect((await caller.hangUp()).status).toBe(200);
     await eventually(() => expect(events.map((event) => event.type)).toContain('call.ended'));

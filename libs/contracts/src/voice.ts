@@ -45,6 +45,11 @@ export type VoiceCallEvent =
    * 'media' rtpengine refused the leg, 'sipNNN' any other final status): the caller is back on hold music.
    */
   | (VoiceEventBase & { type: 'call.connectFailed'; agentId: string; reason: string })
+  /**
+   * The platform dropped the connected agent's leg (BYE) on the API's 'release' (the conversation was transferred): the
+   * caller is back on hold music, waiting for the next agent's 'connect'.
+   */
+  | (VoiceEventBase & { type: 'call.released'; agentId: string; reason: string })
   /** The caller hung up before any agent answered. */
   | (VoiceEventBase & { type: 'call.abandoned'; stage: VoiceAbandonStage })
   /** The call ended after it was connected, or the platform ended it (IVR hang-up destination, closed line, error). */
@@ -73,6 +78,11 @@ export type VoiceCallEventType = VoiceCallEvent['type'];
 export type VoiceCommand =
   /** Ring this agent's softphone and bridge the caller to it when answered. */
   | { type: 'connect'; tenantId: string; callId: string; conversationId: string; agentId: string; agentSipUri: string }
+  /**
+   * Drop the connected agent's leg (BYE) and keep the caller on hold music (the conversation was transferred away from
+   * `agentId`); answered by call.released. A 'connect' for another agent that overtakes it releases the same way first.
+   */
+  | { type: 'release'; tenantId: string; callId: string; agentId: string; reason: string }
   /** End the call (the conversation was closed, or the line is shut). */
   | { type: 'hangUp'; tenantId: string; callId: string; reason: string }
   /** Ring a supervisor's phone and, when answered, let them monitor the connected call in `mode`. */

@@ -271,7 +271,10 @@ describe('Email channel end to end (Dovecot IMAP, SMTP peer, API, worker)', () =
       },
       { timeoutMs: 15_000 },
     );
-    expect(outbound).toMatchObject({
+    // Read again now the message shows sent: the SMTP peer has the mail as soon as it answers 250,
+    // and the worker marks the send confirmed only after that answer reaches it.
+    const [, settledOutbound] = await emails();
+    expect(settledOutbound).toMatchObject({
       direction: 'out',
       confirmed: true,
       cc: [{ address: `billing@${domain}` }],

@@ -287,8 +287,13 @@ export function CampaignListScreen({ route }: { route: AppRoute }) {
             </DataTable>
           </section>
           {selected && <CampaignBoard board={board} onExport={() => void exportCsv(selected)} />}
+          {/* Keyed by campaign: switching campaigns starts a fresh report, never the last campaign's rows while the new ones load. */}
           {selected && (
-            <CampaignResults campaignId={selected} version={board ? `${board.dialed}:${board.answered}:${board.remainingRecords}` : ''} />
+            <CampaignResults
+              key={selected}
+              campaignId={selected}
+              version={board ? `${board.dialed}:${board.answered}:${board.remainingRecords}` : ''}
+            />
           )}
         </TabPanel>
         <TabPanel header={t('outbound.tabs.dnc')} leftIcon="pi pi-ban" pt={{ headerAction: { 'data-testid': 'tab-dnc' } as never }}>

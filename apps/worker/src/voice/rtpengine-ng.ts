@@ -41,7 +41,7 @@ export class RtpengineNg {
   }
 
   private async call(
-    command: 'ping' | 'offer' | 'answer' | 'delete' | 'playMedia' | 'stopMedia' | 'startRecording',
+    command: 'ping' | 'offer' | 'answer' | 'delete' | 'playMedia' | 'stopMedia' | 'startRecording' | 'blockMedia' | 'unblockMedia',
     options?: Record<string, unknown>,
   ) {
     let reply;
@@ -128,6 +128,14 @@ export class RtpengineNg {
 
   async stop(callId: string, toTag: string): Promise<void> {
     await this.call('stopMedia', { 'call-id': callId, 'from-tag': toTag });
+  }
+
+  /**
+   * Drops (`blocked`) or forwards again what the party `fromTag` sends: a held agent's softphone goes on sending (sip.js
+   * sends silence), which rtpengine would otherwise forward to the caller between the hold music's packets.
+   */
+  async blockMedia(callId: string, fromTag: string, blocked: boolean): Promise<void> {
+    await this.call(blocked ? 'blockMedia' : 'unblockMedia', { 'call-id': callId, 'from-tag': fromTag });
   }
 
   /**

@@ -1,5 +1,5 @@
 import { dtmfEventToDigit } from './dtmf-listener';
-import { platformAnswerSdp, readAudioOffer } from './sdp';
+import { answerToAgentOffer, platformAnswerSdp, readAudioOffer } from './sdp';
 
 const offer = (mLine: string, ...attributes: string[]) =>
   ['v=0', 'o=- 1 1 IN IP4 192.0.2.1', 's=-', 'c=IN IP4 192.0.2.1', 't=0 0', mLine, ...attributes, ''].join('\r\n');
@@ -49,5 +49,34 @@ describe(dtmfEventToDigit.name, () => {
   it('maps RFC 4733 events 0-11 to keys and ignores A-D and the rest', () => {
     expect([0, 1, 9, 10, 11].map(dtmfEventToDigit)).toEqual(['0', '1', '9', '*', '#']);
     expect([12, 15, 16, -1, 1.5].map(dtmfEventToDigit)).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe(answerToAgentOffer.name, () => {
+  const rtpengineOffer = offer(
+    'm=audio 30000 UDP/TLS/RTP/SAVPF 0 101',
+    'a=rtpmap:0 PCMU/8000',
+    'a=sendrecv',
+    'a=setup:actpass',
+    'a=fingerprint:sha-256 AA:BB',
+    'a=rtcp-mux',
+  );
+
+  it('mirrors a hold (sendonly → recvonly, inactive stays) and keeps the browser the DTLS client (actpass → passive)', () => {
+    const held = answerToAgentOffer(rtpengineOffer, offer('m=audio 5000 UDP/TLS/RTP/SAVPF 0', 'a=sendonly', 'a=setup:actpass'));
+    expect(held).toMatch(/^a=recvonly\r$/m);
+    expect(held).not.toMatch(/^a=sendrecv/m);
+    expect(held).toMatch(/^a=setup:passive\r$/m);
+    expect(held).not.toMatch(/actpass/);
+    expect(held).toMatch(/^a=fingerprint:sha-256 AA:BB\r$/m);
+    expect(held.endsWith('\r\n')).toBe(true);
+    expect(answerToAgentOffer(rtpengineOffer, offer('m=audio 5000 RTP/AVP 0', 'a=inactive'))).toMatch(/^a=inactive\r$/m);
+  });
+
+  it('answers a resume (sendrecv, or no direction at all) with sendrecv, once', () => {
+    for (const agent of [offer('m=audio 5000 RTP/AVP 0', 'a=sendrecv'), offer('m=audio 5000 RTP/AVP 0')]) {
+      const answer = answerToAgentOffer(rtpengineOffer, agent);
+      expect(answer.match(/^a=(sendrecv|sendonly|recvonly|inactive)(?=\r$)/gm)).toEqual(['a=sendrecv']);
+    }
   });
 });

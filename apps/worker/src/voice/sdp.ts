@@ -57,3 +57,20 @@ export function platformAnswerSdp(offer: OfferedAudio, sink: { address: string; 
     '',
   ].join('\r\n');
 }
+
+/**
+ * rtpengine's offer toward the agent turned into the answer to the agent's own (re-)offer: the direction is the mirror
+ * of the agent's (sendonly → recvonly, inactive stays inactive), and an offer's DTLS a=setup:actpass becomes passive,
+ * so the browser stays the DTLS client it already is (the DTLS session is kept, not renegotiated).
+ */
+export function answerToAgentOffer(offer: string, agentSdp: string): string {
+  const agentDirection = /^a=(sendrecv|sendonly|recvonly|inactive)\s*$/m.exec(agentSdp)?.[1] ?? 'sendrecv';
+  const direction = { sendrecv: 'sendrecv', sendonly: 'recvonly', recvonly: 'sendonly', inactive: 'inactive' }[agentDirection];
+  const eol = offer.includes('\r\n') ? '\r\n' : '\n';
+  const lines = offer
+    .split(/\r?\n/)
+    .filter((line) => !/^a=(sendrecv|sendonly|recvonly|inactive)\s*$/.test(line))
+    .map((line) => (/^a=setup:actpass\s*$/.test(line) ? 'a=setup:passive' : line));
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return [...lines, `a=${direction}`, ''].join(eol);
+}

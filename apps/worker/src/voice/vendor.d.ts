@@ -94,6 +94,8 @@ declare module 'rtpengine-client' {
     playMedia: NgCall;
     stopMedia: NgCall;
     startRecording: NgCall;
+    blockMedia: NgCall;
+    unblockMedia: NgCall;
     close(): void;
     on(event: 'error', listener: (error: Error) => void): this;
   }

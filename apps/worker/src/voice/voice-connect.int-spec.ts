@@ -216,6 +216,90 @@ describeConnect('VoiceServer connect (real SIP through kamailio + rtpengine on l
     await eventually(() => expect(server.activeCalls).toBe(0));
   });
 
+  it('takes the agent’s hold re-INVITE: the caller hears hold music while held, the agent again after the resume', async () => {
+    const agent = await newAgent('agent-h', AGENT_HZ);
+    const from = '+34600000105';
+    const caller = await queuedCaller(from);
+    await connect(from, 'agent-h1', 'agent-h');
+    await eventually(() => expect(summary(from)).toContain('call.connected agent-h1'));
+    const connectedAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, connectedAt, 'agent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+
+    // Hold (sip.js: a=sendonly): answered 200 through rtpengine with the mirror direction, the caller hears the music.
+    const hold = await agent.reInvite('sendonly');
+    expect(hold.status).toBe(200);
+    expect(hold.content).toMatch(/^a=recvonly\r?$/m);
+    expect(hold.content).toMatch(/^m=audio \d+ RTP\/AVP 0( \d+)*\r?$/m);
+    const heldAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, heldAt, 'hold')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    expect(heardByCaller(caller, heldAt + 300, 'agent')).toBe(0);
+
+    // Resume (a=sendrecv): the music stops, both hear each other again.
+    const resume = await agent.reInvite('sendrecv');
+    expect(resume.status).toBe(200);
+    expect(resume.content).toMatch(/^a=sendrecv\r?$/m);
+    const resumedAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, resumedAt, 'agent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    await eventually(() => expect(heardByAgent(agent, resumedAt, 'caller')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    expect(heardByCaller(caller, resumedAt + 300, 'hold')).toBe(0);
+    // Hold and resume are no call events: the conversation side sees one connected call.
+    expect(summary(from)).toEqual(['call.started', 'call.queued line-direct', 'call.connected agent-h1']);
+
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(summary(from)).toContain('call.ended caller hangUp'));
+    await eventually(() => expect(server.activeCalls).toBe(0));
+  });
+
+  it('transfers a connected call: release BYEs the first agent and keeps the caller on hold music, the next agent’s phone rings and hears the caller', async () => {
+    const first = await newAgent('agent-t1', AGENT_HZ);
+    const second = await newAgent('agent-t2', OTHER_AGENT_HZ);
+    const third = await newAgent('agent-t3', AGENT_HZ);
+    const from = '+34600000106';
+    const caller = await queuedCaller(from);
+    await connect(from, 'agent-t1', 'agent-t1');
+    await eventually(() => expect(summary(from)).toContain('call.connected agent-t1'));
+
+    // A release for another agent than the connected one changes nothing.
+    await server.command({ type: 'release', tenantId: TENANT, callId: callIdOf(from), agentId: 'agent-zz', reason: 'transferred' });
+    expect(first.requests.some((request) => request.method === 'BYE')).toBe(false);
+
+    await server.command({ type: 'release', tenantId: TENANT, callId: callIdOf(from), agentId: 'agent-t1', reason: 'transferred' });
+    await eventually(() => expect(first.requests.some((request) => request.method === 'BYE')).toBe(true));
+    expect(summary(from)).toContain('call.released');
+    const releasedAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, releasedAt + 300, 'hold')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    expect(caller.byeReceived).toBe(false);
+
+    await connect(from, 'agent-t2', 'agent-t2');
+    await eventually(() => expect(summary(from)).toContain('call.connected agent-t2'));
+    const secondAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, secondAt, 'otherAgent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    await eventually(() => expect(heardByAgent(second, secondAt, 'caller')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+
+    // A transfer straight to an agent whose 'connect' is taken before its 'release': the connected agent is released first.
+    await connect(from, 'agent-t3', 'agent-t3');
+    await eventually(() => expect(summary(from)).toContain('call.connected agent-t3'));
+    expect(second.requests.some((request) => request.method === 'BYE')).toBe(true);
+    const thirdAt = Date.now();
+    await eventually(() => expect(heardByCaller(caller, thirdAt, 'agent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+    await eventually(() => expect(heardByAgent(third, thirdAt, 'caller')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });
+
+    expect((await third.hangUp()).status).toBe(200);
+    await caller.waitForBye();
+    await eventually(() => expect(summary(from)).toContain('call.ended agent hangUp'));
+    expect(summary(from)).toEqual([
+      'call.started',
+      'call.queued line-direct',
+      'call.connected agent-t1',
+      'call.released',
+      'call.connected agent-t2',
+      'call.released',
+      'call.connected agent-t3',
+      'call.ended agent hangUp',
+    ]);
+    await eventually(() => expect(server.activeCalls).toBe(0));
+  });
+
   it('puts the caller back on hold when the agent is busy, connects the next agent, and the caller’s BYE ends both legs', async () => {
     const busy = await newAgent('agent-b', AGENT_HZ, 'busy');
     const other = await newAgent('agent-c', OTHER_AGENT_HZ);

@@ -11,7 +11,7 @@ import type { PublishedIvr, ResolvedInboundNumber } from './inbound-numbers';
 import { sdpAudioPort } from './pcap-to-wav';
 import { Monitoring, type MonitoredCall } from './monitoring';
 import { RtpengineNg } from './rtpengine-ng';
-import { platformAnswerSdp, readAudioOffer, type OfferedAudio } from './sdp';
+import { answerToAgentOffer, platformAnswerSdp, readAudioOffer, type OfferedAudio } from './sdp';
 import type { VoiceConfig } from './voice-config';
 import type { VoiceEventSink } from './voice-events';
 import { ensureVoiceMediaFiles, type VoiceMediaFiles } from './voice-media-files';
@@ -118,6 +118,8 @@ interface VoiceCall {
   recordingPolicy?: Promise<RecordingPolicy | null>;
   /** Whether the caller has heard that the call is recorded (once per call, whichever agent is rung first). */
   recordingAnnounced?: boolean;
+  /** The connected agent put the call on hold (their re-INVITE): the caller hears the hold music until they resume. */
+  agentHeld?: boolean;
   /** Set when rtpengine records the call: the rtpengine ports each side sends to (the pcap's sides) and who answered. */
   recording?: { callerPort: number; agentPorts: number[]; agentId: string };
 }
@@ -271,7 +273,13 @@ export class VoiceServer {
     if (command.type === 'monitor.mode') return this.monitoring.setMode(call.id, command.supervisorId, command.mode);
     if (command.type === 'monitor.stop')
       return this.serial(call, () => this.monitoring.stop(call.id, 'stopped', false, command.supervisorId));
-    await this.serial(call, () => this.connect(call, command.agentId, command.agentSipUri));
+    if (command.type === 'release') return this.serial(call, () => this.release(call, command.agentId, command.reason || 'transferred'));
+    await this.serial(call, async () => {
+      // A transfer's 'connect' for the next agent may be taken before its 'release' (commands run concurrently).
+      if (call.stage === 'connected' && call.agent && call.agent.agentId !== command.agentId)
+        await this.release(call, call.agent.agentId, 'transferred');
+      await this.connect(call, command.agentId, command.agentSipUri);
+    });
   }
 
   /** The platform side's media address given to rtpengine: the sink socket at the server's public address. */
@@ -1000,6 +1008,23 @@ export class VoiceServer {
     }
   }
 
+  /**
+   * The conversation left the connected agent (a transfer): their leg gets its BYE, the caller stays, back on the
+   * platform sink with hold music (and the position announcements), and call.released tells the API, which routes the
+   * conversation and sends 'connect' for the next agent. Ignored unless `agentId` is the one connected now.
+   */
+  private async release(call: VoiceCall, agentId: string, reason: string): Promise<void> {
+    if (call.stage !== 'connected' || call.agent?.agentId !== agentId) return;
+    await this.monitoring.stop(call.id, 'released');
+    this.dropAgent(call);
+    call.agentHeld = false;
+    call.stage = 'queue';
+    await this.restorePlatformMedia(call);
+    this.emit(call, { type: 'call.released', agentId, reason });
+    await this.playHold(call);
+    this.scheduleAnnouncement(call);
+  }
+
   /** Ends the agent's leg from the platform side: CANCEL while it rings, BYE once answered. */
   private dropAgent(call: VoiceCall): void {
     const leg = call.agent;
@@ -1093,7 +1118,7 @@ export class VoiceServer {
     if (this.agentLegs.get(leg.sipCallId)?.leg === leg) this.agentLegs.delete(leg.sipCallId);
   }
 
-  /** Requests in the agent's dialog: BYE ends both legs (call.ended by 'agent'); re-INVITEs are refused for now. */
+  /** Requests in the agent's dialog: BYE ends both legs (call.ended by 'agent'); a re-INVITE holds or resumes; REFER is refused. */
   private onAgentRequest(request: sip.SipRequest, call: VoiceCall, leg: AgentLeg): void {
     switch (request.method) {
       case 'ACK':
@@ -1111,13 +1136,69 @@ export class VoiceServer {
         });
         return;
       case 'INVITE':
-        // A softphone's hold/unhold re-INVITE: not supported yet (the media stays as it is).
-        return this.send(this.respond(request, 488, 'Not Acceptable Here'));
+        return this.onAgentReInvite(request, call, leg);
+      case 'REFER':
+        // The softphone's own (SIP) transfer is not carried out: a transfer goes through the desk (the API's 'release').
+        return this.send(this.respond(request, 405, 'Method Not Allowed', { allow: ALLOW } as Partial<sip.SipHeaders>));
       case 'CANCEL':
         return this.send(this.respond(request, 481, 'Call/Transaction Does Not Exist'));
       default:
         return this.send(this.respond(request, 200, 'OK'));
     }
+  }
+
+  /**
+   * The agent's hold/unhold re-INVITE (sip.js: a=sendonly or a=inactive holds, a=sendrecv resumes). It is taken as the
+   * agent's new answer to the caller's side offered again toward the agent's own rtpengine side (the same ports, ICE
+   * credentials and DTLS fingerprint, as monitoring's restore does), so rtpengine stops or resumes sending the caller's
+   * audio to the agent; the agent gets that offer back as the answer, with the direction and DTLS role an answer needs.
+   * While held the caller hears the hold music; unhold stops it and the two hear each other again.
+   */
+  private onAgentReInvite(request: sip.SipRequest, call: VoiceCall, leg: AgentLeg): void {
+    if (leg.state !== 'answered' || call.agent !== leg) return this.send(this.respond(request, 481, 'Call/Transaction Does Not Exist'));
+    // An offerless re-INVITE would need our offer in the 200 and the answer in the ACK: softphones hold with an offer.
+    if (!request.content || !readAudioOffer(request.content)) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
+    const agentSdp = request.content;
+    void this.serial(call, async () => {
+      if (call.agent !== leg || call.stage !== 'connected') return this.send(this.respond(request, 491, 'Request Pending'));
+      const held = /^a=(sendonly|inactive)\s*$/m.test(agentSdp);
+      let answer: string;
+      try {
+        // The mixer's legs are built from the agent's previous SDP: monitoring ends (the supervisor may start it anew).
+        await this.monitoring.stop(call.id, 'reInvite');
+        const offer = await this.ng.offerToAgent(call.id, CALLER, agentMediaTag(leg), call.callerSdp, this.config.agentMedia);
+        await this.ng.answerFromAgent(call.id, CALLER, agentMediaTag(leg), agentSdp);
+        leg.answerSdp = agentSdp;
+        answer = answerToAgentOffer(offer, agentSdp);
+      } catch (error) {
+        this.log.warn(`re-INVITE of agent ${leg.agentId} on call ${call.id}: ${(error as Error).message}`);
+        return this.send(this.respond(request, 500, 'Server Internal Error'));
+      }
+      this.send(
+        this.respond(
+          request,
+          200,
+          'OK',
+          {
+            contact: [{ uri: `sip:centralita@${this.config.sipPublicHost}:${this.config.sipPort}`, params: {} }],
+            'content-type': 'application/sdp',
+          } as Partial<sip.SipHeaders>,
+          answer,
+        ),
+      );
+      // Not only the music: what the held softphone still sends (silence) must not reach the caller between its packets.
+      if (held !== !!call.agentHeld)
+        await this.ng
+          .blockMedia(call.id, agentMediaTag(leg), held)
+          .catch((error: Error) => this.log.warn(`call ${call.id}: ${held ? 'block' : 'unblock'} of the agent's media: ${error.message}`));
+      if (held && !call.agentHeld) {
+        call.agentHeld = true;
+        await this.playHold(call);
+      } else if (!held && call.agentHeld) {
+        call.agentHeld = false;
+        await this.stopPlayback(call);
+      }
+    });
   }
 
   // ---------------------------------------------------------------- the end

@@ -119,9 +119,9 @@ export class VoiceService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-const VOICE_COMMAND_TYPES = new Set<VoiceCommand['type']>(['hangUp', 'connect', 'monitor', 'monitor.mode', 'monitor.stop']);
+const VOICE_COMMAND_TYPES = new Set<VoiceCommand['type']>(['hangUp', 'connect', 'release', 'monitor', 'monitor.mode', 'monitor.stop']);
 
-/** QUEUES.voiceCommands: the API's hangUp, connect and supervisor monitoring for a live call of this server. */
+/** QUEUES.voiceCommands: the API's hangUp, connect, release (transfer) and supervisor monitoring for a live call of this server. */
 @Processor(QUEUES.voiceCommands, { concurrency: 4 })
 export class VoiceCommandsProcessor extends WorkerHost {
   constructor(private readonly voice: VoiceService) {

@@ -73,9 +73,15 @@ export type RequeueNotifier = (manager: EntityManager, conversation: Conversatio
 /**
  * Run in the transaction of a step whose agent lets go of a conversation (closed, transferred,
  * re-queued), with the row as it was: what hangs on the agent handling it ends with it (the video
- * module ends a live call). Answers the effects to write with the step.
+ * module ends a live call; the voice module drops a transferred call's agent leg). `after` is the row
+ * as the step leaves it (where it went: Closed, LiningUp, Active with another agent). Answers the
+ * effects to write with the step.
  */
-export type ConversationReleaseHook = (manager: EntityManager, conversation: ConversationRow) => Promise<OutboxEffect[]>;
+export type ConversationReleaseHook = (
+  manager: EntityManager,
+  conversation: ConversationRow,
+  after: ConversationRow,
+) => Promise<OutboxEffect[]>;
 /**
  * Called in the step's transaction when a conversation leaves for good (Closed, or Inquest after a
  * close), with the row as the step leaves it: what lives outside the conversation ends with it (the
@@ -985,7 +991,7 @@ export class MachineHostService {
         case 'releaseAgent': {
           // Same transaction, so the agent's load is exact the moment the conversation leaves them.
           const { agentId, conversationId, disposition } = intent.params;
-          for (const hook of this.releaseHooks) effects.push(...(await hook(manager, before)));
+          for (const hook of this.releaseHooks) effects.push(...(await hook(manager, before, after)));
           const agent = agents.get(agentId);
           // Re-queued by the agent's own logout, in this transaction: nothing left to release.
           if (agent && !(agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds.includes(conversationId)) break;

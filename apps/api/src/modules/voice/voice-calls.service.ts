@@ -65,7 +65,8 @@ export function agentSipUri(authUser: string, domain: string): string {
  *   and CONNECT_RETRY_BACKOFF_MS has passed. The assignment sends the worker `connect` with the
  *   agent's SIP URI, in the assignment's transaction.
  * - a phone conversation closed while its call is live (an agent, a supervisor, a queue timeout)
- *   sends the worker `hangUp`.
+ *   sends the worker `hangUp`; one transferred away from its connected agent sends `release`
+ *   (the caller waits on hold music for the next agent's `connect`).
  */
 @Injectable()
 export class VoiceCallsService implements OnModuleInit, ChannelOfferRule {
@@ -79,6 +80,7 @@ export class VoiceCallsService implements OnModuleInit, ChannelOfferRule {
   onModuleInit(): void {
     this.routing.registerChannelRule(PHONE_CHANNEL, this);
     this.host.onConversationClosed((manager, conversation) => this.hangUpIfLive(manager, conversation));
+    this.host.onConversationReleased((manager, before, after) => this.releaseIfTransferred(manager, before, after));
   }
 
   offerable(): boolean {
@@ -131,15 +133,34 @@ export class VoiceCallsService implements OnModuleInit, ChannelOfferRule {
     return [command({ type: 'hangUp', tenantId: conversation.tenant_id, callId: call.id, reason })];
   }
 
+  /**
+   * The connected agent let go of a phone conversation that stays open (transferred to a line or to another agent, or
+   * re-queued by their logout): the worker drops their leg and keeps the caller on hold music ('release'). Straight to
+   * an agent, no routing follows, so the new agent's 'connect' goes with it (routing sends it for a line). A close is
+   * the close hook's 'hangUp'.
+   */
+  private async releaseIfTransferred(manager: EntityManager, before: ConversationRow, after: ConversationRow): Promise<OutboxEffect[]> {
+    if (before.channel !== PHONE_CHANNEL || !before.agent_id || (after.status !== 'Active' && after.status !== 'LiningUp')) return [];
+    const call = await this.liveCall(manager, before.id);
+    if (!call || call.stage !== 'connected' || (call.agent_id && call.agent_id !== before.agent_id)) return [];
+    const effects = [
+      command({ type: 'release', tenantId: before.tenant_id, callId: call.id, agentId: before.agent_id, reason: 'transferred' }),
+    ];
+    if (after.status === 'Active' && after.agent_id && after.agent_id !== before.agent_id)
+      effects.push(...(await this.assigned(manager, after, after.agent_id)));
+    return effects;
+  }
+
   /** The call of a conversation that has not ended yet (the voice events write its end before they close the conversation). */
   private async liveCall(
     manager: EntityManager,
     conversationId: string,
-  ): Promise<Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents'> | null> {
+  ): Promise<Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents' | 'stage' | 'agent_id'> | null> {
     const [call] = (await manager.query(
-      `SELECT id, requested_agent_id, failed_agents FROM voice_calls WHERE conversation_id = $1 AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      `SELECT id, requested_agent_id, failed_agents, stage, agent_id FROM voice_calls
+        WHERE conversation_id = $1 AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1`,
       [conversationId],
-    )) as Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents'>[];
+    )) as Pick<VoiceCallRow, 'id' | 'requested_agent_id' | 'failed_agents' | 'stage' | 'agent_id'>[];
     return call ?? null;
   }
 

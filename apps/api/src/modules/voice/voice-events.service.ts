@@ -31,6 +31,7 @@ const EVENT_TYPES = new Set<VoiceCallEvent['type']>([
   'call.toAgent',
   'call.connected',
   'call.connectFailed',
+  'call.released',
   'call.abandoned',
   'call.ended',
   'call.monitor',
@@ -207,6 +208,15 @@ export class VoiceEventsService {
           { type: 'conversation.transferred', to: { kind: 'line', attentionLineId: current.attention_line_id, pollId } },
           SYSTEM,
         );
+        return;
+      }
+      case 'call.released': {
+        // The conversation was transferred away from the connected agent (VoiceCallsService's release hook): their leg is
+        // gone, the caller waits on hold music for the agent routing gives the conversation next. The first agent's call
+        // ends for presence (after-call work); the next one's starts with its call.connected.
+        const agentId = (await this.tenantUser(step.manager, event.agentId, call.client_id)) ?? call.agent_id;
+        await step.update({ stage: 'queue', agent_id: null });
+        if (agentId) await step.agent(agentId, { type: 'agent.callEnded' });
         return;
       }
       case 'call.abandoned': {

@@ -194,7 +194,59 @@ export class SipTestAgent {
     );
   }
 
-  private answerSdp(): string {
+  /**
+   * A hold (a=sendonly) or resume (a=sendrecv) re-INVITE in the answered dialog, through its route set, as sip.js sends
+   * it. The phone goes on sending its tone while held (sip.js sends silence then): the platform must keep it from the
+   * caller. Resolves with the final response.
+   */
+  reInvite(direction: 'sendonly' | 'inactive' | 'sendrecv'): Promise<sip.SipResponse> {
+    const dialog = this.dialog!;
+    dialog.cseq += 1;
+    return new Promise((resolve) =>
+      this.stack.send(
+        {
+          method: 'INVITE',
+          uri: dialog.remoteTarget,
+          version: '2.0',
+          headers: {
+            via: [],
+            to: dialog.remote,
+            from: dialog.local,
+            'call-id': dialog.callId,
+            cseq: { method: 'INVITE', seq: dialog.cseq },
+            contact: [{ uri: this.contact, params: {} }],
+            'content-type': 'application/sdp',
+            'max-forwards': '70',
+            ...(dialog.routeSet.length ? { route: dialog.routeSet.map((entry) => ({ ...entry, params: { ...entry.params } })) } : {}),
+          },
+          content: this.answerSdp(direction),
+        },
+        (response) => {
+          if (response.status < 200) return;
+          if (response.status < 300) {
+            this.remoteMedia = readMedia(response.content ?? '') ?? this.remoteMedia;
+            this.stack.send({
+              method: 'ACK',
+              uri: dialog.remoteTarget,
+              version: '2.0',
+              headers: {
+                via: [],
+                to: response.headers.to,
+                from: dialog.local,
+                'call-id': dialog.callId,
+                cseq: { method: 'ACK', seq: dialog.cseq },
+                'max-forwards': '70',
+                ...(dialog.routeSet.length ? { route: dialog.routeSet.map((entry) => ({ ...entry, params: { ...entry.params } })) } : {}),
+              },
+            });
+          }
+          resolve(response);
+        },
+      ),
+    );
+  }
+
+  private answerSdp(direction = 'sendrecv'): string {
     const port = this.rtp.address().port;
     return [
       'v=0',
@@ -205,12 +257,13 @@ export class SipTestAgent {
       `m=audio ${port} RTP/AVP 0`,
       'a=rtpmap:0 PCMU/8000',
       'a=ptime:20',
-      'a=sendrecv',
+      `a=${direction}`,
       '',
     ].join('\r\n');
   }
 
   private startTone(): void {
+    if (this.tone) return;
     let phase = 0;
     this.tone = setInterval(() => {
       if (!this.remoteMedia) return;
