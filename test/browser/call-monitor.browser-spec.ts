@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
+import { takeWorkerLock } from '../support/suite-api';
 
 /**
  * Monitoring a call from live supervision (issue 22 item 4), in Spanish and English: a phone conversation whose call
@@ -54,8 +55,13 @@ describe('Monitoring a call from live supervision', () => {
   let supervisor: { token: string; id: string; clientId: string };
   let agentId: string;
   let lineId: string;
+  let releaseLock: (() => void) | undefined;
+  let createdSipServer = false;
 
   beforeAll(async () => {
+    // The demo tenant's SIP server is shared with softphone.browser-spec and voice-inbound-day: hold
+    // their lock while it may be changed here, and put it back as found.
+    releaseLock = await takeWorkerLock();
     const admin = (await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: DEMO.admin, password: DEMO_PASSWORD }))
       .accessToken;
     const session = await api<{ accessToken: string; user: { id: string; clientId: string } }>('POST', '/api/auth/login', null, {
@@ -65,7 +71,8 @@ describe('Monitoring a call from live supervision', () => {
     supervisor = { token: session.accessToken, id: session.user.id, clientId: session.user.clientId };
     // The supervisor monitors with a softphone account of their own.
     const config = await api<{ wsUrl: string; domain: string; iceServers: string[] }>('GET', '/api/softphone/config', admin);
-    if (!config.domain)
+    createdSipServer = !config.domain;
+    if (createdSipServer)
       await api('PUT', '/api/softphone/config', admin, { wsUrl: 'wss://sip.demo.test/ws', domain: 'sip.demo.test', iceServers: [] });
     await api('PUT', `/api/softphone/accounts/${supervisor.id}`, admin, { extension: `sup${Date.now() % 100000}` });
     agentId = (await createDemoAgent(admin, { name: 'Lucía Ortega', email: `monitor-${randomUUID().slice(0, 6)}@demo.centralita.io` })).id;
@@ -85,14 +92,17 @@ describe('Monitoring a call from live supervision', () => {
     db = database();
     await db.connect();
     browser = await launchBrowser();
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
     await events?.close();
     // Other suites see the demo supervisor as they were.
     await db?.query(`DELETE FROM softphone_accounts WHERE user_id = $1`, [supervisor.id]).catch(() => undefined);
+    if (createdSipServer)
+      await db?.query(`DELETE FROM softphone_configs WHERE client_id = $1`, [supervisor.clientId]).catch(() => undefined);
     await db?.end();
+    releaseLock?.();
   });
 
   /** One call's events, numbered and with the job ids the worker gives them. */
