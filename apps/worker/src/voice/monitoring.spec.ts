@@ -1,4 +1,5 @@
-import { alawToLinear, linearToAlaw, linearToUlaw, MONITOR_PLAN, ulawToLinear } from './monitoring';
+import { alawToLinear, linearToAlaw, linearToUlaw, ulawToLinear } from './g711';
+import { MONITOR_PLAN } from './monitoring';
 
 describe('monitoring', () => {
   it('encodes G.711 so that decoding gives the sample back within the codec step', () => {

@@ -1,5 +1,6 @@
 import { alawToLinear as referenceAlaw, ulawToLinear as referenceUlaw } from './testing/sip-test-caller';
-import { alawToLinear, pcapToStereoWav, readPcapUdp, sdpAudioPort, ulawToLinear } from './pcap-to-wav';
+import { alawToLinear, ulawToLinear } from './g711';
+import { pcapToStereoWav, readPcapUdp, sdpAudioPort } from './pcap-to-wav';
 
 const CALLER_PORT = 30000;
 const AGENT_PORT = 30002;

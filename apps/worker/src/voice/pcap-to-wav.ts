@@ -11,6 +11,7 @@
  * one side. G.711 (PCMU 0, PCMA 8) is decoded; telephone events and comfort noise are skipped; any other payload type
  * is counted in `unsupported` and left silent.
  */
+import { alawToLinear, ulawToLinear } from './g711';
 
 export interface RecordingSides {
   /** rtpengine's local port the caller's packets arrive at. */
@@ -106,22 +107,6 @@ function readRtp(datagram: { at: number; dstPort: number; data: Buffer }): Packe
     timestamp: data.readUInt32BE(4),
     payload: data.subarray(offset, end),
   };
-}
-
-export function ulawToLinear(byte: number): number {
-  const value = ~byte & 0xff;
-  const exponent = (value >> 4) & 0x07;
-  const magnitude = ((value & 0x0f) << 3) + 0x84;
-  const sample = (magnitude << exponent) - 0x84;
-  return value & 0x80 ? -sample : sample;
-}
-
-export function alawToLinear(byte: number): number {
-  const value = byte ^ 0x55;
-  const exponent = (value >> 4) & 0x07;
-  let sample = (value & 0x0f) << 4;
-  sample = exponent === 0 ? sample + 8 : (sample + 0x108) << (exponent - 1);
-  return value & 0x80 ? sample : -sample;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import * as sip from 'sip';
-import { toneFrame, ulawToLinear, type HeardPacket } from './sip-test-caller';
+import { realTimeFrames, toneFrame, ulawToLinear, type HeardPacket } from './sip-test-caller';
 
 /**
  * The agent's address: neither the voice server's (127.0.0.1) nor the caller's (127.0.0.2) nor kamailio's UDP socket
@@ -265,17 +265,22 @@ export class SipTestAgent {
   private startTone(): void {
     if (this.tone) return;
     let phase = 0;
+    const frames = realTimeFrames();
     this.tone = setInterval(() => {
-      if (!this.remoteMedia) return;
-      const header = Buffer.alloc(12);
-      header[0] = 0x80;
-      header[1] = 0;
-      header.writeUInt16BE(this.seq++ & 0xffff, 2);
-      header.writeUInt32BE(this.timestamp >>> 0, 4);
-      header.writeUInt32BE(this.ssrc, 8);
-      this.rtp.send(Buffer.concat([header, toneFrame(this.toneHz, phase)]), this.remoteMedia.port, this.remoteMedia.host);
-      phase += 160;
-      this.timestamp += 160;
+      // Every frame due by now, not one per tick: a loaded test process fires its 20 ms timer late,
+      // and a phone that fell behind real time would put gaps into what the other side hears and records.
+      for (let due = frames(); due > 0; due -= 1) {
+        if (!this.remoteMedia) return;
+        const header = Buffer.alloc(12);
+        header[0] = 0x80;
+        header[1] = 0;
+        header.writeUInt16BE(this.seq++ & 0xffff, 2);
+        header.writeUInt32BE(this.timestamp >>> 0, 4);
+        header.writeUInt32BE(this.ssrc, 8);
+        this.rtp.send(Buffer.concat([header, toneFrame(this.toneHz, phase)]), this.remoteMedia.port, this.remoteMedia.host);
+        phase += 160;
+        this.timestamp += 160;
+      }
     }, 20);
   }
 

@@ -276,14 +276,18 @@ export class SipTestCaller {
 
   private startSilence(): void {
     const silence = Buffer.alloc(160, this.payloadType === 0 ? 0xff : 0xd5);
+    const frames = realTimeFrames();
     this.silence = setInterval(() => {
-      let frame: Buffer = silence;
-      if (this.toneHz !== null && this.payloadType === 0) {
-        frame = toneFrame(this.toneHz, this.tonePhase);
-        this.tonePhase += 160;
+      // Every frame due by now (see realTimeFrames): a late timer must not leave gaps in what the phone says.
+      for (let due = frames(); due > 0; due -= 1) {
+        let frame: Buffer = silence;
+        if (this.toneHz !== null && this.payloadType === 0) {
+          frame = toneFrame(this.toneHz, this.tonePhase);
+          this.tonePhase += 160;
+        }
+        this.sendRtp(this.payloadType, frame, false, this.timestamp);
+        this.timestamp += 160;
       }
-      this.sendRtp(this.payloadType, frame, false, this.timestamp);
-      this.timestamp += 160;
     }, 20);
   }
 
@@ -402,4 +406,20 @@ export function toneShare(samples: Int16Array, frequency: number, sampleRate = 8
   }
   const power = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
   return energy === 0 ? 0 : (2 * power) / (samples.length * energy);
+}
+
+/**
+ * A 20 ms frame clock for the test phones: each call answers how many frames are due since the last
+ * call by the wall clock (at most 10, so a long stall is not answered with a flood), so a phone whose
+ * timer fires late catches up instead of falling behind real time.
+ */
+export function realTimeFrames(): () => number {
+  const startedAt = performance.now();
+  let sent = 0;
+  return () => {
+    const due = Math.floor((performance.now() - startedAt) / 20) + 1 - sent;
+    const now = Math.min(Math.max(due, 0), 10);
+    sent += due > 10 ? due : now;
+    return now;
+  };
 }
