@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type Envelope, type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
+import { type Envelope, type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
 import { handledCalls, timeInStates, type AgentStatus } from '@centralita/domain';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import type { Queue } from 'bullmq';
 import { eventually } from '../../../../test/support/eventually';
-import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import type { Board } from '../../src/modules/conversations/supervisor.service';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
 import { RoutingService } from '../../src/modules/routing/routing.service';
 import type { TestTenant } from '../support/factories';
 import { createLine, createStaff, createTenant, openConversation, type StaffMember } from '../support/realtime';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { bearer, type TestApp } from '../support/test-app';
+import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * Blended agents (issue 22 item 2) and the API side of connect (item 3): call events posted onto
@@ -18,46 +17,22 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
  * connectable (VOICE_CONNECT_ENABLED on for these tests), chats given by the real router, and the
  * agent's one presence read from its row, the supervisor's board and the transition log.
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-blended-${process.pid}`;
 type Event = VoiceCallEvent;
 type EventBody<T extends Event['type']> = Omit<Extract<Event, { type: T }>, 'callId' | 'tenantId' | 'seq' | 'at' | 'type'>;
 
 describe('blended agents: one presence for calls and chats, by the line’s rules (e2e)', () => {
   let t: TestApp;
-  let redis: Redis;
   let events: Queue<Event>;
   let commands: Queue<VoiceCommand>;
-  let config: AppConfig;
+  let voice: VoiceTestApp;
 
   beforeAll(async () => {
-    const saved = { poll: process.env.OUTBOX_POLL_MS, acw: process.env.AFTER_CALL_WORK_SECONDS };
-    // Own queues and no outbox poller (other suites' rows are not ours); after-call work of one second.
-    process.env.OUTBOX_POLL_MS = '3600000';
-    process.env.AFTER_CALL_WORK_SECONDS = '1';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    for (const [name, value] of [
-      ['OUTBOX_POLL_MS', saved.poll],
-      ['AFTER_CALL_WORK_SECONDS', saved.acw],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
-    commands = new Queue(QUEUES.voiceCommands, { connection: redis, prefix: PREFIX });
-    config = t.app.get<AppConfig>(APP_CONFIG);
-    config.voiceConnectEnabled = true;
+    // After-call work of one second.
+    voice = await startVoiceTestApp('blended', { afterCallWorkSeconds: 1 });
+    ({ t, events, commands } = voice);
   });
 
-  afterAll(async () => {
-    config.voiceConnectEnabled = false;
-    for (const queue of [events, commands]) {
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-    }
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   /** An English tenant with a phone line of the given blended rules, a trunk and a supervisor. */
   async function phoneTenant(rules: {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import { type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
+import type { Queue } from 'bullmq';
 import { eventually } from '../../../../test/support/eventually';
-import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
 import type { TestTenant } from '../support/factories';
 import { createLine, createStaff, createTenant } from '../support/realtime';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { bearer, type TestApp } from '../support/test-app';
+import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * Transfer of a connected phone conversation (issue #22): the desk's transfer (the agent's own POST
@@ -17,46 +16,22 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
  * real `voice-call-events` queue as the voice server posts them, move the agents' presence: the
  * first leaves the call (after-call work) on call.released, the second enters it on call.connected.
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-transfer-${process.pid}`;
 type Event = VoiceCallEvent;
 type EventBody<T extends Event['type']> = Omit<Extract<Event, { type: T }>, 'callId' | 'tenantId' | 'seq' | 'at' | 'type'>;
 
 describe('inbound voice: transfer of a connected call (e2e)', () => {
   let t: TestApp;
-  let redis: Redis;
   let events: Queue<Event>;
   let commands: Queue<VoiceCommand>;
-  let config: AppConfig;
+  let voice: VoiceTestApp;
 
   beforeAll(async () => {
-    const saved = { poll: process.env.OUTBOX_POLL_MS, acw: process.env.AFTER_CALL_WORK_SECONDS };
-    // Own queues and no outbox poller (other suites' rows are not ours); after-call work long enough to be seen.
-    process.env.OUTBOX_POLL_MS = '3600000';
-    process.env.AFTER_CALL_WORK_SECONDS = '60';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    for (const [name, value] of [
-      ['OUTBOX_POLL_MS', saved.poll],
-      ['AFTER_CALL_WORK_SECONDS', saved.acw],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
-    commands = new Queue(QUEUES.voiceCommands, { connection: redis, prefix: PREFIX });
-    config = t.app.get<AppConfig>(APP_CONFIG);
-    config.voiceConnectEnabled = true;
+    // After-call work long enough to be seen.
+    voice = await startVoiceTestApp('transfer', { afterCallWorkSeconds: 60 });
+    ({ t, events, commands } = voice);
   });
 
-  afterAll(async () => {
-    config.voiceConnectEnabled = false;
-    for (const queue of [events, commands]) {
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-    }
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   async function phoneLine(tenant: TestTenant): Promise<string> {
     const lineId = await createLine(t.dataSource, tenant, `Phone ${randomUUID().slice(0, 6)}`);
