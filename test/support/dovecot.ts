@@ -8,7 +8,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,6 +70,33 @@ function accepts(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
     socket.connect(port, '127.0.0.1');
   });
+}
+
+/** The processes (other than this one) whose working directory or open files are under `dir`. */
+function processesUsing(dir: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const links = [
+        readlinkSafe(`/proc/${pid}/cwd`),
+        ...readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkSafe(`/proc/${pid}/fd/${fd}`)),
+      ];
+      if (links.some((link) => link === dir || link.startsWith(`${dir}/`))) found.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+function readlinkSafe(link: string): string {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return '';
+  }
 }
 
 export function findDovecot(): string {
@@ -169,6 +207,23 @@ export async function startDovecot(): Promise<RunningDovecot> {
       },
       { timeoutMs: 10_000 },
     );
+    // An imap process outlives its master for a moment and saves the folder's uidlist and index as it
+    // exits: until it is gone the maildir is not the test's to change (a UIDVALIDITY reset was undone).
+    await eventually(
+      async () => {
+        const left = processesUsing(dir);
+        if (left.length) throw new Error(`dovecot processes still use the mail: ${left.join(', ')}`);
+      },
+      { timeoutMs: 10_000 },
+    ).catch(() => {
+      for (const pid of processesUsing(dir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    });
   };
 
   const client = async (user: string, password: string) => {
