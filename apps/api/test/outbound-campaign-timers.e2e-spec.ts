@@ -89,9 +89,10 @@ describe('campaign start and end timers (issue 18 item 1)', () => {
       { timeoutMs: 15_000 },
     );
     expect(started).toMatchObject({ from_state: 'scheduled', to_state: 'running', actor_kind: 'system', version: 3 });
-    // Never early; late by at most a sweep period (plus a loaded machine's slack).
+    // Never early; late by a sweep period, plus the slack of a loaded machine (CI shares two cores with
+    // every suite): the bound catches a timer that never fires on its own, not a slow one.
     expect(Number(started.at_ms)).toBeGreaterThanOrEqual(startsAt);
-    expect(Number(started.at_ms) - startsAt).toBeLessThan(3000);
+    expect(Number(started.at_ms) - startsAt).toBeLessThan(10_000);
 
     const ended = await eventually(
       async () => {
@@ -129,7 +130,7 @@ describe('campaign start and end timers (issue 18 item 1)', () => {
     );
     expect(ended).toMatchObject({ from_state: 'running', to_state: 'completed', event: 'campaign.endTimeReached', actor_kind: 'system' });
     expect(Number(ended.at_ms)).toBeGreaterThanOrEqual(endsAt);
-    expect(Number(ended.at_ms) - endsAt).toBeLessThan(3000);
+    expect(Number(ended.at_ms) - endsAt).toBeLessThan(10_000);
   });
 
   it('drops the timer with the state it guarded: an unscheduled or cancelled campaign never fires', async () => {

@@ -92,7 +92,8 @@ describe(SimulatedCarrier.name, () => {
     await handle.done;
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(40);
-    expect(elapsed).toBeLessThan(1000);
+    // Unscaled it would take 5 s; the bound leaves a loaded machine room and still proves the scaling.
+    expect(elapsed).toBeLessThan(3000);
   });
 
   it('gives the same outcomes for the same seed and different ones for another seed', async () => {
