@@ -155,6 +155,7 @@ export class CallHostService {
     for (const intent of result.intents as IntentOf<typeof outboundCallMachine>[]) {
       switch (intent.type) {
         case 'requestAgent': {
+          await lockDialerMatching(manager, row.tenant_id);
           const agentId = await this.pickWaitingAgent(manager, row);
           if (agentId) {
             const booked = await this.host.dispatchAgent(manager, agentId, { type: 'agent.outboundCallConnected' }, SYSTEM);
@@ -210,6 +211,7 @@ export class CallHostService {
    * waiting for an agent (within its abandon threshold), in the caller's transaction.
    */
   async offerAnsweredCall(manager: EntityManager, w: Work, agentId: string, tenantId: string): Promise<CallRow | null> {
+    await lockDialerMatching(manager, tenantId);
     const [call] = (await manager.query(
       `SELECT oc.id FROM outbound_calls oc JOIN dialer_campaigns c ON c.id = oc.campaign_id JOIN outbound_contacts ct ON ct.id = oc.contact_id
         WHERE oc.tenant_id = $1 AND oc.status = 'answeredByHuman'
@@ -313,4 +315,17 @@ export class CallHostService {
     };
     w.outbox.push(...(await writeOutbox(manager, [effect])));
   }
+}
+
+/**
+ * Matching a person who answered with an agent who waits happens from both sides: the call's step
+ * looks for a waiting agent, the agent's "waiting" looks for an answered call. Each side changes its
+ * own row first and then reads the other side with SKIP LOCKED, so two such transactions running at
+ * once each skipped the other's (still uncommitted) row and both committed unmatched: the person
+ * waited for the abandon timer while the agent waited for a call. One transaction-scoped lock per
+ * tenant, taken after the own row changed and held to commit, makes the later one read after the
+ * earlier one committed, so one of the two always sees the other. It guards only the short match.
+ */
+async function lockDialerMatching(manager: EntityManager, tenantId: string): Promise<void> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext('dialer-match:' || $1))`, [tenantId]);
 }
