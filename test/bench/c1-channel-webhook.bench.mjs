@@ -36,6 +36,7 @@ import {
   until,
   withLoopDelay,
 } from './realtime-fixtures.mjs';
+import { componentCpuSeconds, describeComponentCpu } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { metaJson, metaSignature } = require('@centralita/channels');
@@ -226,6 +227,7 @@ export default {
       await send(30, 1, { duplicate: false }); // warm-up
       await drainOutbox(db, 10_000);
       const cpuBefore = api.cpuSeconds();
+      const componentsBefore = componentCpuSeconds({ api: [api.pid] });
       const { result: measured, loopDelay } = await withLoopDelay(() => send(RATE, seconds, { duplicate: true }));
       const eventsLeft = async () =>
         Number(
@@ -236,6 +238,12 @@ export default {
       const after = await drainOutbox(db, 30_000);
       // Everything the run made the API do (answers, processing, pushes), per message it was sent.
       const apiCpuMs = ((api.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, measured.total - measured.skipped);
+      const componentCpu = describeComponentCpu(
+        componentsBefore,
+        componentCpuSeconds({ api: [api.pid] }),
+        measured.total - measured.skipped,
+        'message',
+      );
       const loadAfter = os.loadavg()[0];
       // What bounds the rate: one API process (one event loop) has one core, so the offered rate
       // needs CPU per message × rate below 100% of it, with room for the rest of its work.
@@ -285,7 +293,7 @@ export default {
           `${duplicateCount} delivered twice (${DUPLICATE_KINDS.map((kind) => `${duplicates[kind]} ${kind}`).join(', ')}): ` +
           `${stored.distinct_ids} of ${sentIds.length} messages stored (${storedTwice} twice, ${lost} lost), ${shownTwice} shown twice${shownTwice ? ` (${shownTwiceAs})` : ''} (${repeatedPushes.length} pushes of a message already shown, merged by id${repeatedPushes.length ? `: ${countBy(repeatedPushes.map((number) => duplicatedAs.get(number) ?? 'delivered once'))}` : ''}), ${storedEvents} webhook events stored; ` +
           `API CPU ${apiCpuMs.toFixed(2)} ms per message (its duplicate deliveries included), i.e. ${Math.round(apiCoreShare * 100)}% of the API process's one core at ${RATE}/s (one process takes at most ~${Math.floor(1000 / apiCpuMs)} messages/s${apiCoreShare >= 0.9 ? ': the API process is CPU-bound' : ''}); machine load average ${loadBefore.toFixed(1)} before the run (${loadAfter.toFixed(1)} at its end) on ${os.cpus().length} cores${loadBefore > os.cpus().length ? ': loaded by other processes' : ''}; ${describeLoopDelay(loopDelay)}; ` +
-          `baseline p99: ${baselineRun.describe()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
+          `${componentCpu}; baseline p99: ${baselineRun.describe()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
       };
     } finally {
       for (const socket of sockets) socket.close();

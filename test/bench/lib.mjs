@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: child servers, HTTP load with autocannon, medians.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -70,3 +70,46 @@ export const median = (values) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+
+/** The name (comm) and parent of a process, from /proc/<pid>/stat; null once it is gone. */
+function processInfo(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { comm, ppid: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU seconds used so far by each component of a run (QUALITY.md: "CPU time per unit read from
+ * /proc for each process"): the API and worker processes given, every PostgreSQL process (the
+ * postmaster and its backends, found by name: the machine's one server), redis-server, and this
+ * process, the load generator. A backend that exits during a window takes its CPU with it, so
+ * windows are measured while the servers' pools stay connected.
+ */
+export function componentCpuSeconds({ api = [], worker = [] } = {}) {
+  const totals = { api: 0, postgres: 0, redis: 0, worker: 0, loadGenerator: processCpuSeconds(process.pid) };
+  const mine = new Map([...api.map((pid) => [pid, 'api']), ...worker.map((pid) => [pid, 'worker'])]);
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const info = processInfo(pid);
+    if (!info) continue;
+    const component = mine.get(pid) ?? (info.comm === 'postgres' ? 'postgres' : info.comm === 'redis-server' ? 'redis' : null);
+    if (component) totals[component] += info.cpuSeconds;
+  }
+  return totals;
+}
+
+/** "API 3.10 ms, PostgreSQL 1.20 ms, …" per unit between two componentCpuSeconds readings. */
+export function describeComponentCpu(before, after, units, unit) {
+  const labels = { api: 'API', postgres: 'PostgreSQL', redis: 'Redis', worker: 'worker', loadGenerator: 'load generator' };
+  const parts = Object.entries(labels)
+    .filter(([key]) => key !== 'worker' || after.worker > 0)
+    .map(([key, label]) => `${label} ${(((after[key] - before[key]) * 1000) / Math.max(1, units)).toFixed(2)} ms`);
+  const total = Object.keys(labels).reduce((sum, key) => sum + (after[key] - before[key]), 0);
+  return `CPU per ${unit}: ${parts.join(', ')} (all ${((total * 1000) / Math.max(1, units)).toFixed(2)} ms)`;
+}

@@ -33,6 +33,7 @@ import {
   withLoopDelay,
   describeLoopDelay,
 } from './realtime-fixtures.mjs';
+import { componentCpuSeconds, describeComponentCpu } from './lib.mjs';
 
 const LINES = 20;
 const CAPACITY = 5;
@@ -255,10 +256,12 @@ export default {
       firstArrival = Infinity;
       lastArrival = -Infinity;
       const before = procStats(api.pid);
+      const componentsBefore = componentCpuSeconds({ api: [api.pid] });
       const { result: run, loopDelay } = await withLoopDelay(() =>
         openLoop({ rate: TARGET_RATE, seconds, maxInFlight: 256 }, (i) => message(i + WARM_UP_SECONDS * TARGET_RATE)),
       );
       const after = procStats(api.pid);
+      const componentsAfter = componentCpuSeconds({ api: [api.pid] });
       const memory = await api.memory();
       // A run that held the offered rate (heldRate, P2's rule for its probes, and every message
       // delivered) delivered 500 msg/s. Otherwise the rate is what it delivered over the span of its
@@ -280,7 +283,8 @@ export default {
         detail:
           `${quick ? 'QUICK, a tenth: ' : ''}${agentCount} agent + ${supervisorCount} supervisor sockets (connected in ${connectSeconds.toFixed(1)} s), ${conversations.length} open conversations (${active.length} Active, rest LiningUp on ${LINES} lines); ` +
           `${TARGET_RATE} msg/s offered for ${seconds} s after a ${WARM_UP_SECONDS} s warm-up at that rate (${held ? 'held' : 'not held'}): ${delivered} delivered over ${deliverySeconds.toFixed(2)} s from first to last, ${run.skipped} skipped (256 in flight cap), ${run.failed} failed, p50 ${percentile(latencies, 50)?.toFixed(0)} ms / p99 ${percentile(latencies, 99)?.toFixed(0)} ms POST → agent socket (${describeLoopDelay(loopDelay)}); ` +
-          `server CPU ${(cpu * 100).toFixed(0)}% of one core during messages (${(((connected.cpuSeconds - idle.cpuSeconds) / connectSeconds) * 100).toFixed(0)}% while connecting), RSS ${mib(memoryConnected.rss)} connected → ${mib(memory.rss)} after, heap ${mib(memory.heapUsed)}`,
+          `server CPU ${(cpu * 100).toFixed(0)}% of one core during messages (${(((connected.cpuSeconds - idle.cpuSeconds) / connectSeconds) * 100).toFixed(0)}% while connecting), RSS ${mib(memoryConnected.rss)} connected → ${mib(memory.rss)} after, heap ${mib(memory.heapUsed)}; ` +
+          `${describeComponentCpu(componentsBefore, componentsAfter, delivered, 'message')}`,
       };
     } finally {
       for (const socket of sockets) socket.close();
