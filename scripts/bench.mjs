@@ -187,7 +187,8 @@ async function main() {
       if (only && !only.some((id) => bench.id === id || bench.id.startsWith(`${id}@`))) continue;
       log(`${bench.id}: ${bench.title}...`);
       try {
-        const result = await bench.run({ env, quick, databaseUrl, redisUrl: redis.url });
+        // `earlier`: the rows this run measured before (S2 takes S1's as its baseline when it ran).
+        const result = await bench.run({ env, quick, databaseUrl, redisUrl: redis.url, earlier: rows });
         const row = { id: bench.id, title: bench.title, goal: bench.goal, ...result };
         // `capMiss` names which absolute cap a run missed when a benchmark has several (C1: answer time, duplicates).
         row.verdict = row.withinCap === false ? `misses (${row.capMiss ?? 'over cap'})` : verdict(row, bench.goal);

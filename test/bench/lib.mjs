@@ -86,13 +86,14 @@ function processInfo(pid) {
 /**
  * CPU seconds used so far by each component of a run (QUALITY.md: "CPU time per unit read from
  * /proc for each process"): the API and worker processes given, every PostgreSQL process (the
- * postmaster and its backends, found by name: the machine's one server), redis-server, and this
- * process, the load generator. A backend that exits during a window takes its CPU with it, so
- * windows are measured while the servers' pools stay connected.
+ * postmaster and its backends, found by name: the machine's one server), redis-server, the proxy
+ * processes given (S2's HAProxy), and this process, the load generator. A backend that exits
+ * during a window takes its CPU with it, so windows are measured while the servers' pools stay
+ * connected.
  */
-export function componentCpuSeconds({ api = [], worker = [] } = {}) {
-  const totals = { api: 0, postgres: 0, redis: 0, worker: 0, loadGenerator: processCpuSeconds(process.pid) };
-  const mine = new Map([...api.map((pid) => [pid, 'api']), ...worker.map((pid) => [pid, 'worker'])]);
+export function componentCpuSeconds({ api = [], worker = [], proxy = [] } = {}) {
+  const totals = { api: 0, postgres: 0, redis: 0, worker: 0, proxy: 0, loadGenerator: processCpuSeconds(process.pid) };
+  const mine = new Map([...api.map((pid) => [pid, 'api']), ...worker.map((pid) => [pid, 'worker']), ...proxy.map((pid) => [pid, 'proxy'])]);
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
@@ -106,9 +107,17 @@ export function componentCpuSeconds({ api = [], worker = [] } = {}) {
 
 /** "API 3.10 ms, PostgreSQL 1.20 ms, …" per unit between two componentCpuSeconds readings. */
 export function describeComponentCpu(before, after, units, unit) {
-  const labels = { api: 'API', postgres: 'PostgreSQL', redis: 'Redis', worker: 'worker', loadGenerator: 'load generator' };
+  const labels = {
+    api: 'API',
+    postgres: 'PostgreSQL',
+    redis: 'Redis',
+    worker: 'worker',
+    proxy: 'HAProxy',
+    loadGenerator: 'load generator',
+  };
+  // The worker and the proxy only when the run has them (their total is 0 otherwise).
   const parts = Object.entries(labels)
-    .filter(([key]) => key !== 'worker' || after.worker > 0)
+    .filter(([key]) => !['worker', 'proxy'].includes(key) || after[key] > 0)
     .map(([key, label]) => `${label} ${(((after[key] - before[key]) * 1000) / Math.max(1, units)).toFixed(2)} ms`);
   const total = Object.keys(labels).reduce((sum, key) => sum + (after[key] - before[key]), 0);
   return `CPU per ${unit}: ${parts.join(', ')} (all ${((total * 1000) / Math.max(1, units)).toFixed(2)} ms)`;

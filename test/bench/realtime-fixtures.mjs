@@ -120,13 +120,21 @@ export async function linkAgents(db, users, lineId) {
  * cost it several times more CPU per request. A pooled connection the server closed as idle just
  * as it was reused fails with ECONNRESET before the request was read: that one is sent again on a
  * fresh connection (Node's documented keep-alive retry; every call here is safe to repeat).
+ * `localAddress`: the source address of the connection (S2: customers from several loopback
+ * addresses, which the proxy's source hash spreads over the API processes); `headers`: more request
+ * headers (S2: the proxy's cookie).
  */
-export function call(url, route, { token, body, method = body === undefined ? 'GET' : 'POST' } = {}, retried = false) {
+export function call(
+  url,
+  route,
+  { token, body, method = body === undefined ? 'GET' : 'POST', localAddress, headers: extra } = {},
+  retried = false,
+) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+  const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra };
   if (payload !== undefined) headers['Content-Length'] = Buffer.byteLength(payload);
   return new Promise((resolve, reject) => {
-    const request = http.request(`${url}${route}`, { method, headers, agent: keepAlive }, (response) => {
+    const request = http.request(`${url}${route}`, { method, headers, agent: keepAlive, localAddress }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('error', reject);
@@ -144,7 +152,8 @@ export function call(url, route, { token, body, method = body === undefined ? 'G
       });
     });
     request.on('error', (error) => {
-      if (request.reusedSocket && error.code === 'ECONNRESET' && !retried) resolve(call(url, route, { token, body, method }, true));
+      if (request.reusedSocket && error.code === 'ECONNRESET' && !retried)
+        resolve(call(url, route, { token, body, method, localAddress, headers: extra }, true));
       else reject(error);
     });
     request.end(payload);
@@ -154,12 +163,14 @@ export function call(url, route, { token, body, method = body === undefined ? 'G
 // closes them under a request.
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
 
-export function connect(url, namespace, token, auth = {}) {
+/** `options`: more socket.io-client options (S2: the proxy's cookie in `extraHeaders`). */
+export function connect(url, namespace, token, auth = {}, options = {}) {
   const socket = io(`${url}${namespace}`, {
     auth: token ? { ...auth, token } : auth,
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
+    ...options,
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -182,8 +193,8 @@ export function connect(url, namespace, token, auth = {}) {
  * A supervisor's /staff socket as the console opens it: the tenant-wide stream in batches
  * (STAFF_BATCH_AUTH), each batch handed to the socket's own listeners push by push.
  */
-export async function connectSupervisor(url, token) {
-  const socket = await connect(url, '/staff', token, { [STAFF_BATCH_AUTH]: true });
+export async function connectSupervisor(url, token, options = {}) {
+  const socket = await connect(url, '/staff', token, { [STAFF_BATCH_AUTH]: true }, options);
   socket.on('batch', (pushes) => deliverStaffBatch(socket, pushes));
   return socket;
 }

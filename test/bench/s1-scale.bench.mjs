@@ -1,295 +1,43 @@
-// S1: one API process on the 2-core machine at contact-centre scale. Fixture (untimed): agents,
-// supervisors and open conversations written straight to PostgreSQL with snapshots produced by the
-// real machines (libs/domain): every agent logged in on one of 20 lines holding 5 Active
-// conversations (capacity 5), the other half of the conversations LiningUp. Then every agent and
-// supervisor connects a /staff socket (supervisors as the console does: the tenant-wide stream in
-// batches, STAFF_BATCH_AUTH), and customers POST messages to Active conversations at
-// 500 msg/s offered (open loop, at most 256 in flight, the rest counted as skipped; timed after a
-// 3 s warm-up at that rate) while the server's CPU (/proc utime+stime) and memory are read.
+// S1: one API process on the 2-core machine at contact-centre scale: the scale load of
+// scale-load.mjs (agents, supervisors and open conversations; every agent and supervisor on a
+// /staff socket; customers POST messages to Active conversations at 500 msg/s offered) against one
+// API process, while the server's CPU (/proc utime+stime) and memory are read.
 // Ratio = delivered msg/s ÷ 500, where a run that held the offered rate (P2's rule) delivered 500.
 // Full size: 2,000 agents, 200 supervisors, 20,000 conversations; --quick runs a tenth.
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import {
-  DEMO_CLIENT_ID,
-  accessToken,
-  connect,
-  connectSupervisor,
-  createLine,
-  createUsers,
-  domain,
-  heldRate,
-  here,
-  linkAgents,
-  openLoop,
-  percentile,
-  pool,
-  pooled,
-  procStats,
-  sleep,
-  startIpcServer,
-  visitorToken,
-  call,
-  withLoopDelay,
-  describeLoopDelay,
-} from './realtime-fixtures.mjs';
-import { componentCpuSeconds, describeComponentCpu } from './lib.mjs';
+import { here, pool, startIpcServer } from './realtime-fixtures.mjs';
+import { TARGET_RATE, measureScaleLoad, scaleFixture } from './scale-load.mjs';
 
-const LINES = 20;
-const CAPACITY = 5;
-const TARGET_RATE = 500;
-/**
- * Warm-up at the offered rate before the timed phase, so that it measures the steady state: with a
- * warm-up of 50 messages, the first two timed seconds went to JIT compilation and to opening the
- * load generator's connections (a backlog of seconds in every run, then p50 ~25 ms for the rest).
- * The warm-up's messages go to conversations the timed phase does not use.
- */
-const WARM_UP_SECONDS = 3;
-const SYSTEM = { kind: 'system' };
-
-function stepOk(machine, snapshot, event) {
-  const result = domain.step(machine, snapshot, event);
-  if (!result.changed) throw new Error(`fixture event ${event.type} refused`);
-  return result.snapshot;
-}
-
-/** Agents logged in holding `CAPACITY` Active conversations each, plus as many LiningUp ones. */
-async function fixture(db, agents, lines) {
-  const { agentPresenceMachine, conversationMachine, initial, persist, describeAgentState, describeConversationState } = domain;
-  const now = Date.now();
-  const presence = [];
-  const conversations = [];
-  agents.forEach((agent, a) => {
-    const lineId = lines[a % lines.length];
-    const actor = { kind: 'agent', id: agent.id };
-    let snapshot = initial(agentPresenceMachine, {
-      agentId: agent.id,
-      tenantId: DEMO_CLIENT_ID,
-      capacity: CAPACITY,
-      pauseReasons: ['break'],
-      at: now,
-      actor,
-    }).snapshot;
-    snapshot = stepOk(agentPresenceMachine, snapshot, {
-      type: 'agent.loggedIn',
-      capacity: CAPACITY,
-      pauseReasons: ['break'],
-      at: now + 1,
-      actor,
-    });
-    for (let k = 0; k < CAPACITY * 2; k++) {
-      const id = randomUUID();
-      let conversation = initial(conversationMachine, {
-        id,
-        tenantId: DEMO_CLIENT_ID,
-        channel: 'webchat',
-        at: now,
-        actor: { kind: 'customer' },
-      }).snapshot;
-      conversation = stepOk(conversationMachine, conversation, {
-        type: 'conversation.menuCompleted',
-        queryTypeId: 'q',
-        submenuId: 's',
-        attentionLineId: lineId,
-        pollId: null,
-        priority: 0,
-        at: now + 2,
-        actor: { kind: 'customer' },
-      });
-      let version = 2;
-      if (k < CAPACITY) {
-        snapshot = stepOk(agentPresenceMachine, snapshot, {
-          type: 'agent.conversationAssigned',
-          conversationId: id,
-          at: now + 3 + k,
-          actor: SYSTEM,
-        });
-        conversation = stepOk(conversationMachine, conversation, {
-          type: 'conversation.assigned',
-          agentId: agent.id,
-          at: now + 3 + k,
-          actor: SYSTEM,
-        });
-        version = 3;
-      }
-      const context = conversation.context;
-      conversations.push({
-        id,
-        line: lineId,
-        agent: context.agentId,
-        status: describeConversationState(conversation),
-        queuedAt: context.queuedAt === null ? null : new Date(context.queuedAt).toISOString(),
-        snapshot: JSON.stringify(persist(conversationMachine, conversation)),
-        version,
-        visitor: randomUUID(),
-      });
-    }
-    presence.push({
-      id: agent.id,
-      status: describeAgentState(snapshot),
-      snapshot: JSON.stringify(persist(agentPresenceMachine, snapshot)),
-      version: 2 + CAPACITY,
-    });
-  });
-  await db.query(
-    `INSERT INTO agent_presence (user_id, tenant_id, status, capacity, active_count, snapshot, version, last_event, state_since)
-     SELECT u, $1, s, $2, $2, j::jsonb, v, 'agent.conversationAssigned', now() FROM unnest($3::uuid[], $4::text[], $5::text[], $6::int[]) AS x(u, s, j, v)`,
-    [
-      DEMO_CLIENT_ID,
-      CAPACITY,
-      presence.map((p) => p.id),
-      presence.map((p) => p.status),
-      presence.map((p) => p.snapshot),
-      presence.map((p) => p.version),
-    ],
-  );
-  for (let start = 0; start < conversations.length; start += 2000) {
-    const chunk = conversations.slice(start, start + 2000);
-    const col = (key) => chunk.map((c) => c[key]);
-    await db.query(
-      `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, agent_id, status, priority, queued_at, customer_name, visitor_id, snapshot, version, last_event)
-       SELECT id, $1, 'webchat', line, line, agent, status, 0, queued, 'Bench customer', visitor, snap::jsonb, v, 'bench.fixture'
-       FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::int[]) AS x(id, line, agent, status, queued, visitor, snap, v)`,
-      [
-        DEMO_CLIENT_ID,
-        col('id'),
-        col('line'),
-        col('agent'),
-        col('status'),
-        col('queuedAt'),
-        col('visitor'),
-        col('snapshot'),
-        col('version'),
-      ],
+/** S1's measurement, also S2's same-run baseline: { value, baseline, ratio, unit, detail }. */
+export async function measureS1({ env, quick, databaseUrl }) {
+  const db = pool(databaseUrl, 4);
+  let api;
+  try {
+    const fx = await scaleFixture(db, { quick, tag: 's1' });
+    const prefix = `${env.QUEUE_PREFIX}-s1-${Date.now().toString(36)}`;
+    // BENCH_PROFILE_DIR=<dir>: the API child also writes a V8 CPU profile there when it stops.
+    api = await startIpcServer(
+      path.join(here, 'servers/api-server-ipc.cjs'),
+      { ...env, QUEUE_PREFIX: prefix, RATE_LIMIT_WEBCHAT_MESSAGES: '1000000' },
+      ['--expose-gc', ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [])],
     );
+    const load = await measureScaleLoad({ env, quick, fx, url: api.url, servers: [api], components: { api: [api.pid] } });
+    return {
+      value: load.achieved,
+      baseline: TARGET_RATE,
+      ratio: load.achieved / TARGET_RATE,
+      unit: 'msg/s',
+      detail: load.describe('server'),
+    };
+  } finally {
+    await api?.stop();
+    await db.end();
   }
-  return conversations;
 }
 
 export default {
   id: 'S1',
   title: 'Scale on one API process: agents, supervisors, open conversations, 500 msg/s offered',
   goal: { ratio: 1, direction: 'min' },
-  async run({ env, quick, databaseUrl }) {
-    const fraction = quick ? 0.1 : 1;
-    const agentCount = Math.round(2000 * fraction);
-    const supervisorCount = Math.round(200 * fraction);
-    const seconds = quick ? 4 : 15;
-    const db = pool(databaseUrl, 4);
-    const lines = [];
-    for (let i = 0; i < LINES; i++) lines.push(await createLine(db, `s1-${i}`));
-    const agents = await createUsers(db, { count: agentCount, role: 'AGENT', tag: 's1a' });
-    const supervisors = await createUsers(db, { count: supervisorCount, role: 'SUPER', tag: 's1s' });
-    for (let i = 0; i < LINES; i++)
-      await linkAgents(
-        db,
-        agents.filter((_, a) => a % LINES === i),
-        lines[i],
-      );
-    const conversations = await fixture(db, agents, lines);
-    await db.query('ANALYZE'); // planner statistics, as a database in service has them after a bulk load
-    const active = conversations.filter((c) => c.status === 'Active');
-    const prefix = `${env.QUEUE_PREFIX}-s1-${Date.now().toString(36)}`;
-    // BENCH_PROFILE_DIR=<dir>: the API child also writes a V8 CPU profile there when it stops.
-    const api = await startIpcServer(
-      path.join(here, 'servers/api-server-ipc.cjs'),
-      { ...env, QUEUE_PREFIX: prefix, RATE_LIMIT_WEBCHAT_MESSAGES: '1000000' },
-      ['--expose-gc', ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [])],
-    );
-    const sockets = [];
-    try {
-      const idle = procStats(api.pid);
-      const connectStart = performance.now();
-      const pending = new Map();
-      const staff = [...agents.map((user) => ({ user, agent: true })), ...supervisors.map((user) => ({ user, agent: false }))];
-      await pooled(staff, 50, async ({ user, agent }) => {
-        const token = accessToken(env.JWT_SECRET, user);
-        // Supervisors as the console connects them: the tenant-wide stream in batches.
-        const socket = agent ? await connect(api.url, '/staff', token) : await connectSupervisor(api.url, token);
-        sockets.push(socket);
-        if (agent)
-          socket.on('message.created', (view) => {
-            const entry = pending.get(view.clientMessageId);
-            if (entry) {
-              pending.delete(view.clientMessageId);
-              entry(performance.now());
-            }
-          });
-      });
-      const connectSeconds = (performance.now() - connectStart) / 1000;
-      await sleep(2000);
-      const connected = procStats(api.pid);
-      const memoryConnected = await api.memory();
-
-      // Warm-up, then the timed message phase.
-      const tokens = active.map((c) => visitorToken(env.JWT_SECRET, c.id, c.visitor));
-      const latencies = [];
-      let delivered = 0;
-      // Arrival times (ms) of the first and last delivery of the timed phase: the delivered rate is
-      // measured over their span (see below).
-      let firstArrival = Infinity;
-      let lastArrival = -Infinity;
-      const message = async (i) => {
-        const clientMessageId = randomUUID();
-        const start = performance.now();
-        const arrived = new Promise((resolve, reject) => {
-          pending.set(clientMessageId, resolve);
-          setTimeout(() => {
-            pending.delete(clientMessageId);
-            reject(new Error('not delivered within 20 s'));
-          }, 20_000).unref();
-        });
-        arrived.catch(() => undefined); // awaited below; a failed POST must not leave it unhandled
-        await call(api.url, '/api/webchat/conversation/messages', {
-          token: tokens[i % tokens.length],
-          body: { text: `hi ${i}`, clientMessageId },
-        });
-        const at = await arrived;
-        latencies.push(at - start);
-        firstArrival = Math.min(firstArrival, at);
-        lastArrival = Math.max(lastArrival, at);
-        delivered++;
-      };
-      await openLoop({ rate: TARGET_RATE, seconds: WARM_UP_SECONDS, maxInFlight: 256 }, message);
-      latencies.length = 0;
-      delivered = 0;
-      firstArrival = Infinity;
-      lastArrival = -Infinity;
-      const before = procStats(api.pid);
-      const componentsBefore = componentCpuSeconds({ api: [api.pid] });
-      const { result: run, loopDelay } = await withLoopDelay(() =>
-        openLoop({ rate: TARGET_RATE, seconds, maxInFlight: 256 }, (i) => message(i + WARM_UP_SECONDS * TARGET_RATE)),
-      );
-      const after = procStats(api.pid);
-      const componentsAfter = componentCpuSeconds({ api: [api.pid] });
-      const memory = await api.memory();
-      // A run that held the offered rate (heldRate, P2's rule for its probes, and every message
-      // delivered) delivered 500 msg/s. Otherwise the rate is what it delivered over the span of its
-      // deliveries (first to last, plus one interval), never shorter than the offered window.
-      // Dividing every run by the whole run (first send to last delivery) charged the last
-      // message's latency as lost throughput, so even a server that kept up read just under 500.
-      const held = delivered === run.total && heldRate(run, latencies);
-      const deliverySeconds = (lastArrival - firstArrival) / 1000 + 1 / TARGET_RATE;
-      const achieved = held ? TARGET_RATE : delivered > 1 ? delivered / Math.max(deliverySeconds, run.total / TARGET_RATE) : 0;
-      const cpu = (after.cpuSeconds - before.cpuSeconds) / run.seconds;
-      if (process.env.BENCH_VERBOSE)
-        console.error(JSON.stringify({ achieved, run, cpu, connectSeconds, rss: memory.rss, p99: percentile(latencies, 99) }));
-      const mib = (bytes) => `${Math.round(bytes / 2 ** 20)} MiB`;
-      return {
-        value: achieved,
-        baseline: TARGET_RATE,
-        ratio: achieved / TARGET_RATE,
-        unit: 'msg/s',
-        detail:
-          `${quick ? 'QUICK, a tenth: ' : ''}${agentCount} agent + ${supervisorCount} supervisor sockets (connected in ${connectSeconds.toFixed(1)} s), ${conversations.length} open conversations (${active.length} Active, rest LiningUp on ${LINES} lines); ` +
-          `${TARGET_RATE} msg/s offered for ${seconds} s after a ${WARM_UP_SECONDS} s warm-up at that rate (${held ? 'held' : 'not held'}): ${delivered} delivered over ${deliverySeconds.toFixed(2)} s from first to last, ${run.skipped} skipped (256 in flight cap), ${run.failed} failed, p50 ${percentile(latencies, 50)?.toFixed(0)} ms / p99 ${percentile(latencies, 99)?.toFixed(0)} ms POST → agent socket (${describeLoopDelay(loopDelay)}); ` +
-          `server CPU ${(cpu * 100).toFixed(0)}% of one core during messages (${(((connected.cpuSeconds - idle.cpuSeconds) / connectSeconds) * 100).toFixed(0)}% while connecting), RSS ${mib(memoryConnected.rss)} connected → ${mib(memory.rss)} after, heap ${mib(memory.heapUsed)}; ` +
-          `${describeComponentCpu(componentsBefore, componentsAfter, delivered, 'message')}`,
-      };
-    } finally {
-      for (const socket of sockets) socket.close();
-      await api.stop();
-      await db.end();
-    }
-  },
+  run: measureS1,
 };

@@ -100,6 +100,8 @@ describe('Dashboards', () => {
   let page: Page;
   let worker: ChildProcess | undefined;
   const chats: Started[] = [];
+  let adminToken = '';
+  let phoneLine = '';
 
   beforeAll(async () => {
     worker = await startSentimentWorker();
@@ -123,6 +125,15 @@ describe('Dashboards', () => {
       token: admin.accessToken,
       body: JSON.stringify({ name: `${TAG} gave up`, type: 'inbound', channel: 'WebChat', internal: false, businessHours: [] }),
     });
+    adminToken = admin.accessToken;
+    // A phone line: the channel filter offers Phone from then on (deleted after the suite; no call reaches it).
+    phoneLine = (
+      await api<{ id: string }>('/api/attention-lines', {
+        method: 'POST',
+        token: admin.accessToken,
+        body: JSON.stringify({ name: `${TAG} phone`, type: 'inbound', channel: 'Phone', internal: false, businessHours: [] }),
+      })
+    ).id;
     if (SHOTS) await answeredChat(line.id);
     // One customer gives up (an abandon: offered, not answered); one keeps waiting (the live board).
     const gaveUp = await queueChat(gaveUpLine.id, `${TAG} Lucía`, ['Esto es horrible, estoy muy enfadado, el servicio es pésimo']);
@@ -145,6 +156,7 @@ describe('Dashboards', () => {
     // Nobody is left waiting for the suites that follow (an agent logging in would receive them).
     for (const chat of chats)
       await api('/api/webchat/conversation/leave', { method: 'POST', token: chat.visitorToken }).catch(() => undefined);
+    if (phoneLine) await api(`/api/attention-lines/${phoneLine}`, { method: 'DELETE', token: adminToken }).catch(() => undefined);
     await context?.close();
     await browser?.close();
     if (worker && worker.exitCode === null) {
@@ -220,6 +232,32 @@ describe('Dashboards', () => {
       await admin.page.getByTestId('widget-compliance').waitFor();
     } finally {
       await admin.context.close();
+    }
+  });
+
+  it.each([
+    ['en', 'Phone', 'Channel', 'Phone, never queued: hung up in the IVR: '],
+    ['es', 'Teléfono', 'Canal', 'Teléfono, fuera de las colas: colgadas en el IVR: '],
+  ])('filters and groups by the phone channel, named in the console’s language (%s)', async (language, phone, channel, outside) => {
+    const own = await newPage(browser, { language: language as 'en' | 'es' });
+    try {
+      await own.page.setViewportSize({ width: 1366, height: 900 });
+      await signIn(own.page, DEMO.supervisor);
+      await own.page.waitForURL((url) => !url.pathname.startsWith('/session'));
+      await own.page.goto('/dashboard/generaldashboard');
+      await own.page.locator('.p-dropdown:has(#dash-channel)').click();
+      await own.page.getByRole('option', { name: phone, exact: true }).click();
+      await own.page.getByTestId('widget-queueStatus').getByText(channel, { exact: true }).click();
+      const table = own.page.getByTestId('table-queueStatus');
+      await eventually(
+        async () => expect(await table.locator('tbody tr').allTextContents()).toEqual([expect.stringMatching(new RegExp(`^${phone}`))]),
+        {
+          timeoutMs: 20_000,
+        },
+      );
+      await expect(own.page.getByTestId('queueStatus-callsOutsideQueues').textContent()).resolves.toMatch(new RegExp(`^${outside}\\d+`));
+    } finally {
+      await own.context.close();
     }
   });
 

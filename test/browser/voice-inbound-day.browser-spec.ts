@@ -35,6 +35,9 @@ const PROMPT_HZ = 1000;
 const tag = randomUUID().slice(0, 6);
 const NUMBER = `+3495${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
 const FROM = `+3466${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+/** The caller is a contact the tenant knows, with an open case: the ringing softphone's screen pop shows both. */
+const CALLER_NAME = `Marta Día ${tag}`;
+const CASE_SUBJECT = `Factura duplicada ${tag}`;
 
 /** Keeps every RTCPeerConnection the page makes on window.__pcs (the softphone's is the last with audio). */
 const KEEP_PEER_CONNECTIONS = () => {
@@ -91,6 +94,9 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
   let sipPort: number;
   let savedSettings: PlatformSettings | undefined;
   let savedSoftphone: { wsUrl: string; domain: string; iceServers?: unknown[] } | null = null;
+  let caseId: string;
+  /** docs/screenshots with VOICE_DAY_SCREENSHOTS=1 (the user guide's "Taking calls"), else the suite's temporary folder. */
+  let screenshots: string;
   const contexts: BrowserContext[] = [];
   const agents: { name: string; email: string; id: string; extension: string; page?: Page }[] = [];
 
@@ -145,14 +151,14 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
       nodes: [
         {
           id: 'menu',
-          name: 'Menu',
+          name: 'Menú principal',
           promptText: 'Pulse uno',
           promptAudioUrl: null,
           promptAudioFileId: upload.id,
           timeoutSeconds: 20,
           maxRetries: 0,
           fallback: { type: 'hangup', targetId: null },
-          options: [{ digit: '1', label: null, destination: { type: 'line', targetId: lineId } }],
+          options: [{ digit: '1', label: 'Ventas', destination: { type: 'line', targetId: lineId } }],
         },
       ],
     };
@@ -163,9 +169,33 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
         [tenantId, `Day ${tag}`, JSON.stringify(tree)],
       )
     ).rows[0]!.id;
+    // The caller's number is a known contact: an earlier phone conversation with an open case.
+    const contactId = (
+      await db.query<{ id: string }>(
+        `INSERT INTO contacts (tenant_id, channel, channel_account_id, external_id, name) VALUES ($1, 'phone', 'pstn', $2, $3) RETURNING id`,
+        [tenantId, FROM, CALLER_NAME],
+      )
+    ).rows[0]!.id;
+    const earlier = randomUUID();
+    await db.query(
+      `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, contact_id, created_at, closed_at)
+       VALUES ($1, $2, 'phone', $3, $3, 'Closed', $4, '{}'::jsonb, 1, 'test', $5, now() - interval '3 days', now() - interval '3 days')`,
+      [earlier, tenantId, lineId, `Anterior ${tag}`, contactId],
+    );
+    caseId = (
+      await db.query<{ id: string }>(
+        `INSERT INTO cases (tenant_id, number, subject, description) VALUES ($1, 900000 + floor(random() * 99999)::int, $2, 'Cobro repetido') RETURNING id`,
+        [tenantId, CASE_SUBJECT],
+      )
+    ).rows[0]!.id;
+    await db.query(`INSERT INTO case_conversations (conversation_id, case_id, tenant_id) VALUES ($1, $2, $3)`, [earlier, caseId, tenantId]);
+    screenshots =
+      process.env.VOICE_DAY_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(dir, 'screenshots');
+    mkdirSync(screenshots, { recursive: true });
+
     trunkId = (
       await db.query<{ id: string }>(
-        `INSERT INTO trunks (client_id, name, host, port, transport, max_concurrent_calls) VALUES ($1, $2, 'sip.carrier.test', 5060, 'udp', 10) RETURNING id`,
+        `INSERT INTO trunks (client_id, name, host, port, transport, max_concurrent_calls, allowed_sources) VALUES ($1, $2, 'sip.carrier.test', 5060, 'udp', 10, '{127.0.0.2}') RETURNING id`,
         [tenantId, `Carrier ${tag}`],
       )
     ).rows[0]!.id;
@@ -287,6 +317,29 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     });
   }
 
+  /** A user-guide screenshot without the notices' toasts; `deskTop`: the side column scrolled back to the customer card. */
+  async function shoot(page: Page, name: string, deskTop = false): Promise<void> {
+    for (const close of await page.locator('.p-toast-icon-close').all()) await close.click().catch(() => undefined);
+    await page.locator('.p-toast-message').first().waitFor({ state: 'detached' });
+    if (deskTop) await page.getByTestId('desk-side').evaluate((side) => side.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(screenshots, name) });
+  }
+
+  /** The ringing softphone's screen pop: the caller's number, the line, the IVR path, the known contact and their open case. */
+  async function screenPopShows(page: Page, ivrPath: string, lineName: string): Promise<void> {
+    const pop = page.locator('[data-testid=softphone-inbound-pop][data-status=ready]');
+    await pop.waitFor({ timeout: 15_000 });
+    expect(await pop.getByTestId('softphone-remote-number').textContent()).toBe(FROM);
+    expect(await pop.getByTestId('softphone-pop-line').textContent()).toBe(lineName);
+    expect(await pop.getByTestId('softphone-pop-ivr').textContent()).toBe(ivrPath);
+    expect(await pop.getByTestId('softphone-pop-waited').textContent()).toMatch(/^\d{2}:\d{2}/);
+    expect(await pop.getByTestId('softphone-pop-contact').textContent()).toContain(CALLER_NAME);
+    const openCase = pop.locator(`[data-testid=softphone-pop-case][data-id="${caseId}"]`);
+    expect(await openCase.textContent()).toContain(CASE_SUBJECT);
+    expect(await openCase.locator('a').getAttribute('href')).toBe(`/crm/crmlist?case=${caseId}`);
+    await pop.getByTestId('softphone-pop-conversation').first().waitFor();
+  }
+
   async function callerHearsAgent(since: number): Promise<void> {
     await eventually(
       () => {
@@ -319,8 +372,11 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     );
     await caller.pressRtp('1');
 
-    // Queued on the line, routed to agent 1: the desk's softphone rings with the caller's number; Answer.
+    // Queued on the line, routed to agent 1: the desk's softphone rings with the screen pop (the caller's number, line,
+    // IVR path with the key pressed, the known contact and their open case); Answer.
     await anaPage.locator('[data-testid=softphone-status][data-state=ringing]').waitFor({ timeout: 30_000 });
+    await screenPopShows(anaPage, 'Menú principal › 1 Ventas', `Teléfono día ${tag}`);
+    await shoot(anaPage, 'softphone-screen-pop-es.png');
     await anaPage.getByTestId('softphone-answer').click();
     await anaPage.locator('[data-testid=softphone-status][data-state=inCall]').waitFor({ timeout: 20_000 });
     const anaAnsweredAt = Date.now();
@@ -328,9 +384,13 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     await callerHearsAgent(anaAnsweredAt);
 
     // The phone conversation is on agent 1's desk; transferred from there to agent 2.
-    const conversation = anaPage.locator('[data-testid=conversation-item]').filter({ hasText: FROM.slice(-7) });
+    // A known caller keeps their contact's name: the desk lists the phone conversation under it.
+    const conversation = anaPage.locator('[data-testid=conversation-item]').filter({ hasText: CALLER_NAME });
     await conversation.first().waitFor({ timeout: 20_000 });
     await conversation.first().click();
+    // The call's history lines: the IVR's nodes and the key that left it for the line.
+    await anaPage.getByText(/^IVR: Ventas \((tecla|key) 1\)$/).waitFor({ timeout: 10_000 });
+    await shoot(anaPage, 'desk-phone-call-es.png', true);
     await anaPage.getByTestId('chat-transfer').click();
     const option = anaPage.locator(`[data-testid=transfer-agent][data-target-id="${bruno.id}"]`);
     await option.and(anaPage.locator('[data-disabled=false]')).waitFor({ timeout: 15_000 });
@@ -340,12 +400,19 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     // Agent 1's leg is released; agent 2's softphone rings and answers; they hear each other.
     await anaPage.locator('[data-testid=softphone-status][data-state=inCall]').waitFor({ state: 'detached', timeout: 20_000 });
     await brunoPage.locator('[data-testid=softphone-status][data-state=ringing]').waitFor({ timeout: 30_000 });
+    await screenPopShows(brunoPage, 'Menú principal › 1 Ventas', `Teléfono día ${tag}`);
+    await shoot(brunoPage, 'softphone-screen-pop-en.png');
     await brunoPage.getByTestId('softphone-answer').click();
     await brunoPage.locator('[data-testid=softphone-status][data-state=inCall]').waitFor({ timeout: 20_000 });
     const brunoAnsweredAt = Date.now();
     await agentHearsCaller(brunoPage);
     await callerHearsAgent(brunoAnsweredAt);
     expect(caller.byeReceived).toBe(false);
+    const brunoConversation = brunoPage.locator('[data-testid=conversation-item]').filter({ hasText: CALLER_NAME });
+    await brunoConversation.first().waitFor({ timeout: 20_000 });
+    await brunoConversation.first().click();
+    await brunoPage.getByTestId('chat-transfer').waitFor();
+    await shoot(brunoPage, 'desk-phone-call-en.png', true);
 
     // Agent 2 hangs up: the caller gets the BYE.
     await brunoPage.getByTestId('softphone-hangup').click();
@@ -391,7 +458,7 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     await page.getByTestId('signin-submit').click();
     await page.waitForURL((url) => !url.pathname.startsWith('/session'));
     await page.goto('/reports/reports');
-    const row = page.locator('[data-testid=report-row]').filter({ hasText: FROM });
+    const row = page.locator('[data-testid=report-row]').filter({ hasText: CALLER_NAME });
     await row.waitFor({ timeout: 20_000 });
     await row.click();
     const player = page.getByTestId('conversation-detail').getByTestId('detail-recordings').getByTestId('call-recording').first();

@@ -132,6 +132,64 @@ describe('SIP trunks (e2e)', () => {
     expect(cleared.body.data).toMatchObject({ countryCode: '34', nationalPrefix: null });
   });
 
+  it('keeps the allowed carrier sources (the voice server answers other sources 403), and refuses a bad entry naming the field', async () => {
+    const created = await create(
+      adminA,
+      valid({ name: 'Listed carrier', allowedSources: [' 203.0.113.10 ', '198.51.100.0/24', '2001:db8::/32'] }),
+    );
+    const read = (await t.http().get(`/api/trunks/${created.id}`).set(bearer(adminA)).expect(200)).body.data;
+    expect(read.allowedSources).toEqual(['203.0.113.10', '198.51.100.0/24', '2001:db8::/32']);
+    const raw = await t.dataSource.query(`SELECT allowed_sources FROM trunks WHERE id = $1`, [created.id]);
+    expect(raw[0].allowed_sources).toEqual(['203.0.113.10', '198.51.100.0/24', '2001:db8::/32']);
+    // An edit without the field keeps the list; an empty list clears it (the trunk's host only).
+    const kept = await t
+      .http()
+      .put(`/api/trunks/${created.id}`)
+      .set(bearer(adminA))
+      .send(valid({ name: 'Listed carrier', password: '' }))
+      .expect(200);
+    expect(kept.body.data.allowedSources).toEqual(['203.0.113.10', '198.51.100.0/24', '2001:db8::/32']);
+    const cleared = await t
+      .http()
+      .put(`/api/trunks/${created.id}`)
+      .set(bearer(adminA))
+      .send(valid({ name: 'Listed carrier', password: '', allowedSources: [] }))
+      .expect(200);
+    expect(cleared.body.data.allowedSources).toEqual([]);
+    expect((await create(adminA, valid({ name: 'Default sources' }))).id).toBeDefined();
+
+    const bad: [unknown, string][] = [
+      [
+        ['203.0.113.0/33'],
+        'allowedSources has "203.0.113.0/33", which is not an IP address or a CIDR network (203.0.113.10, 203.0.113.0/24, 2001:db8::/32)',
+      ],
+      [
+        ['sip.carrier.example'],
+        'allowedSources has "sip.carrier.example", which is not an IP address or a CIDR network (203.0.113.10, 203.0.113.0/24, 2001:db8::/32)',
+      ],
+      [[42], 'allowedSources is not in the expected format'],
+      [Array.from({ length: 101 }, (_, i) => `10.0.${i}.1`), 'allowedSources must have at most 100 entries'],
+    ];
+    for (const [allowedSources, message] of bad) {
+      const response = await t
+        .http()
+        .post('/api/trunks')
+        .set(bearer(adminA))
+        .send(valid({ name: 'Bad sources', allowedSources }))
+        .expect(400);
+      expect(response.body.data.fields).toEqual({ allowedSources: [message] });
+    }
+    const badEdit = await t
+      .http()
+      .put(`/api/trunks/${created.id}`)
+      .set(bearer(adminA))
+      .send(valid({ name: 'Listed carrier', password: '', allowedSources: ['203.0.113.10', '10.0.0.0/99'] }))
+      .expect(400);
+    expect(badEdit.body.data.issues).toEqual([{ field: 'allowedSources', key: 'sourceAddress', values: { value: '10.0.0.0/99' } }]);
+    expect(await t.dataSource.getRepository(Trunk).countBy({ clientId: tenantA.client.id, name: 'Bad sources' })).toBe(0);
+    expect((await t.dataSource.getRepository(Trunk).findOneByOrFail({ id: created.id })).allowedSources).toEqual([]);
+  });
+
   it('refuses each invalid field, naming it', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ name: '' }, 'name', 'name is required'],

@@ -63,7 +63,9 @@ export type RuleKey =
   | 'duplicate'
   | 'weakPassword'
   | 'personalPassword'
-  | 'blockedAddress';
+  | 'blockedAddress'
+  | 'sourceAddress'
+  | 'maxItems';
 export interface RuleIssue {
   field: string;
   key: RuleKey;
@@ -265,6 +267,10 @@ export function describeIssue(issue: RuleIssue): string {
       return `${issue.field} must not be made from your email address or name`;
     case 'blockedAddress':
       return `${issue.field} must point to a public address: ${v.reason} addresses are refused for outgoing connections`;
+    case 'sourceAddress':
+      return `${issue.field} has "${v.value}", which is not an IP address or a CIDR network (203.0.113.10, 203.0.113.0/24, 2001:db8::/32)`;
+    case 'maxItems':
+      return `${issue.field} must have at most ${v.count} entries`;
   }
 }
 

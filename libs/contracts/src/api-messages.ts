@@ -76,6 +76,12 @@ export const API_MESSAGE_KEYS = [
   'monitorInUse',
   'monitorNoSoftphone',
   'monitorNotActive',
+  // attended transfer of a live call (voice)
+  'consultNotConnected',
+  'consultInProgress',
+  'consultNotActive',
+  'consultTargetUnavailable',
+  'consultNoSoftphone',
   // call recordings
   'audioNotFound',
 ] as const;

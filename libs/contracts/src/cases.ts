@@ -189,7 +189,8 @@ export interface CaseTranscript {
   channel: string;
   customerName: string;
   messages: TranscriptMessage[];
-  recordings: { id: string; kind: 'audio' | 'video'; url: string; createdAt: string }[];
+  /** voicemail: an audio recording that is a caller's message left on a line's voicemail (not a call with an agent). */
+  recordings: { id: string; kind: 'audio' | 'video'; url: string; createdAt: string; voicemail?: boolean }[];
 }
 
 export interface CaseListFilters {

@@ -146,12 +146,13 @@ export interface QueueFigures {
   longestAnswerWaitMs: number | null;
 }
 
-/** How `handled` splits: offered chats answered, chats passed on by another agent, calls. */
+/** How `handled` splits: offered contacts answered, chats passed on by another agent, outbound calls. */
 export interface HandledBreakdown {
+  /** Chats and inbound calls answered from a line's queue. */
   fromQueue: number;
   /** Agent-to-agent transfers: one offer, a handled contact for each agent. */
   fromTransfer: number;
-  /** Calls are handled without being offered to a chat queue. */
+  /** Outbound (dialer) calls: handled without being offered to a queue. */
   calls: number;
 }
 
@@ -189,6 +190,14 @@ export interface QueueStatusRow extends QueueFigures {
    * campaign or agent filter is set: an IVR abandon belongs to no line.
    */
   abandonedInIvr?: number;
+  /**
+   * Phone row only, absent under the same filters as `abandonedInIvr`: calls the IVR sent to a line
+   * that was closed (out of its hours; the caller heard the closed-line message), in the window.
+   * Neither offered nor abandoned: the line never queued them.
+   */
+  closedLine?: number;
+  /** Phone row only, likewise: calls that ended leaving a message on a line's voicemail, in the window. */
+  voicemail?: number;
 }
 
 export interface AgentServiceRow {

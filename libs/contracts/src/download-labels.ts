@@ -102,6 +102,7 @@ export const CONVERSATION_EVENT_CODES = [
   'conversation.surveyAnswered',
   'conversation.surveyExpired',
   'conversation.messageReceived',
+  'conversation.callAnswered',
 ] as const;
 export type ConversationEventCode = (typeof CONVERSATION_EVENT_CODES)[number];
 /** `bot`: the line's bot (issue 23), a message sender kind that never steps a machine. */
@@ -195,6 +196,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Encuesta respondida',
       'conversation.surveyExpired': 'Encuesta caducada',
       'conversation.messageReceived': 'Mensaje recibido',
+      'conversation.callAnswered': 'Llamada atendida',
     },
     actor: {
       customer: 'Cliente',
@@ -326,6 +328,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Survey answered',
       'conversation.surveyExpired': 'Survey expired',
       'conversation.messageReceived': 'Message received',
+      'conversation.callAnswered': 'Call answered',
     },
     actor: {
       customer: 'Customer',
@@ -465,6 +468,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Απαντήθηκε η έρευνα',
       'conversation.surveyExpired': 'Έληξε η έρευνα',
       'conversation.messageReceived': 'Ελήφθη μήνυμα',
+      'conversation.callAnswered': 'Η κλήση απαντήθηκε',
     },
     actor: {
       customer: 'Πελάτης',
@@ -596,6 +600,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Sondaggio compilato',
       'conversation.surveyExpired': 'Sondaggio scaduto',
       'conversation.messageReceived': 'Messaggio ricevuto',
+      'conversation.callAnswered': 'Chiamata risposta',
     },
     actor: {
       customer: 'Cliente',
@@ -727,6 +732,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Anketa popunjena',
       'conversation.surveyExpired': 'Anketa istekla',
       'conversation.messageReceived': 'Primljena poruka',
+      'conversation.callAnswered': 'Poziv je javljen',
     },
     actor: {
       customer: 'Klijent',
@@ -857,6 +863,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Umfrage beantwortet',
       'conversation.surveyExpired': 'Umfrage abgelaufen',
       'conversation.messageReceived': 'Nachricht empfangen',
+      'conversation.callAnswered': 'Anruf angenommen',
     },
     actor: {
       customer: 'Kunde',
@@ -988,6 +995,7 @@ export const DOWNLOAD_LABELS: Record<Language, DownloadLabels> = {
       'conversation.surveyAnswered': 'Опрос пройден',
       'conversation.surveyExpired': 'Опрос истёк',
       'conversation.messageReceived': 'Получено сообщение',
+      'conversation.callAnswered': 'Звонок принят',
     },
     actor: {
       customer: 'Клиент',

@@ -146,6 +146,12 @@ export interface TypingView {
   typing: boolean;
 }
 
+/** A phone conversation's call moved (connected, released, ended, monitoring): the monitoring bar re-reads it. */
+export interface VoiceCallUpdatedView {
+  conversationId: string;
+  callId: string;
+}
+
 export interface ReadView {
   conversationId: string;
   readerKind: 'customer' | 'agent';
@@ -167,6 +173,8 @@ export interface StaffServerEvents extends VideoServerEvents {
   'message.read': (view: ReadView) => void;
   /** A conversation's rolling customer sentiment turned negative (tenant room; dashboards). */
   'sentiment.alert': (view: SentimentAlertView) => void;
+  /** A phone conversation's call moved (conversation and tenant rooms): the console re-reads its monitoring. */
+  'voiceCall.updated': (view: VoiceCallUpdatedView) => void;
   /** Outbound (OUTBOUND_SOCKET_EVENTS): a campaign's board (tenant room), an agent's call and its preview line. */
   'outbound.board': (view: OutboundBoardView) => void;
   'outbound.call': (view: OutboundCallView) => void;

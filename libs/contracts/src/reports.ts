@@ -103,6 +103,8 @@ export interface ReportFilters {
   campaignId?: string;
   channel?: string;
   agentId?: string;
+  /** Conversations report only: just the phone conversations that left a voicemail (voice_recordings kind 'voicemail'). */
+  voicemail?: boolean;
 }
 
 export interface ReportPage {

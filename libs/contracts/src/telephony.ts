@@ -12,12 +12,15 @@ export const IVR_DIGITS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '*'
 export type IvrDigit = (typeof IVR_DIGITS)[number];
 
 /** Where an option (or a node's fallback) sends the call. */
-export const IVR_DESTINATION_TYPES = ['line', 'agent', 'ivr', 'node', 'hangup'] as const;
+export const IVR_DESTINATION_TYPES = ['line', 'agent', 'ivr', 'node', 'hangup', 'voicemail'] as const;
 export type IvrDestinationType = (typeof IVR_DESTINATION_TYPES)[number];
 
 export interface IvrDestination {
   type: IvrDestinationType;
-  /** Attention line id (line), user id (agent), IVR id (ivr) or node id of the same tree (node); null for hangup. */
+  /**
+   * Attention line id (line; voicemail: the line whose staff find the message), user id (agent), IVR id (ivr) or node
+   * id of the same tree (node); null for hangup.
+   */
   targetId: string | null;
 }
 
@@ -178,6 +181,8 @@ export const TRUNK_LIMITS = {
   passwordMax: 256,
   defaultPort: 5060,
   maxConcurrentCalls: 1000,
+  /** Entries of `allowedSources`. */
+  allowedSourcesMax: 100,
 } as const;
 
 export interface TrunkInput {
@@ -198,6 +203,12 @@ export interface TrunkInput {
    */
   countryCode?: string | null;
   nationalPrefix?: string | null;
+  /**
+   * Carrier source check (issue #22): the addresses (203.0.113.10) and CIDR networks (203.0.113.0/24, 2001:db8::/32) the
+   * carrier's INVITEs for this trunk's numbers may come from; any other source is answered 403. Empty: only the
+   * trunk's `host` (its address, or what the name resolves to) is accepted.
+   */
+  allowedSources?: string[];
 }
 
 export interface TrunkSummary extends Omit<TrunkInput, 'password'> {
@@ -289,7 +300,54 @@ export function validateTrunk(input: Partial<Record<keyof TrunkInput, unknown>>)
   const nationalPrefix = str(input.nationalPrefix);
   if (nationalPrefix && !NATIONAL_PREFIX.test(nationalPrefix)) push({ field: 'nationalPrefix', key: 'pattern' });
   else if (nationalPrefix && !countryCode) push({ field: 'countryCode', key: 'required' });
+  if (input.allowedSources !== undefined && input.allowedSources !== null) {
+    const sources = parseAllowedSources(input.allowedSources);
+    if (!sources) push({ field: 'allowedSources', key: 'pattern' });
+    else if (sources.length > TRUNK_LIMITS.allowedSourcesMax)
+      push({ field: 'allowedSources', key: 'maxItems', values: { count: TRUNK_LIMITS.allowedSourcesMax } });
+    else {
+      const bad = sources.find((entry) => !isSourceCidr(entry));
+      if (bad !== undefined) push({ field: 'allowedSources', key: 'sourceAddress', values: { value: bad.slice(0, 60) } });
+    }
+  }
   return issues;
+}
+
+/**
+ * A trunk's allowed sources as a list: an array of strings, or one text with the entries separated by commas, spaces
+ * or new lines (the console's field). Empty entries are dropped; null for anything else (a number, an object).
+ */
+export function parseAllowedSources(raw: unknown): string[] | null {
+  if (typeof raw === 'string') return raw.split(/[\s,;]+/).filter(Boolean);
+  if (Array.isArray(raw) && raw.every((entry) => typeof entry === 'string'))
+    return (raw as string[]).map((entry) => entry.trim()).filter(Boolean);
+  return null;
+}
+
+function isIpv6(value: string): boolean {
+  let text = value;
+  // An embedded IPv4 tail (::ffff:192.0.2.1) counts as two groups.
+  const v4 = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    if (!IPV4.test(v4[2]!)) return false;
+    text = `${v4[1]}0:0`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return false;
+  const groups = halves.map((half) => (half === '' ? [] : half.split(':')));
+  if (groups.some((list) => list.some((group) => !/^[0-9a-fA-F]{1,4}$/.test(group)))) return false;
+  const count = groups.reduce((sum, list) => sum + list.length, 0);
+  return halves.length === 2 ? count <= 7 : count === 8;
+}
+
+/** An IPv4 or IPv6 address, optionally with a prefix length (/0–/32, /0–/128): an entry of a trunk's allowed sources. */
+export function isSourceCidr(value: string): boolean {
+  const match = /^([^/]+?)(?:\/(\d{1,3}))?$/.exec(value.trim());
+  if (!match) return false;
+  const [, address, prefix] = match;
+  const max = IPV4.test(address!) ? 32 : isIpv6(address!) ? 128 : -1;
+  if (max < 0) return false;
+  return prefix === undefined || (Number(prefix) <= max && !/^0\d/.test(prefix));
 }
 
 /** A country calling code without "+" or "00": 1 to 3 digits, never starting with 0 ("1", "34", "381"). */

@@ -59,6 +59,9 @@ import { EmailCampaigns1763705600000 } from './migrations/1763705600000-email-ca
 import { InboundNumbersAndIvrPrompts1763705900000 } from './migrations/1763705900000-inbound-numbers-and-ivr-prompts';
 import { VoiceCalls1763706000000 } from './migrations/1763706000000-voice-calls';
 import { VoiceMonitoring1763706600000 } from './migrations/1763706600000-voice-monitoring';
+import { Voicemail1763706700000 } from './migrations/1763706700000-voicemail';
+import { VoiceConsult1763706800000 } from './migrations/1763706800000-voice-consult';
+import { TrunkAllowedSources1763706900000 } from './migrations/1763706900000-trunk-allowed-sources';
 import { VoiceRecordings1763706100000 } from './migrations/1763706100000-voice-recordings';
 import { BlendedAgents1763706200000 } from './migrations/1763706200000-blended-agents';
 import { VoiceIvrSettings1763706300000 } from './migrations/1763706300000-voice-ivr-settings';
@@ -158,6 +161,9 @@ export const MIGRATIONS = [
   IdempotencyKeys1763706400000,
   ChannelPendingReceipts1763706500000,
   VoiceMonitoring1763706600000,
+  Voicemail1763706700000,
+  VoiceConsult1763706800000,
+  TrunkAllowedSources1763706900000,
 ];
 
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -426,7 +426,7 @@ describe('inbound voice: the caller’s conversation (e2e)', () => {
       expect((await callRow(c.callId)).connected_at).not.toBeNull();
       expect((await commandsFor(c.callId)).map((job) => job.name)).toEqual(['connect']);
 
-      // The phone row of the dashboards: offered and answered, with a speed of answer (queued → assigned).
+      // The phone row of the dashboards: offered and answered, with a speed of answer (queued → the agent's phone answering).
       const dashboard = await t
         .http()
         .get('/api/dashboards/queues')

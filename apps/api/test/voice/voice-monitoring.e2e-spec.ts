@@ -7,7 +7,7 @@ import type { VoiceCallView } from '../../src/modules/voice/voice-calls.service'
 import { VoiceEventsService } from '../../src/modules/voice/voice-events.service';
 import type { VoiceMonitorView } from '../../src/modules/voice/voice-monitoring.service';
 import type { TestTenant } from '../support/factories';
-import { createLine, createStaff, createTenant, type StaffMember } from '../support/realtime';
+import { connectStaff, createLine, createStaff, createTenant, record, type StaffMember } from '../support/realtime';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -212,6 +212,35 @@ describe('supervisor monitoring of a live call (e2e)', () => {
     // Once the call ended it cannot be monitored.
     await c.apply('call.ended', { by: 'caller', reason: 'hangUp' });
     expect(refusal(await monitor('post', conversationId, supervisor, { mode: 'barge' }))).toBe('monitorCallNotConnected');
+  });
+
+  it('pushes voiceCall.updated to the tenant’s supervisors when the call connects, is monitored and ends, and not for other steps', async () => {
+    const { tenant, lineId, ivrId, supervisor } = await phoneTenant();
+    const other = await phoneTenant();
+    const socket = await connectStaff(t.url, supervisor.token);
+    const otherSocket = await connectStaff(t.url, other.supervisor.token);
+    try {
+      const received = record(socket);
+      const otherReceived = record(otherSocket);
+      const pushes = () => received.filter((entry) => entry.event === 'voiceCall.updated').map((entry) => entry.data);
+      const c = call(tenant.client.id);
+      await c.apply('call.started', { trunkId: randomUUID(), from: '+34911222444', to: '+34910000000', ivrId });
+      await c.apply('call.queued', { attentionLineId: lineId, path: [] });
+      const conversationId = await conversationOf(c.callId);
+      const push = { conversationId, callId: c.callId };
+      // Queued: nothing the monitoring bar shows has changed (it is not connected yet).
+      await c.apply('call.connected', { agentId: randomUUID() });
+      await eventually(() => expect(pushes()).toEqual([push]));
+      await c.apply('call.monitor', { supervisorId: supervisor.userId, state: 'started', mode: 'listen', reason: 'answered' });
+      await eventually(() => expect(pushes()).toEqual([push, push]));
+      await c.apply('call.ended', { by: 'caller', reason: 'hangUp' });
+      await eventually(() => expect(pushes()).toEqual([push, push, push]));
+      // Another tenant's supervisor hears nothing of it.
+      expect(otherReceived.filter((entry) => entry.event === 'voiceCall.updated')).toEqual([]);
+    } finally {
+      socket.close();
+      otherSocket.close();
+    }
   });
 
   it('answers 404 for another tenant’s conversation and for a conversation with no call, and clears a failed start', async () => {

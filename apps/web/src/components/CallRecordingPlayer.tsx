@@ -11,6 +11,8 @@ export interface CallRecordingPlayerProps {
   createdAt: string;
   durationMs?: number | null;
   agentName?: string | null;
+  /** A caller's message left on a line's voicemail (only the caller's side holds sound). */
+  voicemail?: boolean;
 }
 
 /**
@@ -18,14 +20,21 @@ export interface CallRecordingPlayerProps {
  * audio is gone (retention, store failure) fails to load in the <audio> element, which cannot read the API's answer:
  * the spec's message is then shown in the console's language instead of a silent, broken player.
  */
-export function CallRecordingPlayer({ url, downloadUrl, createdAt, durationMs, agentName }: CallRecordingPlayerProps) {
+export function CallRecordingPlayer({ url, downloadUrl, createdAt, durationMs, agentName, voicemail }: CallRecordingPlayerProps) {
   const { t } = useTranslation();
   const [missing, setMissing] = useState(false);
   const when = formatDateTime(createdAt, t);
   return (
-    <div className="call-recording" data-testid="call-recording">
+    <div className="call-recording" data-testid="call-recording" data-kind={voicemail ? 'voicemail' : 'call'}>
       <small className="call-recording__meta">
-        {[when, agentName, durationMs != null ? formatDuration(Math.round(durationMs / 1000), t) : null].filter(Boolean).join(' · ')}
+        {[
+          voicemail ? t('telephony.recordings.voicemail') : null,
+          when,
+          agentName,
+          durationMs != null ? formatDuration(Math.round(durationMs / 1000), t) : null,
+        ]
+          .filter(Boolean)
+          .join(' · ')}
       </small>
       {missing ? (
         <div className="form-error" role="alert" data-testid="call-recording-missing">
@@ -47,7 +56,7 @@ export function CallRecordingPlayer({ url, downloadUrl, createdAt, durationMs, a
           </a>
         </div>
       )}
-      <small className="muted">{t('telephony.recordings.channels')}</small>
+      <small className="muted">{t(voicemail ? 'telephony.recordings.voicemailChannels' : 'telephony.recordings.channels')}</small>
     </div>
   );
 }

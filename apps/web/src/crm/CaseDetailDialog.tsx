@@ -453,6 +453,7 @@ function Conversations({ api, detail }: { api: CrmApi; detail: CaseDetail }) {
                               url={recording.url}
                               downloadUrl={`${recording.url}&download=1`}
                               createdAt={recording.createdAt}
+                              voicemail={recording.voicemail}
                             />
                           ) : (
                             <video key={recording.id} controls src={recording.url} />

@@ -217,6 +217,8 @@ export function QueueStatusWidget({ state }: { state: DashboardState }) {
     return named(t, labelled);
   }, [state.data.queues, state.grouping, language, t]);
   const option = useMemo(() => (rows ? queueOption(rows, t) : null), [rows, t]);
+  // By channel, the phone row also tells the calls that never reached a queue (absent under a line, campaign or agent filter).
+  const phone = state.grouping === 'channel' ? state.data.queues?.find((row) => row.key === 'phone') : undefined;
   const groupings = QUEUE_GROUPINGS.map((value) => ({ value, label: t(`dashboards.grouping.${value}`) }));
   return (
     <Panel
@@ -256,6 +258,15 @@ export function QueueStatusWidget({ state }: { state: DashboardState }) {
               duration(row.longestWaitNowMs),
             ])}
           />
+          {phone?.abandonedInIvr !== undefined && (
+            <p data-testid="queueStatus-callsOutsideQueues">
+              {t('dashboards.kpi.callsOutsideQueues', {
+                ivr: phone.abandonedInIvr,
+                closed: phone.closedLine ?? 0,
+                voicemail: phone.voicemail ?? 0,
+              })}
+            </p>
+          )}
         </>
       )}
     </Panel>

@@ -37,6 +37,7 @@ import { useDeskApi } from './useDeskApi';
 import './desk.css';
 import { ListState } from './components/ListState';
 import { SoftphoneDock } from '../softphone/SoftphoneDock';
+import { CallConsultBar } from './components/CallConsultBar';
 import { OutboundDeskPanel } from '../outbound/OutboundDeskPanel';
 import { DeskVideoAction } from './components/video/DeskVideoAction';
 import { BotSummaryCard } from './components/BotSummaryCard';
@@ -78,7 +79,9 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
   const [predefined, setPredefined] = useState<PredefinedOption[] | null>(null);
   const [emoticons, setEmoticons] = useState<string[] | null>(null);
   const [targets, setTargets] = useState<TransferTargets>({ lines: [], agents: [] });
-  const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
+  const [dialog, setDialog] = useState<'transfer' | 'consult' | 'close' | null>(null);
+  /** Bumped after a consultation starts: the call's consult bar re-reads it at once. */
+  const [consultVersion, setConsultVersion] = useState(0);
   // The video panel docks here, under the conversation's header, never over the desk's controls.
   const [videoDock, setVideoDock] = useState<HTMLDivElement | null>(null);
 
@@ -115,7 +118,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
       .catch(() => undefined);
   }, [api]);
   useEffect(() => {
-    if (dialog !== 'transfer') return;
+    if (dialog !== 'transfer' && dialog !== 'consult') return;
     loadTargets();
     const timer = window.setInterval(loadTargets, TARGETS_REFRESH_MS);
     return () => window.clearInterval(timer);
@@ -366,6 +369,14 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                 </div>
               </header>
               <div className="desk-video-dock" ref={setVideoDock} data-testid="video-dock" />
+              {selected.channel === 'phone' && selected.status === 'Active' && selected.agentId === state.me.id ? (
+                <CallConsultBar
+                  key={`${selected.id}:${consultVersion}`}
+                  api={api}
+                  conversationId={selected.id}
+                  onPick={() => setDialog('consult')}
+                />
+              ) : null}
               {selected.channel === 'email' ? (
                 <EmailConversation
                   api={emailApi}
@@ -469,6 +480,21 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
               toast.success(t('desk.chat.transferred'));
             }}
           />
+          <TransferDialog
+            open={dialog === 'consult'}
+            onHide={() => setDialog(null)}
+            header={t('desk.callConsult.pickTitle')}
+            confirmLabel={t('desk.callConsult.call')}
+            conversation={selected}
+            actor={actor}
+            lines={targets.lines}
+            agents={targets.agents}
+            onTransfer={async (target) => {
+              await api.startConsult(selected.id, target);
+              setDialog(null);
+              setConsultVersion((version) => version + 1);
+            }}
+          />
           <CloseDialog
             open={dialog === 'close'}
             onHide={() => setDialog(null)}
@@ -533,9 +559,14 @@ export function TransferDialog({
   lines,
   agents = [],
   onTransfer,
+  header,
+  confirmLabel,
 }: {
   open: boolean;
   onHide: () => void;
+  /** The attended transfer's picker reuses the dialog with its own title and button. */
+  header?: string;
+  confirmLabel?: string;
   conversation: ConversationView;
   actor: Actor;
   lines: LineTarget[];
@@ -594,7 +625,13 @@ export function TransferDialog({
 
   const empty = offered.lines.length === 0 && offered.agents.length === 0;
   return (
-    <Dialog header={t('desk.transfer.title')} visible={open} onHide={onHide} style={{ width: '34rem' }} data-testid="transfer-dialog">
+    <Dialog
+      header={header ?? t('desk.transfer.title')}
+      visible={open}
+      onHide={onHide}
+      style={{ width: '34rem' }}
+      data-testid="transfer-dialog"
+    >
       {empty ? (
         <p className="muted" data-testid="transfer-none">
           {t('desk.transfer.none')}
@@ -651,7 +688,7 @@ export function TransferDialog({
       <div className="desk-dialog__actions">
         <Button label={t('desk.common.cancel')} text onClick={onHide} />
         <Button
-          label={t('desk.transfer.confirm')}
+          label={confirmLabel ?? t('desk.transfer.confirm')}
           disabled={!target || !stillOffered || sending}
           onClick={() => void send()}
           data-testid="transfer-confirm"

@@ -424,7 +424,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
                 </div>
               </header>
               {watched.channel.toLowerCase() === 'phone' && watched.status !== 'Closed' ? (
-                <CallMonitorBar api={api} conversationId={watched.id} userId={user?.id} />
+                <CallMonitorBar api={api} conversationId={watched.id} userId={user?.id} changed={live.callChange} />
               ) : null}
               <MessageList
                 messages={live.messages}

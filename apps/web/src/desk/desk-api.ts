@@ -16,6 +16,7 @@ import type {
   QueuePositionView,
   StartChatResult,
   TransferTargets,
+  VoiceConsultView,
   VoiceMonitorMode,
   VoiceMonitorStatus,
   WebchatLineView,
@@ -125,6 +126,15 @@ export function createDeskApi(client: ApiClient) {
       client.request<unknown>(`/api/voice/conversations/${id(conversationId)}/monitor`, { method: 'PATCH', body: { mode } }),
     stopMonitor: (conversationId: string) =>
       client.request<unknown>(`/api/voice/conversations/${id(conversationId)}/monitor`, { method: 'DELETE' }),
+    // Attended transfer of the agent's own live phone call (consult a colleague, then complete or cancel)
+    consultStatus: (conversationId: string) =>
+      client.get<VoiceConsultView>(`/api/voice/conversations/${id(conversationId)}/transfer/consult`),
+    startConsult: (conversationId: string, target: { attentionLineId?: string; agentId?: string }) =>
+      client.post<VoiceConsultView>(`/api/voice/conversations/${id(conversationId)}/transfer/consult`, target),
+    completeConsult: (conversationId: string) =>
+      client.post<VoiceConsultView>(`/api/voice/conversations/${id(conversationId)}/transfer/consult/complete`, {}),
+    cancelConsult: (conversationId: string) =>
+      client.request<VoiceConsultView>(`/api/voice/conversations/${id(conversationId)}/transfer/consult`, { method: 'DELETE' }),
   };
 }
 export type DeskApi = ReturnType<typeof createDeskApi>;

@@ -44,6 +44,8 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
   const [watched, setWatched] = useState<string | null>(null);
   const [messages, setMessages] = useState<MessageView[]>([]);
   const [notes, setNotes] = useState<NoteView[]>([]);
+  /** Bumped when the watched conversation's call moves (voiceCall.updated) or after a resync: the monitoring bar re-reads it. */
+  const [callChange, setCallChange] = useState(0);
   const [typing, setTyping] = useState(false);
   const connectionRef = useRef<RealtimeConnection<StaffSocket> | null>(null);
   const watchedRef = useRef<string | null>(null);
@@ -78,6 +80,7 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
       );
       setPauseReasons(reasons);
       if (watchedRef.current) await loadWatched(watchedRef.current).catch(() => undefined);
+      setCallChange((count) => count + 1);
     } finally {
       setLoading(false);
       render();
@@ -131,6 +134,9 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
           const next = applyMessageUpdate(held, message);
           return next === held ? held : [...next];
         });
+    });
+    socket.on('voiceCall.updated', (view) => {
+      if (view.conversationId === watchedRef.current) setCallChange((count) => count + 1);
     });
     socket.on('note.created', (note) => {
       if (note.conversationId === watchedRef.current)
@@ -186,6 +192,7 @@ export function useSupervision(api: DeskApi, showAll: boolean) {
     watched,
     messages,
     notes,
+    callChange,
     typing,
     watch,
     acceptConversation,

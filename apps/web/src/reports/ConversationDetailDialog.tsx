@@ -122,6 +122,7 @@ export function ConversationDetailDialog({ api, id, onHide }: { api: ReportsApi;
                     createdAt={recording.createdAt}
                     durationMs={recording.durationMs}
                     agentName={recording.agentName}
+                    voicemail={recording.kind === 'voicemail'}
                   />
                 ))
               )}

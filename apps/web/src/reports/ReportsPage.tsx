@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'primereact/button';
 import { Calendar } from 'primereact/calendar';
+import { Checkbox } from 'primereact/checkbox';
 import { Column } from 'primereact/column';
 import { DataTable, type DataTableSortEvent } from 'primereact/datatable';
 import { Dropdown } from 'primereact/dropdown';
@@ -237,6 +238,17 @@ export default function ReportsPage({ route }: { route: AppRoute }) {
           />
         </label>
         {picker('agentId', options?.agents, t('reports.agent'))}
+        {type === 'conversations' && (
+          <label className="reports-filter reports-filter--check">
+            <Checkbox
+              inputId="report-voicemail"
+              data-testid="report-voicemail"
+              checked={filters.voicemail === true}
+              onChange={(event) => change({ voicemail: event.checked ? true : undefined })}
+            />
+            <span>{t('reports.voicemailOnly')}</span>
+          </label>
+        )}
       </section>
       {rangeInvalid && (
         <div className="form-error" role="alert" data-testid="report-range-error">

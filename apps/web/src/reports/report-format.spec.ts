@@ -44,6 +44,12 @@ describe(reportQuery.name, () => {
       channel: 'webchat',
     });
   });
+
+  it('asks for voicemails only when that box is ticked', () => {
+    const { from, to } = defaultWindow(new Date(2026, 0, 15));
+    expect(reportQuery({ from, to, voicemail: true })).toMatchObject({ voicemail: 'true' });
+    expect(reportQuery({ from, to, voicemail: false })).not.toHaveProperty('voicemail');
+  });
 });
 
 type Transition = ConversationDetail['transitions'][number];

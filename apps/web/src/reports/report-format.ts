@@ -16,6 +16,8 @@ export interface ReportFilterState {
   campaignId?: string;
   channel?: string;
   agentId?: string;
+  /** Conversations report: only those that left a voicemail. */
+  voicemail?: boolean;
 }
 
 /** The last seven days, from midnight six days ago to the coming midnight (local time). */
@@ -29,6 +31,7 @@ export function defaultWindow(now: Date): { from: Date; to: Date } {
 export function reportQuery(filters: ReportFilterState): Record<string, string> {
   const query: Record<string, string> = { from: filters.from!.toISOString(), to: filters.to!.toISOString() };
   for (const key of ['attentionLineId', 'campaignId', 'channel', 'agentId'] as const) if (filters[key]) query[key] = filters[key]!;
+  if (filters.voicemail) query.voicemail = 'true';
   return query;
 }
 

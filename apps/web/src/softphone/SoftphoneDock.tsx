@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { PERMISSIONS } from '@centralita/contracts';
@@ -16,6 +16,8 @@ export function SoftphoneDock() {
   const [opened, setOpened] = useState(false);
   const [visible, setVisible] = useState(false);
   const { user } = useAuth();
+  // A ringing call opens the dock (the panel scrolls its call into sight).
+  const show = useCallback(() => setVisible(true), []);
   if (!hasPermission(user, PERMISSIONS.softphoneUse)) return null;
   return (
     <aside
@@ -54,7 +56,7 @@ export function SoftphoneDock() {
       </div>
       {opened && (
         <div className="softphone-dock__panel" hidden={!visible}>
-          <SoftphonePanel compact />
+          <SoftphonePanel compact onRing={show} />
         </div>
       )}
     </aside>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Button } from 'primereact/button';
 import { InputText } from 'primereact/inputtext';
@@ -7,6 +7,8 @@ import { describeError } from '../api/error-text';
 import { formatDuration } from '../desk/logic/time';
 import { useToast } from '../toast/ToastProvider';
 import { dispositionTarget, outboundDispositionBody } from './dialer-call';
+import { InboundScreenPop } from './InboundScreenPop';
+import { knownCaller } from './screen-pop';
 import { DTMF_TONES } from './sip-adapter';
 import { useSoftphone, type SoftphoneHandle } from './useSoftphone';
 import './softphone.css';
@@ -14,7 +16,7 @@ import './softphone.css';
 type PhoneState = 'loading' | 'unregistered' | 'registering' | 'registered' | 'ringing' | 'calling' | 'inCall' | 'ended' | 'failed';
 
 /** The softphone: status, dial pad, call controls, screen pop and the disposition form on hang-up. */
-export function SoftphonePanel({ compact = false }: { compact?: boolean }) {
+export function SoftphonePanel({ compact = false, onRing }: { compact?: boolean; onRing?: () => void }) {
   const { t } = useTranslation();
   const phone = useSoftphone();
   const { settings, loadError, snapshot } = phone;
@@ -40,10 +42,10 @@ export function SoftphonePanel({ compact = false }: { compact?: boolean }) {
       </div>
     );
   }
-  return <PhoneBody phone={phone} compact={compact} />;
+  return <PhoneBody phone={phone} compact={compact} onRing={onRing} />;
 }
 
-function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolean }) {
+function PhoneBody({ phone, compact, onRing }: { phone: SoftphoneHandle; compact: boolean; onRing?: () => void }) {
   const { t } = useTranslation();
   const { settings, snapshot, send } = phone;
   const state = (snapshot?.value ?? 'loading') as PhoneState;
@@ -52,6 +54,16 @@ function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolea
   const [number, setNumber] = useState('');
   const [transferTo, setTransferTo] = useState('');
   const now = useTicker(state === 'inCall');
+  // A ringing call shows itself (the dock opens, and in the desk's side column the call scrolls to the top, again once
+  // its screen pop has loaded), so the pop is seen before answering.
+  const callSection = useRef<HTMLElement>(null);
+  const popStatus = phone.inbound?.status ?? null;
+  useEffect(() => {
+    if (state !== 'ringing') return;
+    onRing?.();
+    const frame = window.requestAnimationFrame(() => scrollToTopOfColumn(callSection.current));
+    return () => window.cancelAnimationFrame(frame);
+  }, [state, onRing, popStatus]);
 
   const dial = () => send({ type: 'phone.dial', target: number });
   const canDial = state === 'registered' || state === 'ended';
@@ -82,7 +94,7 @@ function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolea
       )}
 
       {call && state !== 'registered' && (
-        <section className="softphone__call" aria-live="polite" data-testid="softphone-call">
+        <section className="softphone__call" aria-live="polite" data-testid="softphone-call" ref={callSection}>
           <div className="softphone__call-title">
             {t(
               `softphone.callTitle.${state === 'ringing' ? 'ringing' : state === 'calling' ? 'calling' : state === 'inCall' ? 'inCall' : 'ended'}`,
@@ -101,28 +113,28 @@ function PhoneBody({ phone, compact }: { phone: SoftphoneHandle; compact: boolea
               {t(`softphone.endReason.${call.endReason}`)}
             </div>
           ) : null}
+          {/* Answer and Decline above the screen pop: they stay in sight however long the pop is. */}
+          {state === 'ringing' && (
+            <div className="softphone__actions">
+              <Button
+                label={t('softphone.answer')}
+                icon="pi pi-phone"
+                severity="success"
+                onClick={() => send({ type: 'phone.answer' })}
+                data-testid="softphone-answer"
+              />
+              <Button
+                label={t('softphone.decline')}
+                icon="pi pi-times"
+                severity="danger"
+                outlined
+                onClick={() => send({ type: 'phone.decline' })}
+                data-testid="softphone-decline"
+              />
+            </div>
+          )}
           <ScreenPop phone={phone} />
         </section>
-      )}
-
-      {state === 'ringing' && (
-        <div className="softphone__actions">
-          <Button
-            label={t('softphone.answer')}
-            icon="pi pi-phone"
-            severity="success"
-            onClick={() => send({ type: 'phone.answer' })}
-            data-testid="softphone-answer"
-          />
-          <Button
-            label={t('softphone.decline')}
-            icon="pi pi-times"
-            severity="danger"
-            outlined
-            onClick={() => send({ type: 'phone.decline' })}
-            data-testid="softphone-decline"
-          />
-        </div>
       )}
 
       {(state === 'calling' || state === 'inCall') && (
@@ -245,6 +257,7 @@ function ScreenPop({ phone }: { phone: SoftphoneHandle }) {
   const call = phone.snapshot!.context.call!;
   const caller = phone.caller;
   if (phone.dialer) return <DialerScreenPop phone={phone} />;
+  if (phone.inbound) return <InboundScreenPop phone={phone} />;
   return (
     <div className="softphone__pop" data-testid="softphone-screen-pop">
       <div className="softphone__pop-number">
@@ -352,7 +365,9 @@ function DispositionForm({ phone }: { phone: SoftphoneHandle }) {
   const call = phone.snapshot!.context.call!;
   const [disposition, setDisposition] = useState<CallDisposition>(call.answeredAt ? 'resolved' : 'noAnswer');
   const [notes, setNotes] = useState('');
-  const contactName = phone.caller?.contacts[0]?.name ?? call.remoteName ?? undefined;
+  const inbound = phone.inbound?.status === 'ready' ? phone.inbound : null;
+  const known = inbound ? knownCaller(inbound.person, inbound.pop.conversationId, inbound.pop.from) : null;
+  const contactName = known?.name ?? phone.caller?.contacts[0]?.name ?? call.remoteName ?? undefined;
   return (
     <DispositionShell
       phone={phone}
@@ -498,6 +513,19 @@ function Keypad({ label, onTone, testPrefix }: { label: string; onTone(tone: str
       ))}
     </div>
   );
+}
+
+/**
+ * Scrolls the nearest scrolling ancestor (the desk's side column, or the dock's own panel) so `element` is at its top,
+ * and nothing else: scrollIntoView would move the whole page too.
+ */
+function scrollToTopOfColumn(element: HTMLElement | null): void {
+  for (let parent = element?.parentElement; element && parent && parent !== document.body; parent = parent.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(parent).overflowY) && parent.scrollHeight > parent.clientHeight) {
+      parent.scrollTop += element.getBoundingClientRect().top - parent.getBoundingClientRect().top;
+      return;
+    }
+  }
 }
 
 function useTicker(active: boolean): number {

@@ -11,8 +11,18 @@ export type SipEvent =
   | { type: 'sip.failed'; reason: string }
   /** The WebSocket dropped while registered. */
   | { type: 'sip.disconnected' }
-  /** `outboundCallId`: the dialer's call this is (X-Outbound-Call-Id on the INVITE), null for an ordinary call. */
-  | { type: 'sip.incoming'; callId: string; remoteNumber: string; remoteName: string | null; outboundCallId?: string | null }
+  /**
+   * `outboundCallId`: the dialer's call this is (X-Outbound-Call-Id on the INVITE), null for an ordinary call.
+   * `conversationId`: the inbound phone conversation the voice server bridges (X-Centralita-Conversation), for the screen pop.
+   */
+  | {
+      type: 'sip.incoming';
+      callId: string;
+      remoteNumber: string;
+      remoteName: string | null;
+      outboundCallId?: string | null;
+      conversationId?: string | null;
+    }
   | { type: 'sip.calling'; callId: string }
   | { type: 'sip.answered'; callId: string }
   /** The call ended, whoever hung up (or it was cancelled, declined or rejected). */

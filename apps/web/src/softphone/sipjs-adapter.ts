@@ -1,6 +1,7 @@
 import type { SoftphoneSettings } from '@centralita/contracts';
 import { Inviter, Web, type Invitation, type Session } from 'sip.js';
 import { OUTBOUND_CALL_ID_HEADER, outboundCallIdFrom } from './dialer-call';
+import { CONVERSATION_HEADER, conversationIdFrom } from './screen-pop';
 import type { CallEndReason, SipAdapter, SipEvent } from './sip-adapter';
 
 /** sip.js (SessionManager: one UserAgent, its Registerer and one call at a time) behind SipAdapter. */
@@ -61,6 +62,7 @@ export function createSipJsAdapter(settings: SoftphoneSettings, emit: (event: Si
           remoteNumber: incoming.remoteIdentity.uri.user ?? '',
           remoteName: incoming.remoteIdentity.displayName || null,
           outboundCallId: outboundCallIdFrom((incoming as Invitation).request.getHeader(OUTBOUND_CALL_ID_HEADER)),
+          conversationId: conversationIdFrom((incoming as Invitation).request.getHeader(CONVERSATION_HEADER)),
         });
       },
       onCallCreated: (created) => {

@@ -144,6 +144,22 @@ describe('softphoneMachine', () => {
     expect(phone.context().call).toBeNull();
   });
 
+  it('keeps the phone conversation of an inbound call the voice server bridged (X-Centralita-Conversation) until it ends', () => {
+    const phone = registered();
+    const conversationId = '11111111-1111-4111-8111-111111111111';
+    phone.sip({ type: 'sip.incoming', callId: 'c-v', remoteNumber: '+34661234567', remoteName: null, conversationId });
+    expect(phone.state()).toBe('ringing');
+    expect(phone.context().call).toMatchObject({ remoteNumber: '+34661234567', conversationId, outboundCallId: null });
+    phone.actor.send({ type: 'phone.answer' });
+    phone.sip({ type: 'sip.answered', callId: 'c-v' });
+    expect(phone.context().call?.conversationId).toBe(conversationId);
+    phone.sip({ type: 'sip.ended', callId: 'c-v', reason: 'remoteHangup' });
+    phone.actor.send({ type: 'phone.wrapUp.done' });
+    expect(phone.context().call).toBeNull();
+    phone.sip({ type: 'sip.incoming', callId: 'c-w', remoteNumber: '200', remoteName: null });
+    expect(phone.context().call?.conversationId).toBeNull();
+  });
+
   describe('a call the outbound dialer bridged (X-Outbound-Call-Id)', () => {
     const OUTBOUND_ID = '5b0f3c1e-8a57-4c61-9a3e-2f1d6c7b8a90';
     const ring = (phone: ReturnType<typeof registered>) =>

@@ -21,6 +21,8 @@ export interface SoftphoneCall {
   endReason: CallEndReason | null;
   /** The outbound dialer's call this is (X-Outbound-Call-Id), null for an ordinary call. */
   outboundCallId: string | null;
+  /** The inbound phone conversation the voice server bridged (X-Centralita-Conversation), null otherwise. */
+  conversationId: string | null;
 }
 
 export interface SoftphoneContext {
@@ -76,11 +78,21 @@ export const softphoneMachine = setup({
     setError: assign((_, params: { error: string }) => ({ error: params.error })),
     startOutbound: assign((_, params: { target: string }) => ({ call: newCall('outbound', params.target, null), ...EMPTY_CALL_FLAGS })),
     startInbound: assign(
-      (_, params: { callId: string; remoteNumber: string; remoteName: string | null; outboundCallId?: string | null }) => ({
+      (
+        _,
+        params: {
+          callId: string;
+          remoteNumber: string;
+          remoteName: string | null;
+          outboundCallId?: string | null;
+          conversationId?: string | null;
+        },
+      ) => ({
         call: {
           ...newCall('inbound', params.remoteNumber, params.remoteName),
           callId: params.callId,
           outboundCallId: params.outboundCallId ?? null,
+          conversationId: params.conversationId ?? null,
         },
         ...EMPTY_CALL_FLAGS,
       }),
@@ -220,7 +232,17 @@ export const softphoneMachine = setup({
 });
 
 function newCall(direction: CallDirection, remoteNumber: string, remoteName: string | null): SoftphoneCall {
-  return { callId: null, direction, remoteNumber, remoteName, answeredAt: null, endedAt: null, endReason: null, outboundCallId: null };
+  return {
+    callId: null,
+    direction,
+    remoteNumber,
+    remoteName,
+    answeredAt: null,
+    endedAt: null,
+    endReason: null,
+    outboundCallId: null,
+    conversationId: null,
+  };
 }
 
 export interface PresenceLink {

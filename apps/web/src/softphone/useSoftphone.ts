@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { createActor, type SnapshotFrom } from 'xstate';
-import type { CallerLookup, SoftphoneSettings } from '@centralita/contracts';
+import type { CallerLookup, ContactPersonView, SoftphoneSettings, VoiceScreenPop } from '@centralita/contracts';
 import { useServices } from '../app/ServicesContext';
+import { createContactsApi } from '../desk/components/ContactPersonPanel';
 import { createOutboundApi, type AgentCall, type OutboundApi } from '../outbound/outbound-api';
 import type { SipAdapter, SipEvent } from './sip-adapter';
 import { createSoftphoneApi, type SoftphoneApi } from './softphone-api';
@@ -11,6 +12,15 @@ export type SoftphoneSnapshot = SnapshotFrom<typeof softphoneMachine>;
 
 /** The dialer's call on the line: its screen pop from the outbound API (loading, found, or not available). */
 export type DialerPop = { status: 'loading' } | { status: 'ready'; call: AgentCall } | { status: 'unavailable' };
+
+/**
+ * An inbound call the voice server bridged (X-Centralita-Conversation): the call's screen pop from the voice API and
+ * the caller's contact as the desk's person panel shows it (person null: none, or `personFailed`).
+ */
+export type InboundPop =
+  | { status: 'loading' }
+  | { status: 'ready'; pop: VoiceScreenPop; person: ContactPersonView | null; personFailed: boolean }
+  | { status: 'unavailable' };
 
 export interface SoftphoneHandle {
   api: SoftphoneApi;
@@ -25,6 +35,8 @@ export interface SoftphoneHandle {
   caller: CallerLookup | null;
   /** For a dialer call (X-Outbound-Call-Id): its screen pop; null for any other call. */
   dialer: DialerPop | null;
+  /** For an inbound call of a phone conversation (X-Centralita-Conversation): its screen pop; null for any other call. */
+  inbound: InboundPop | null;
 }
 
 /**
@@ -42,6 +54,8 @@ export function useSoftphone(): SoftphoneHandle {
   const [sender, setSender] = useState<{ send(event: SoftphoneEvent): void }>({ send: () => {} });
   const [caller, setCaller] = useState<CallerLookup | null>(null);
   const [dialer, setDialer] = useState<DialerPop | null>(null);
+  const [inbound, setInbound] = useState<InboundPop | null>(null);
+  const contacts = useMemo(() => createContactsApi(client), [client]);
 
   useEffect(() => {
     let live = true;
@@ -117,5 +131,27 @@ export function useSoftphone(): SoftphoneHandle {
     };
   }, [outbound, outboundCallId]);
 
-  return { api, outbound, settings, loadError, snapshot, send: sender.send, caller, dialer };
+  // An inbound phone conversation's call: the voice API's pop (line, IVR path, wait) and the contact's person.
+  const conversationId = snapshot?.context.call?.conversationId ?? null;
+  useEffect(() => {
+    setInbound(conversationId ? { status: 'loading' } : null);
+    if (!conversationId) return;
+    let live = true;
+    const person = contacts.byConversation(conversationId).then(
+      (found) => ({ person: found, personFailed: false }),
+      () => ({ person: null, personFailed: true }),
+    );
+    client
+      .get<VoiceScreenPop>(`/api/voice/conversations/${encodeURIComponent(conversationId)}/screen-pop`)
+      .then(async (pop) => {
+        const found = await person;
+        if (live) setInbound({ status: 'ready', pop, ...found });
+      })
+      .catch(() => live && setInbound({ status: 'unavailable' }));
+    return () => {
+      live = false;
+    };
+  }, [client, contacts, conversationId]);
+
+  return { api, outbound, settings, loadError, snapshot, send: sender.send, caller, dialer, inbound };
 }

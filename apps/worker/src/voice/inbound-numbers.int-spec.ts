@@ -48,6 +48,8 @@ describe('inbound-numbers (voice server look-ups)', () => {
     );
     return row.id as string;
   };
+  /** What the carrier source check reads: the trunk's host and its allowed sources (none by default). */
+  const TRUNK_SOURCE = { trunkHost: 'sip.example.com', allowedSources: [] as string[] };
   const insertTrunk = async (t: TestTenant) => {
     const [row] = await ds.query(
       `INSERT INTO trunks (client_id, name, host, port, transport, max_concurrent_calls) VALUES ($1, $2, 'sip.example.com', 5060, 'udp', 10) RETURNING id`,
@@ -76,7 +78,7 @@ describe('inbound-numbers (voice server look-ups)', () => {
     const ivrId = await insertIvr(tenant, { language: 'it' });
     const number = freshNumber();
     await insertNumber(tenant, trunkId, number, { ivrId });
-    const expected = { tenantId: tenant.client.id, trunkId, number, ivrId, attentionLineId: null, language: 'it' };
+    const expected = { tenantId: tenant.client.id, trunkId, number, ivrId, attentionLineId: null, language: 'it', ...TRUNK_SOURCE };
     expect(await resolveInboundNumber(db, number)).toEqual(expected);
     expect(await resolveInboundNumber(db, number.slice(1))).toEqual(expected);
     const spaced = `${number.slice(0, 3)} ${number.slice(3, 6)} ${number.slice(6)}`;
@@ -94,6 +96,7 @@ describe('inbound-numbers (voice server look-ups)', () => {
       ivrId: null,
       attentionLineId: lineId,
       language: 'de',
+      ...TRUNK_SOURCE,
     });
   });
 
@@ -121,7 +124,15 @@ describe('inbound-numbers (voice server look-ups)', () => {
     const subscriber = `20${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
     const number = `+44${subscriber}`;
     await insertNumber(tenant, ukTrunk, number, { ivrId });
-    const expected = { tenantId: tenant.client.id, trunkId: ukTrunk, number, ivrId, attentionLineId: null, language: 'en' };
+    const expected = {
+      tenantId: tenant.client.id,
+      trunkId: ukTrunk,
+      number,
+      ivrId,
+      attentionLineId: null,
+      language: 'en',
+      ...TRUNK_SOURCE,
+    };
     expect(await resolveInboundNumber(db, `0${subscriber}`)).toEqual(expected);
     expect(await resolveInboundNumber(db, `0${subscriber.slice(0, 2)} ${subscriber.slice(2, 6)} ${subscriber.slice(6)}`)).toEqual(expected);
     expect(await resolveInboundNumber(db, `0044${subscriber}`)).toEqual(expected);
@@ -137,6 +148,19 @@ describe('inbound-numbers (voice server look-ups)', () => {
     // An inactive trunk's rule is not used.
     await ds.query(`UPDATE trunks SET active = false WHERE id = $1`, [ukTrunk]);
     expect(await resolveInboundNumber(db, `0${subscriber}`)).toBeNull();
+  });
+
+  it("answers the trunk's host and allowed sources for the carrier source check", async () => {
+    const sourcesTrunk = await insertTrunk(tenant);
+    await ds.query(`UPDATE trunks SET allowed_sources = $2 WHERE id = $1`, [sourcesTrunk, ['203.0.113.10', '198.51.100.0/24']]);
+    const ivrId = await insertIvr(tenant);
+    const number = freshNumber();
+    await insertNumber(tenant, sourcesTrunk, number, { ivrId });
+    expect(await resolveInboundNumber(db, number)).toMatchObject({
+      trunkId: sourcesTrunk,
+      trunkHost: 'sip.example.com',
+      allowedSources: ['203.0.113.10', '198.51.100.0/24'],
+    });
   });
 
   it('answers null when the IVR or line the number goes to was deleted', async () => {

@@ -18,7 +18,12 @@ export interface ResolvedInboundNumber {
   ivrId: string | null;
   attentionLineId: string | null;
   /** The IVR's language when the number goes to an IVR, else the tenant's (what the caller is spoken to in). */
-  language: Language;
+  language: Language; /**
+   * The carrier source check (source-check.ts): the trunk's host and its allowed source addresses / CIDR networks (empty:
+   * the host only). Absent (stand-ins in tests): no check.
+   */
+  trunkHost?: string;
+  allowedSources?: string[];
 }
 
 export interface PublishedIvr {
@@ -67,7 +72,7 @@ async function findInboundNumber(
 ): Promise<ResolvedInboundNumber | null> {
   const rows = await db.query(
     `SELECT n.client_id AS tenant_id, n.trunk_id, n.number, n.ivr_id, n.attention_line_id,
-            COALESCE(i.language, c.language) AS language
+            COALESCE(i.language, c.language) AS language, t.host AS trunk_host, t.allowed_sources
        FROM trunk_inbound_numbers n
        JOIN trunks t ON t.id = n.trunk_id AND t.client_id = n.client_id AND t.deleted_at IS NULL AND t.active
        JOIN clients c ON c.id = n.client_id
@@ -86,6 +91,8 @@ async function findInboundNumber(
     ivrId: row.ivr_id ? String(row.ivr_id) : null,
     attentionLineId: row.attention_line_id ? String(row.attention_line_id) : null,
     language: language(row.language),
+    trunkHost: String(row.trunk_host),
+    allowedSources: Array.isArray(row.allowed_sources) ? (row.allowed_sources as unknown[]).map(String) : [],
   };
 }
 

@@ -5,6 +5,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { VoiceCallEvent, VoiceMonitorMode } from '@centralita/contracts';
 import * as sip from 'sip';
 import type { AgentMedia, RtpengineNg } from './rtpengine-ng';
+import { sdpAudioPort } from './pcap-to-wav';
 import { platformAnswerSdp, type OfferedAudio } from './sdp';
 import { alawToLinear, linearToAlaw, linearToUlaw, ulawToLinear } from './g711';
 
@@ -56,6 +57,8 @@ export interface MonitoringHost {
   connected(callId: string): MonitoredCall | null;
   /** Runs work in the call's queue (one at a time with its re-INVITEs, hang-ups and commands). */
   serial(callId: string, work: () => Promise<void>): Promise<void>;
+  /** The supervisor starts (on) or stops barging in: the rtpengine port their phone sends to (the call's recording mixes it in). */
+  barging?(callId: string, supervisorPort: number, on: boolean): void;
   log: { log(message: string): void; warn(message: string): void };
 }
 
@@ -94,6 +97,9 @@ interface Session {
   mixer: Mixer | null;
   /** The rtpengine call is re-wired through the mixer (the direct bridge must be restored at the end). */
   rewired: boolean;
+  /** rtpengine's port the supervisor's phone sends to (from the offer it was sent), and whether the host was told of a barge-in. */
+  supervisorPort: number | null;
+  barging: boolean;
 }
 
 export class Monitoring {
@@ -141,7 +147,7 @@ export class Monitoring {
       return emit('failed', 'media');
     }
     const leg = this.newLeg(uri, tag, offer, call.callerNumber);
-    const session: Session = { call, supervisorId, mode, leg, mixer, rewired: false };
+    const session: Session = { call, supervisorId, mode, leg, mixer, rewired: false, supervisorPort: sdpAudioPort(offer), barging: false };
     this.byCall.set(call.id, session);
     this.byLeg.set(leg.sipCallId, session);
 
@@ -200,6 +206,7 @@ export class Monitoring {
       return emit('failed', 'media');
     }
     mixer.run();
+    this.bargingNow(session);
     this.host.log.log(`call ${call.id}: supervisor ${supervisorId} monitors (${mode})`);
     emit('started', 'answered');
   }
@@ -210,6 +217,7 @@ export class Monitoring {
     if (!session || session.supervisorId !== supervisorId || !session.mixer?.running) return;
     session.mode = mode;
     session.mixer?.setMode(mode);
+    this.bargingNow(session);
     this.host.emit(callId, { type: 'call.monitor', supervisorId, state: 'changed', mode, reason: 'mode' });
   }
 
@@ -251,6 +259,7 @@ export class Monitoring {
 
   private async end(session: Session, restore: MonitoredCall | null): Promise<void> {
     this.forget(session);
+    this.bargingNow(session, true);
     const leg = session.leg;
     if (leg.state === 'ringing') this.cancel(leg);
     else if (leg.state === 'answered') this.bye(leg);
@@ -266,6 +275,14 @@ export class Monitoring {
         this.host.log.warn(`call ${restore.id}: direct bridge after monitoring: ${(error as Error).message}`);
       }
     }
+  }
+
+  /** Tells the host when the supervisor's voice starts or stops reaching the caller (barge), once per change. */
+  private bargingNow(session: Session, ended = false): void {
+    const on = !ended && session.mode === 'barge' && !!session.mixer?.running;
+    if (on === session.barging || session.supervisorPort === null) return;
+    session.barging = on;
+    this.host.barging?.(session.call.id, session.supervisorPort, on);
   }
 
   private forget(session: Session): void {
@@ -422,19 +439,37 @@ function mixerSdp(offer: OfferedAudio, address: string, port: number): string {
 
 interface Side {
   socket: Socket;
-  /** Where rtpengine listens for what this party should hear, and the payload type it expects. */
-  peer: { host: string; port: number; payloadType: number; alaw: boolean } | null;
+  /** Where rtpengine listens for what this party should hear, the payload type it expects, and its telephone-event type. */
+  peer: { host: string; port: number; payloadType: number; alaw: boolean; telephoneEvent: number | null } | null;
   /** Decoded 20 ms frames this party said, oldest first. */
   queue: Int16Array[];
   seq: number;
   timestamp: number;
   ssrc: number;
+  /** The RFC 4733 event being relayed to this side: the sender's event timestamp and the one it has in this stream. */
+  event: { source: number; timestamp: number } | null;
+  /** The RTP stream this party last sent (SSRC, sequence number, timestamp), for the stream the other party hears. */
+  sent: { ssrc: number; seq: number; timestamp: number } | null;
 }
+
+/**
+ * Whose stream each party's ear continues: the agent goes on hearing the caller's SSRC (and the caller the agent's),
+ * its sequence numbers and timestamps carried on. A browser (WebRTC) plays an SSRC the SDP did not announce as the
+ * track's one stream, and measured with Chromium 156, when rtpengine bridged the caller directly again after
+ * monitoring, the caller's SSRC, seen before the mixer's, was not played again: the agent heard silence. With one
+ * SSRC throughout, the track never changes stream.
+ */
+const CONTINUES: Partial<Record<Party, Party>> = { agent: 'caller', caller: 'agent' };
+
+/** Who receives a party's RFC 4733 keys while monitored: the caller's go to the agent and back, as bridged directly. */
+const KEYS_TO: Partial<Record<Party, Party>> = { caller: 'agent', agent: 'caller' };
 
 /**
  * A three-party G.711 mixer on UDP: what each party says (its RTP from rtpengine, μ-law or A-law) is decoded into 20 ms
  * frames; every 20 ms each party is sent the sum of the frames the plan lets it hear (clipped to 16 bits), encoded in the
- * codec its leg uses, with an RTP stream of its own. Telephone events and other payloads are not forwarded.
+ * codec its leg uses, with an RTP stream of its own. RFC 4733 telephone events of the caller and the agent are relayed
+ * to the other at once, in the receiver's stream (its SSRC, sequence and timeline), as rtpengine relays them unmonitored;
+ * the supervisor's keys and other payloads are dropped.
  */
 export class Mixer {
   private readonly sides: Record<Party, Side>;
@@ -450,6 +485,8 @@ export class Mixer {
       seq: randomBytes(2).readUInt16BE(0),
       timestamp: randomBytes(4).readUInt32BE(0),
       ssrc: randomBytes(4).readUInt32BE(0),
+      event: null,
+      sent: null,
     });
     this.sides = { caller: side(sockets.caller), agent: side(sockets.agent), supervisor: side(sockets.supervisor) };
     this.plan = MONITOR_PLAN[mode];
@@ -481,7 +518,14 @@ export class Mixer {
         .split(' ')
         .map(Number)
         .find((pt) => pt === 0 || pt === 8) ?? 0;
-    this.sides[party].peer = { host, port: Number(media[1]), payloadType, alaw: payloadType === 8 };
+    const telephoneEvent = Number(/^a=rtpmap:(\d+) telephone-event\/8000/im.exec(sdp)?.[1] ?? NaN);
+    this.sides[party].peer = {
+      host,
+      port: Number(media[1]),
+      payloadType,
+      alaw: payloadType === 8,
+      telephoneEvent: Number.isInteger(telephoneEvent) ? telephoneEvent : null,
+    };
   }
 
   setMode(mode: VoiceMonitorMode): void {
@@ -521,6 +565,8 @@ export class Mixer {
   private onRtp(party: Party, message: Buffer): void {
     if (message.length < 12 || message[0]! >> 6 !== 2) return;
     const payloadType = message[1]! & 0x7f;
+    this.sides[party].sent = { ssrc: message.readUInt32BE(8), seq: message.readUInt16BE(2), timestamp: message.readUInt32BE(4) };
+    if (payloadType === this.sides[party].peer?.telephoneEvent) return this.relayKey(party, message);
     if (payloadType !== 0 && payloadType !== 8) return;
     const headerLength = 12 + (message[0]! & 0x0f) * 4;
     const payload = message.subarray(headerLength);
@@ -534,13 +580,56 @@ export class Mixer {
     while (queue.length > MAX_QUEUED) queue.shift();
   }
 
+  /**
+   * An RFC 4733 packet relayed to the party that gets this party's keys: same payload and marker, the receiver's
+   * telephone-event type, SSRC and next sequence number; every packet of one event (one sender timestamp) carries the
+   * receiver's timestamp of the moment the event began there.
+   */
+  private relayKey(party: Party, message: Buffer): void {
+    const to = KEYS_TO[party];
+    const side = to ? this.sides[to] : null;
+    if (!to || !side?.peer || side.peer.telephoneEvent === null || !this.running || !this.continueStream(to)) return;
+    const headerLength = 12 + (message[0]! & 0x0f) * 4;
+    if (message.length < headerLength + 4) return;
+    const source = message.readUInt32BE(4);
+    if (side.event?.source !== source) side.event = { source, timestamp: side.timestamp };
+    const header = Buffer.alloc(12);
+    header[0] = 0x80;
+    header[1] = (message[1]! & 0x80) | side.peer.telephoneEvent;
+    header.writeUInt16BE(side.seq, 2);
+    header.writeUInt32BE(side.event.timestamp >>> 0, 4);
+    header.writeUInt32BE(side.ssrc, 8);
+    side.seq = (side.seq + 1) & 0xffff;
+    side.socket.send(Buffer.concat([header, message.subarray(headerLength, headerLength + 4)]), side.peer.port, side.peer.host);
+  }
+
+  /**
+   * Puts the stream a party hears on the SSRC of the party it continues (CONTINUES), the first time that party's RTP
+   * is seen (and again if its SSRC changes), going on from its sequence number and timestamp. False while that
+   * party has sent nothing yet: nothing is sent to this side until then.
+   */
+  private continueStream(party: Party): boolean {
+    const from = CONTINUES[party];
+    if (!from) return true;
+    const sent = this.sides[from].sent;
+    const side = this.sides[party];
+    if (!sent) return false;
+    if (side.ssrc !== sent.ssrc) {
+      side.ssrc = sent.ssrc;
+      side.seq = (sent.seq + 1) & 0xffff;
+      side.timestamp = (sent.timestamp + FRAME) >>> 0;
+      side.event = null;
+    }
+    return true;
+  }
+
   /** One 20 ms step: each party's next frame taken once, and every party sent the sum of what it may hear. */
   private mixOnce(): void {
     const heard: Partial<Record<Party, Int16Array>> = {};
     for (const party of ['caller', 'agent', 'supervisor'] as const) heard[party] = this.sides[party].queue.shift();
     for (const party of ['caller', 'agent', 'supervisor'] as const) {
       const side = this.sides[party];
-      if (!side.peer) continue;
+      if (!side.peer || !this.continueStream(party)) continue;
       const sum = new Int32Array(FRAME);
       for (const source of this.plan[party]) {
         const frame = heard[source];

@@ -73,7 +73,7 @@ describe('pcapToStereoWav', () => {
       record(start + 0.04, 30004, rtp(0, 3, 0, frame(0x50))),
     ]);
     const decoded = pcapToStereoWav([file], { callerPort: CALLER_PORT, agentPorts: [AGENT_PORT] });
-    expect(decoded.packets).toEqual({ caller: 2, agent: 1 });
+    expect(decoded.packets).toEqual({ caller: 2, agent: 1, supervisor: 0 });
     expect(decoded.unsupported).toEqual({ 111: 1 });
     // 320 caller samples from 0: 40 ms long.
     expect(decoded.durationMs).toBe(40);
@@ -97,6 +97,34 @@ describe('pcapToStereoWav', () => {
     expect(durationMs).toBe(1020);
     expect(sample(wav, 8000, 0)).toBe(ulawToLinear(0x20));
     expect(sample(wav, 4000, 0)).toBe(0);
+  });
+
+  it('adds a barging supervisor into the agent’s channel only while the barge-in lasts', () => {
+    const start = 1_700_000_000;
+    const SUPERVISOR_PORT = 30006;
+    const file = pcap([
+      record(start, CALLER_PORT, rtp(0, 1, 0, frame(0x10))),
+      record(start, AGENT_PORT, rtp(0, 2, 0, frame(0xf0))),
+      // Before the barge-in (listening): not in the recording.
+      record(start, SUPERVISOR_PORT, rtp(0, 3, 0, frame(0x40))),
+      record(start + 0.02, AGENT_PORT, rtp(0, 2, 160, frame(0xf0))),
+      // Barging from start + 20 ms: summed with the agent's sample.
+      record(start + 0.02, SUPERVISOR_PORT, rtp(0, 3, 160, frame(0x40))),
+      record(start + 0.04, AGENT_PORT, rtp(0, 2, 320, frame(0xf0))),
+      // After it ended (start + 40 ms): left out again.
+      record(start + 0.04, SUPERVISOR_PORT, rtp(0, 3, 320, frame(0x40))),
+    ]);
+    const decoded = pcapToStereoWav([file], {
+      callerPort: CALLER_PORT,
+      agentPorts: [AGENT_PORT],
+      bargeIns: [{ port: SUPERVISOR_PORT, from: start * 1000 + 20, to: start * 1000 + 40 }],
+    });
+    expect(decoded.packets).toEqual({ caller: 1, agent: 3, supervisor: 1 });
+    const wav = decoded.wav;
+    expect(sample(wav, 0, 1)).toBe(ulawToLinear(0xf0));
+    expect(sample(wav, 160, 1)).toBe(ulawToLinear(0xf0) + ulawToLinear(0x40));
+    expect(sample(wav, 320, 1)).toBe(ulawToLinear(0xf0));
+    expect(sample(wav, 160, 0)).toBe(0);
   });
 
   it('refuses what is not a pcap and reads the SDP port', () => {

@@ -18,13 +18,24 @@ export interface RecordingSides {
   callerPort: number;
   /** rtpengine's local ports the agents' packets arrive at (one per agent leg: a call requeued and answered again has two). */
   agentPorts: number[];
+  /**
+   * A supervisor's barge-ins: rtpengine's port their phone sends to, and when (epoch ms; `to` null while it lasts).
+   * What they said then is mixed into the agent's channel: the caller heard it from the platform's side.
+   */
+  bargeIns?: BargeIn[];
+}
+
+export interface BargeIn {
+  port: number;
+  from: number;
+  to: number | null;
 }
 
 export interface DecodedRecording {
   wav: Buffer;
   durationMs: number;
-  /** Decoded G.711 packets per side. */
-  packets: { caller: number; agent: number };
+  /** Decoded G.711 packets per side (the supervisor's: those mixed into the agent's channel while barging in). */
+  packets: { caller: number; agent: number; supervisor: number };
   /** Payload types found that are not G.711 (not decoded), with their packet counts. */
   unsupported: Record<number, number>;
 }
@@ -48,7 +59,7 @@ interface Packet {
 }
 
 /** The UDP datagrams of a pcap file (RAW or Ethernet link type, microsecond or nanosecond timestamps, either byte order). */
-export function readPcapUdp(pcap: Buffer): { at: number; dstPort: number; data: Buffer }[] {
+export function readPcapUdp(pcap: Buffer): { at: number; time: number; dstPort: number; data: Buffer }[] {
   if (pcap.length < 24) throw new Error('not a pcap file (too short)');
   const magicLE = pcap.readUInt32LE(0);
   let little: boolean;
@@ -60,7 +71,7 @@ export function readPcapUdp(pcap: Buffer): { at: number; dstPort: number; data: 
   const u32 = (offset: number) => (little ? pcap.readUInt32LE(offset) : pcap.readUInt32BE(offset));
   const linkType = u32(20);
   if (linkType !== LINKTYPE_RAW && linkType !== LINKTYPE_ETHERNET) throw new Error(`pcap link type ${linkType} is not RAW or Ethernet`);
-  const out: { at: number; dstPort: number; data: Buffer }[] = [];
+  const out: { at: number; time: number; dstPort: number; data: Buffer }[] = [];
   let offset = 24;
   let first: number | null = null;
   while (offset + 16 <= pcap.length) {
@@ -80,7 +91,7 @@ export function readPcapUdp(pcap: Buffer): { at: number; dstPort: number; data: 
     if (udp.length < 8) continue;
     const time = seconds + fraction / (nano ? 1e9 : 1e6);
     first ??= time;
-    out.push({ at: Math.round((time - first) * SAMPLE_RATE), dstPort: udp.readUInt16BE(2), data: udp.subarray(8) });
+    out.push({ at: Math.round((time - first) * SAMPLE_RATE), time: time * 1000, dstPort: udp.readUInt16BE(2), data: udp.subarray(8) });
   }
   return out;
 }
@@ -157,6 +168,12 @@ function wavHeader(channels: number, dataBytes: number): Buffer {
 export function pcapToStereoWav(pcaps: Buffer[], sides: RecordingSides): DecodedRecording {
   const caller: Packet[] = [];
   const agent: Packet[] = [];
+  const supervisor: Packet[] = [];
+  const bargeIns = sides.bargeIns ?? [];
+  const barging = (datagram: { time: number; dstPort: number }) =>
+    bargeIns.some(
+      (barge) => barge.port === datagram.dstPort && datagram.time >= barge.from && (barge.to === null || datagram.time < barge.to),
+    );
   const unsupported: Record<number, number> = {};
   let offset = 0;
   for (const pcap of pcaps) {
@@ -166,7 +183,14 @@ export function pcapToStereoWav(pcaps: Buffer[], sides: RecordingSides): Decoded
       if (!packet) continue;
       packet.at += offset;
       last = Math.max(last, packet.at + packet.payload.length);
-      const side = packet.dstPort === sides.callerPort ? caller : sides.agentPorts.includes(packet.dstPort) ? agent : null;
+      const side =
+        packet.dstPort === sides.callerPort
+          ? caller
+          : sides.agentPorts.includes(packet.dstPort)
+            ? agent
+            : barging(datagram)
+              ? supervisor
+              : null;
       if (!side) continue;
       if (packet.payloadType !== 0 && packet.payloadType !== 8) {
         if (!SKIPPED_PAYLOAD_TYPES.has(packet.payloadType)) unsupported[packet.payloadType] = (unsupported[packet.payloadType] ?? 0) + 1;
@@ -178,7 +202,8 @@ export function pcapToStereoWav(pcaps: Buffer[], sides: RecordingSides): Decoded
   }
   const left = placeSide(caller);
   const right = placeSide(agent);
-  const frames = Math.max(0, ...[...left, ...right].map((chunk) => chunk.position + chunk.samples.length));
+  const mixed = placeSide(supervisor);
+  const frames = Math.max(0, ...[...left, ...right, ...mixed].map((chunk) => chunk.position + chunk.samples.length));
   const pcm = Buffer.alloc(frames * 4);
   const lay = (chunks: { position: number; samples: Int16Array }[], channel: 0 | 1) => {
     for (const chunk of chunks)
@@ -187,10 +212,16 @@ export function pcapToStereoWav(pcaps: Buffer[], sides: RecordingSides): Decoded
   };
   lay(left, 0);
   lay(right, 1);
+  // A barging supervisor is added to the agent's channel (clipped), not laid over it: both were heard at once.
+  for (const chunk of mixed)
+    for (let index = 0; index < chunk.samples.length; index += 1) {
+      const at = (chunk.position + index) * 4 + 2;
+      pcm.writeInt16LE(Math.max(-32768, Math.min(32767, pcm.readInt16LE(at) + chunk.samples[index]!)), at);
+    }
   return {
     wav: Buffer.concat([wavHeader(2, pcm.length), pcm]),
     durationMs: Math.round((frames / SAMPLE_RATE) * 1000),
-    packets: { caller: left.length, agent: right.length },
+    packets: { caller: left.length, agent: right.length, supervisor: mixed.length },
     unsupported,
   };
 }

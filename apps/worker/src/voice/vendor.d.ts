@@ -64,6 +64,9 @@ declare module 'sip' {
     hostname?: string;
     udp?: boolean;
     tcp?: boolean;
+    /** TLS server/client options (cert, key, …): SIP over TLS on `tls_port`. */
+    tls?: import('node:tls').TlsOptions;
+    tls_port?: number;
     rport?: boolean;
     logger?: { send?(m: SipMessage, target: unknown): void; recv?(m: SipMessage, remote: Remote): void; error?(e: unknown): void };
   }
@@ -71,6 +74,8 @@ declare module 'sip' {
     send(message: SipMessage, callback?: (response: SipResponse) => void): void;
     destroy(): void;
     hostname(): string;
+    /** A URI naming a connection (flow) of this stack: a request routed to it goes out over that connection. */
+    encodeFlowUri(flow: Remote): SipUri;
   }
   export function create(options: SipStackOptions, onRequest: (request: SipRequest, remote: Remote) => void): SipStack;
   export function makeResponse(request: SipRequest, status: number, reason?: string): SipResponse;

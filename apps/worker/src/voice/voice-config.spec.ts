@@ -27,6 +27,9 @@ describe(loadVoiceConfig.name, () => {
       agentMedia: 'webrtc',
       agentRingSeconds: 30,
       recordingDir: null,
+      voicemailMaxSeconds: 120,
+      sipTcpPort: null,
+      sipTls: null,
     });
     expect(
       loadVoiceConfig({
@@ -36,8 +39,10 @@ describe(loadVoiceConfig.name, () => {
         VOICE_MEDIA_DIR: '/tmp/v',
         VOICE_DTMF_LISTEN: '0.0.0.0:9999',
         VOICE_RECORDING_DIR: '/var/spool/rtpengine',
+        VOICE_VOICEMAIL_MAX_SECONDS: '300',
       }),
     ).toMatchObject({
+      voicemailMaxSeconds: 300,
       sipHost: '0.0.0.0',
       sipPublicHost: '203.0.113.7',
       dtmfListen: { host: '0.0.0.0', port: 9999 },
@@ -46,7 +51,7 @@ describe(loadVoiceConfig.name, () => {
   });
 
   it('lists every problem at once, and the worker refuses to start with them', () => {
-    const env = { VOICE_SIP_PORT: '70000', RTPENGINE_NG: 'no-port', VOICE_DTMF_LISTEN: 'x' };
+    const env = { VOICE_SIP_PORT: '70000', RTPENGINE_NG: 'no-port', VOICE_DTMF_LISTEN: 'x', VOICE_VOICEMAIL_MAX_SECONDS: '5' };
     expect(() => loadVoiceConfig(env)).toThrow(VoiceConfigError);
     try {
       loadVoiceConfig(env);
@@ -56,9 +61,28 @@ describe(loadVoiceConfig.name, () => {
         'RTPENGINE_NG must be host:port (got "no-port")',
         'VOICE_SIP_PORT requires VOICE_MEDIA_DIR (a writable directory for the tone and hold-music files)',
         'VOICE_DTMF_LISTEN must be host:port (got "x")',
+        'VOICE_VOICEMAIL_MAX_SECONDS must be an integer between 10 and 600 (got "5")',
       ]);
     }
     expect(() => loadWorkerConfig({ NODE_ENV: 'test', VOICE_SIP_PORT: '5060' })).toThrow(WorkerConfigError);
     expect(() => loadWorkerConfig({ NODE_ENV: 'test', VOICE_SIP_PORT: '5060' })).toThrow(/VOICE_SIP_PORT requires RTPENGINE_NG/);
+  });
+
+  it('turns on SIP over TCP and TLS with their own ports, and names what is missing', () => {
+    const base = { VOICE_SIP_PORT: '5060', RTPENGINE_NG: '127.0.0.1:2223', VOICE_MEDIA_DIR: '/tmp/v' };
+    expect(
+      loadVoiceConfig({
+        ...base,
+        VOICE_SIP_TCP_PORT: '5060',
+        VOICE_SIP_TLS_PORT: '5061',
+        VOICE_SIP_TLS_CERT: '/c.pem',
+        VOICE_SIP_TLS_KEY: '/k.pem',
+      }),
+    ).toMatchObject({ sipTcpPort: 5060, sipTls: { port: 5061, cert: '/c.pem', key: '/k.pem' } });
+    expect(() => loadVoiceConfig({ ...base, VOICE_SIP_TLS_PORT: '5061' })).toThrow(
+      /VOICE_SIP_TLS_PORT requires VOICE_SIP_TLS_CERT and VOICE_SIP_TLS_KEY/,
+    );
+    expect(() => loadVoiceConfig({ ...base, VOICE_SIP_TLS_CERT: '/c.pem' })).toThrow(/VOICE_SIP_TLS_PORT is not/);
+    expect(() => loadVoiceConfig({ ...base, VOICE_SIP_TCP_PORT: 'tcp' })).toThrow(/VOICE_SIP_TCP_PORT must be an integer/);
   });
 });

@@ -31,7 +31,19 @@ export interface VoiceConfig {
    * by this worker. Unset: no call is recorded, whatever the tenants' settings say.
    */
   recordingDir?: string | null;
+  /** VOICE_VOICEMAIL_MAX_SECONDS (default 120, 10–600): the longest voicemail message; recording stops there. */
+  voicemailMaxSeconds?: number;
+  /**
+   * VOICE_SIP_TCP_PORT: SIP over TCP on this port as well (off when unset). Responses go back on the caller's connection,
+   * and so do requests to the caller (BYE) while it is open.
+   */
+  sipTcpPort?: number | null;
+  /** VOICE_SIP_TLS_PORT with VOICE_SIP_TLS_CERT and VOICE_SIP_TLS_KEY (PEM files): SIP over TLS (off when unset). */
+  sipTls?: { port: number; cert: string; key: string } | null;
 }
+
+/** The longest voicemail message when VOICE_VOICEMAIL_MAX_SECONDS is unset. */
+export const DEFAULT_VOICEMAIL_MAX_SECONDS = 120;
 
 export class VoiceConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -79,6 +91,29 @@ export function loadVoiceConfig(env: NodeJS.ProcessEnv = process.env): VoiceConf
   const agentRingSeconds = Number(ringRaw);
   if (!(Number.isInteger(agentRingSeconds) && agentRingSeconds >= 5 && agentRingSeconds <= 120))
     problems.push(`VOICE_AGENT_RING_SECONDS must be an integer between 5 and 120 (got "${ringRaw}")`);
+  const voicemailRaw = read('VOICE_VOICEMAIL_MAX_SECONDS') ?? String(DEFAULT_VOICEMAIL_MAX_SECONDS);
+  const voicemailMaxSeconds = Number(voicemailRaw);
+  if (!(Number.isInteger(voicemailMaxSeconds) && voicemailMaxSeconds >= 10 && voicemailMaxSeconds <= 600))
+    problems.push(`VOICE_VOICEMAIL_MAX_SECONDS must be an integer between 10 and 600 (got "${voicemailRaw}")`);
+  const optionalPort = (name: string): number | null => {
+    const raw = read(name);
+    if (raw === undefined) return null;
+    const value = Number(raw);
+    if (!(Number.isInteger(value) && value >= 1 && value <= 65535)) {
+      problems.push(`${name} must be an integer between 1 and 65535 (got "${raw}")`);
+      return null;
+    }
+    return value;
+  };
+  const sipTcpPort = optionalPort('VOICE_SIP_TCP_PORT');
+  const tlsPort = optionalPort('VOICE_SIP_TLS_PORT');
+  const tlsCert = read('VOICE_SIP_TLS_CERT');
+  const tlsKey = read('VOICE_SIP_TLS_KEY');
+  if (read('VOICE_SIP_TLS_PORT') !== undefined && (!tlsCert || !tlsKey))
+    problems.push('VOICE_SIP_TLS_PORT requires VOICE_SIP_TLS_CERT and VOICE_SIP_TLS_KEY (PEM files of the certificate and its key)');
+  else if (read('VOICE_SIP_TLS_PORT') === undefined && (tlsCert || tlsKey))
+    problems.push('VOICE_SIP_TLS_CERT / VOICE_SIP_TLS_KEY are set but VOICE_SIP_TLS_PORT is not');
+  if (tlsPort !== null && tlsPort === sipTcpPort) problems.push('VOICE_SIP_TLS_PORT and VOICE_SIP_TCP_PORT must differ');
   if (problems.length) throw new VoiceConfigError(problems);
   return {
     sipHost,
@@ -91,5 +126,8 @@ export function loadVoiceConfig(env: NodeJS.ProcessEnv = process.env): VoiceConf
     agentMedia: agentMedia as 'webrtc' | 'rtp',
     agentRingSeconds,
     recordingDir: read('VOICE_RECORDING_DIR') ?? null,
+    voicemailMaxSeconds,
+    sipTcpPort,
+    sipTls: tlsPort !== null ? { port: tlsPort, cert: tlsCert!, key: tlsKey! } : null,
   };
 }

@@ -193,6 +193,8 @@ describeConnect('VoiceServer connect (real SIP through kamailio + rtpengine on l
     expect(invite.content).toMatch(/^m=audio \d+ RTP\/AVP 0( \d+)*\r?$/m);
     expect(invite.content).toMatch(/^c=IN IP4 127\.0\.0\.1\r?$/m);
     expect(invite.headers.from.uri).toContain(from);
+    // Through kamailio, the phone conversation's id for the console's screen pop.
+    expect(invite.headers['x-centralita-conversation']).toBe('00000000-0000-4000-8000-0000000000c1');
 
     // The caller hears the agent (and no more hold music); the agent hears the caller.
     await eventually(() => expect(heardByCaller(caller, connectedAt, 'agent')).toBeGreaterThanOrEqual(10), { timeoutMs: 5000 });

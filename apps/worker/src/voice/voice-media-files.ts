@@ -11,10 +11,12 @@ export interface VoiceMediaFiles {
   promptTone: string;
   /** Looped while the caller waits in a line's queue: 523 Hz and 659 Hz alternating a second each, 4 s ("hold-music.wav"). */
   holdMusic: string;
+  /** Played before a voicemail records: 0.5 s of 1000 Hz ("voicemail-beep.wav"). */
+  voicemailBeep: string;
 }
 
 /** Frequencies of the generated sounds (the voice tests listen for them). */
-export const VOICE_TONES = { prompt: 440, hold: [523, 659] } as const;
+export const VOICE_TONES = { prompt: 440, hold: [523, 659], beep: 1000 } as const;
 
 /**
  * Writes the tone and hold files (8 kHz mono 16-bit PCM WAV, what rtpengine plays without resampling) when missing.
@@ -22,7 +24,11 @@ export const VOICE_TONES = { prompt: 440, hold: [523, 659] } as const;
  */
 export async function ensureVoiceMediaFiles(mediaDir: string, sox = 'sox'): Promise<VoiceMediaFiles> {
   mkdirSync(mediaDir, { recursive: true });
-  const files: VoiceMediaFiles = { promptTone: path.join(mediaDir, 'prompt-tone.wav'), holdMusic: path.join(mediaDir, 'hold-music.wav') };
+  const files: VoiceMediaFiles = {
+    promptTone: path.join(mediaDir, 'prompt-tone.wav'),
+    holdMusic: path.join(mediaDir, 'hold-music.wav'),
+    voicemailBeep: path.join(mediaDir, 'voicemail-beep.wav'),
+  };
   const format = ['-r', '8000', '-c', '1', '-b', '16', '-e', 'signed-integer'];
   try {
     if (!existsSync(files.promptTone))
@@ -47,6 +53,22 @@ export async function ensureVoiceMediaFiles(mediaDir: string, sox = 'sox'): Prom
       const note = (hz: number) => ['synth', '1', 'sine', String(hz), 'vol', '0.3', 'fade', '0.05', '1', '0.05'];
       await run(sox, ['-n', ...format, files.holdMusic, ...note(low), ':', ...note(high), ':', ...note(low), ':', ...note(high)]);
     }
+    if (!existsSync(files.voicemailBeep))
+      await run(sox, [
+        '-n',
+        ...format,
+        files.voicemailBeep,
+        'synth',
+        '0.5',
+        'sine',
+        String(VOICE_TONES.beep),
+        'vol',
+        '0.5',
+        'fade',
+        '0.01',
+        '0.5',
+        '0.01',
+      ]);
   } catch (error) {
     throw new Error(
       `The voice server needs sox to write its tone and hold-music files in ${mediaDir} (apt-get install sox): ${(error as Error).message}`,

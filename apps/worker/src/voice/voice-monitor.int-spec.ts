@@ -81,8 +81,9 @@ describeMonitor('VoiceServer supervisor monitoring (real SIP through kamailio + 
   };
 
   /** A caller connected to an agent's phone, both talking. */
-  const connectedCall = async (from: string, agentUser: string) => {
+  const connectedCall = async (from: string, agentUser: string, telephoneEvent: number | null = null) => {
     const agent = await newPhone(agentUser, TONE.agent);
+    agent.telephoneEvent = telephoneEvent;
     const caller = await SipTestCaller.create(await freeUdpPort('127.0.0.2'));
     phones.push(caller);
     caller.setTone(TONE.caller);
@@ -210,6 +211,43 @@ describeMonitor('VoiceServer supervisor monitoring (real SIP through kamailio + 
     await eventually(() => expect(server.activeCalls).toBe(0));
   });
 
+  it('relays RFC 4733 keys between the caller and the agent while monitored, as the direct bridge does', async () => {
+    const from = '+34600000203';
+    const { caller, agent } = await connectedCall(from, 'agent-m3', 101);
+    const supervisor = await newPhone('supervisor-m3', TONE.supervisor);
+    supervisor.telephoneEvent = 101;
+
+    // Bridged directly, rtpengine relays the caller's key to the agent's phone.
+    await caller.pressRtp('4');
+    await eventually(() => expect(keysHeard(agent)).toEqual(['4']));
+
+    await command(from, { type: 'monitor', supervisorId: 'sup-3', supervisorSipUri: 'sip:supervisor-m3@127.0.0.1', mode: 'listen' });
+    await eventually(() => expect(monitorEvents(from)).toEqual(['started listen answered']));
+    // The mixer is in the path once the supervisor hears both sides.
+    const at = Date.now() + 200;
+    await eventually(() => expect(heard(supervisor, at).agent).toBeGreaterThanOrEqual(5), { timeoutMs: 6000 });
+
+    await caller.pressRtp('7');
+    await eventually(() => expect(keysHeard(agent)).toEqual(['4', '7']));
+    await agent.pressRtp('9');
+    await eventually(() => expect(keysHeard(caller)).toEqual(['9']));
+    // Whisper too: the keys still go between caller and agent only; the supervisor gets none of them.
+    await command(from, { type: 'monitor.mode', supervisorId: 'sup-3', mode: 'whisper' });
+    await eventually(() => expect(monitorEvents(from).at(-1)).toBe('changed whisper mode'));
+    await caller.pressRtp('2');
+    await eventually(() => expect(keysHeard(agent)).toEqual(['4', '7', '2']));
+    expect(keysHeard(supervisor)).toEqual([]);
+    // Each relayed event is one event on the agent's stream: the marker on its first packet, one timestamp throughout.
+    const relayed = agent.heard.filter((packet) => packet.payloadType === 101 && packet.payload[0] === 2);
+    expect(relayed.length).toBeGreaterThanOrEqual(4);
+    // The keys are not taken as IVR input, and the call is still connected and monitored.
+    expect(callEvents(from).map((event) => event.type)).not.toContain('ivr.step');
+    expect(monitorEvents(from)).toEqual(['started listen answered', 'changed whisper mode']);
+
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(server.activeCalls).toBe(0));
+  });
+
   it('ends the supervisor’s leg with the call, and reports a supervisor whose phone is not registered', async () => {
     const from = '+34600000202';
     const { caller } = await connectedCall(from, 'agent-m2');
@@ -230,5 +268,18 @@ describeMonitor('VoiceServer supervisor monitoring (real SIP through kamailio + 
     await eventually(() => expect(server.activeCalls).toBe(0));
   });
 });
+
+/** The RFC 4733 keys a phone heard, in order (one per event: its end packets, sent three times, count once). */
+function keysHeard(phone: { heard: { payloadType: number; payload: Buffer }[] }, payloadType = 101): string[] {
+  const keys: string[] = [];
+  let ended = true;
+  for (const packet of phone.heard) {
+    if (packet.payloadType !== payloadType || packet.payload.length < 4) continue;
+    const end = (packet.payload[1]! & 0x80) !== 0;
+    if (end && !ended) keys.push('0123456789*#'[packet.payload[0]!] ?? '?');
+    ended = end;
+  }
+  return keys;
+}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -30,6 +30,7 @@ const describeRecording = RTPENGINE ? describe : describe.skip;
 /** What each party "says": apart from each other and from the platform's 440/523/659 Hz sounds. */
 const CALLER_HZ = 700;
 const AGENT_HZ = 1500;
+const SUPERVISOR_HZ = 1100;
 
 describeRecording('call recording (real rtpengine pcap, real file store)', () => {
   let ds: DataSource;
@@ -215,6 +216,81 @@ describeRecording('call recording (real rtpengine pcap, real file store)', () =>
     // rtpengine's pcap and metadata are gone once stored.
     await eventually(() => expect(readdirSync(path.join(recordingDir, 'pcaps'))).toEqual([]));
     expect(readdirSync(path.join(recordingDir, 'metadata'))).toEqual([]);
+  });
+
+  it('mixes a barging supervisor into the agent’s channel for as long as the barge-in lasts, never into the caller’s', async () => {
+    const from = '+34600000203';
+    const { caller, callId } = await connectedCall(from, '+34910000201');
+    await eventually(
+      () => expect(heardByCaller(caller, Date.now() - 1000).filter((frame) => frame === 'agent').length).toBeGreaterThan(5),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const supervisor = await SipTestAgent.create(`supervisor-${from.slice(-3)}`, await freeUdpPort('127.0.0.4'), SUPERVISOR_HZ);
+    agents.push(supervisor);
+    const tenantId = callEvents(from)[0]!.tenantId;
+    const monitorStates = () =>
+      callEvents(from).flatMap((event) => (event.type === 'call.monitor' ? [`${event.state} ${event.mode}`] : []));
+    /** 100 ms windows the caller heard since `at` in which the supervisor's pitch has a fair share. */
+    const supervisorHeard = (at: number) => {
+      let count = 0;
+      for (let start = at; start + 100 <= Date.now(); start += 100) {
+        const window = caller.samples(start, start + 100);
+        if (rms(window) > 200 && toneShare(window, SUPERVISOR_HZ) > 0.2) count += 1;
+      }
+      return count;
+    };
+
+    // Listening first (not heard by the caller, so not recorded), then barging in, then listening again.
+    await server.command({
+      type: 'monitor',
+      tenantId,
+      callId,
+      supervisorId: 'sup-r',
+      supervisorSipUri: supervisor.contact,
+      mode: 'listen',
+    });
+    await eventually(() => expect(monitorStates()).toEqual(['started listen']), { timeoutMs: 10_000 });
+    await eventually(() => expect(toneShare(supervisor.samples(Date.now() - 1000, Date.now()), AGENT_HZ)).toBeGreaterThan(0.2));
+    await server.command({ type: 'monitor.mode', tenantId, callId, supervisorId: 'sup-r', mode: 'barge' });
+    const bargeFrom = Date.now();
+    await eventually(() => expect(supervisorHeard(bargeFrom)).toBeGreaterThanOrEqual(15), { timeoutMs: 10_000 });
+    await server.command({ type: 'monitor.mode', tenantId, callId, supervisorId: 'sup-r', mode: 'listen' });
+    const bargeTo = Date.now();
+    await eventually(() =>
+      expect(heardByCaller(caller, bargeTo + 300).filter((frame) => frame === 'agent').length).toBeGreaterThanOrEqual(10),
+    );
+    expect(supervisorHeard(bargeTo + 300)).toBe(0);
+    expect(monitorStates()).toEqual(['started listen', 'changed barge', 'changed listen']);
+
+    expect((await caller.hangUp()).status).toBe(200);
+    await eventually(() => expect(types(from)).toContain('call.recorded'), { timeoutMs: 15_000 });
+    const recorded = callEvents(from).find((event) => event.type === 'call.recorded') as Extract<VoiceCallEvent, { type: 'call.recorded' }>;
+    const file = await store.open(recordedTenant, recorded.fileId);
+    const chunks: Buffer[] = [];
+    for await (const chunk of file!.stream) chunks.push(chunk as Buffer);
+    const wav = Buffer.concat(chunks);
+    const frames = (wav.length - 44) / 4;
+    const channel = (side: 0 | 1, start: number) => {
+      const out = new Int16Array(800);
+      for (let index = 0; index < 800; index += 1) out[index] = wav.readInt16LE(44 + (start + index) * 4 + side * 2);
+      return out;
+    };
+    const windows = { supervisorRight: 0, supervisorLeft: 0, agentRight: 0 };
+    for (let start = 0; start + 800 <= frames; start += 800) {
+      const left = channel(0, start);
+      const right = channel(1, start);
+      if (rms(right) > 200 && toneShare(right, SUPERVISOR_HZ) > 0.2) windows.supervisorRight += 1;
+      if (rms(left) > 200 && toneShare(left, SUPERVISOR_HZ) > 0.1) windows.supervisorLeft += 1;
+      if (rms(right) > 200 && toneShare(right, AGENT_HZ) > 0.2) windows.agentRight += 1;
+    }
+    // The supervisor is in the agent's channel while barging (and only then: not while listening before or after),
+    // the agent all along, and the caller's channel holds the caller alone.
+    expect(windows.supervisorRight).toBeGreaterThanOrEqual(10);
+    expect(windows.supervisorRight).toBeLessThanOrEqual(Math.ceil((bargeTo - bargeFrom) / 100) + 3);
+    expect(windows.supervisorLeft).toBe(0);
+    expect(windows.agentRight).toBeGreaterThanOrEqual(Math.floor(frames / 800) - 3);
   });
 
   it('records nothing for a tenant that has recording off', async () => {

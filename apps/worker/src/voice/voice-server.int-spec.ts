@@ -279,6 +279,8 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
     expect(mine.map((event) => event.data.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(mine.map((event) => event.id)).toEqual(mine.map((event) => `voice.${event.data.callId}.${event.data.seq}`));
     expect(mine.map((event) => event.name)).toEqual(mine.map((event) => event.data.type));
+    // The key that left the IVR and its option's label (the agent's screen pop ends the path with it).
+    expect(mine[3]!.data).toMatchObject({ type: 'call.queued', exit: { digit: '3', label: 'Queue' } });
     expect(mine[0]!.data).toMatchObject({
       type: 'call.started',
       tenantId: TENANT,
@@ -300,6 +302,8 @@ describeVoice('VoiceServer (real SIP + rtpengine on loopback)', () => {
       await eventually(() => expect(summary(from)).toContain('call.queued line-fallback Menu'), { timeoutMs: 10_000 });
       assertPromptTimeline(caller, Date.now());
       expect(summary(from)).toEqual(['call.started', 'ivr.step ivr-main/Menu null', 'call.queued line-fallback Menu']);
+      // A fallback is no key: no exit option.
+      expect(callEvents(from).find((event) => event.data.type === 'call.queued')!.data).toMatchObject({ exit: null });
     } finally {
       // Always: a call left up by a failed assertion would fail every later test's "no call left".
       await caller.hangUp();

@@ -1,18 +1,30 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the API's and the tests' programs compile this file too: they must see the declarations of the untyped sip / rtpengine-client
 /// <reference path="./vendor.d.ts" />
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer as createTcpServer } from 'node:net';
 import { createSocket, type Socket } from 'node:dgram';
-import type { IvrTree, Language, VoiceAbandonStage, VoiceCallEvent, VoiceCommand, VoiceSettings } from '@centralita/contracts';
+import type {
+  IvrTree,
+  Language,
+  VoiceAbandonStage,
+  VoiceCallEvent,
+  VoiceCommand,
+  VoiceIvrExit,
+  VoiceSettings,
+} from '@centralita/contracts';
 import { ivrKey, ivrTimeout, startIvr, type IvrAction, type IvrStep, type IvrWalkState } from '@centralita/domain';
 import * as sip from 'sip';
 import type { CallRecordings, RecordingPolicy } from './call-recording';
+import { ConsultRelay } from './consult-relay';
 import { DtmfListener, type RtpengineDtmf } from './dtmf-listener';
 import type { PublishedIvr, ResolvedInboundNumber } from './inbound-numbers';
-import { sdpAudioPort } from './pcap-to-wav';
+import { sdpAudioPort, type BargeIn } from './pcap-to-wav';
+import { carrierSourceAllowed } from './source-check';
 import { Monitoring, type MonitoredCall } from './monitoring';
 import { RtpengineNg } from './rtpengine-ng';
 import { answerToAgentOffer, platformAnswerSdp, readAudioOffer, type OfferedAudio } from './sdp';
-import type { VoiceConfig } from './voice-config';
+import { DEFAULT_VOICEMAIL_MAX_SECONDS, type VoiceConfig } from './voice-config';
 import type { VoiceEventSink } from './voice-events';
 import { ensureVoiceMediaFiles, type VoiceMediaFiles } from './voice-media-files';
 
@@ -38,7 +50,8 @@ export interface VoiceServerDeps {
 
 /** 'closing': the line the caller was sent to is closed, its off-hours sentence plays before the BYE. */
 /** 'connecting': an agent's phone rings (the caller still hears hold music until it answers); 'connected': bridged. */
-type Stage = 'answering' | 'ivr' | 'queue' | 'connecting' | 'connected' | 'closing' | 'ended';
+/** 'voicemail': the caller's message to a line is being recorded (after the beep) until '#', hang-up or the maximum length. */
+type Stage = 'answering' | 'ivr' | 'queue' | 'connecting' | 'connected' | 'closing' | 'voicemail' | 'ended';
 
 /** The platform's INVITE to an agent's phone (command 'connect'): a UAC dialog of its own, through the outbound proxy. */
 interface AgentLeg {
@@ -70,7 +83,12 @@ const PLATFORM = 'platform';
  * ("DTLS error: 1 (unexpected message)"). A new side has no remote address yet, so rtpengine waits as the DTLS server.
  */
 const agentMediaTag = (leg: { localTag: string }): string => `agent-${leg.localTag}`;
+/** The rtpengine tags of a consultation's relay ends (consult-relay.ts), toward the first and the consulted agent's sides. */
+const CONSULT_FIRST = 'consult-first';
+const CONSULT_OTHER = 'consult-other';
 const ALLOW = 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO';
+/** On the agent's INVITE ('connect'): the phone conversation it belongs to, for the console's screen pop. */
+export const CONVERSATION_HEADER = 'x-centralita-conversation';
 /** RFC 3261 timers: 200 OK retransmitted from T1 doubling up to T2 until the ACK, given up after 64·T1. */
 const T1 = 500;
 const T2 = 4000;
@@ -84,6 +102,8 @@ interface VoiceCall {
   /** The caller's Contact (in-dialog requests go there) and the Record-Route set. */
   remoteTarget: string;
   routeSet: sip.NameAddr[];
+  /** An INVITE over TCP/TLS: that connection (the flow); requests to the caller go back over it. Absent: UDP. */
+  stream?: { protocol: StreamProtocol; flow: sip.Remote };
   localCseq: number;
   tenantId: string;
   stage: Stage;
@@ -120,8 +140,12 @@ interface VoiceCall {
   recordingAnnounced?: boolean;
   /** The connected agent put the call on hold (their re-INVITE): the caller hears the hold music until they resume. */
   agentHeld?: boolean;
+  /** An attended transfer's consultation: the consulted agent's leg, the relay the two agents talk through, the first agent. */
+  consult?: { leg: AgentLeg; relay: ConsultRelay; first: AgentLeg } | null;
   /** Set when rtpengine records the call: the rtpengine ports each side sends to (the pcap's sides) and who answered. */
-  recording?: { callerPort: number; agentPorts: number[]; agentId: string };
+  recording?: { callerPort: number; agentPorts: number[]; agentId: string | null; kind?: 'voicemail'; bargeIns?: BargeIn[] };
+  /** Ends a voicemail at the maximum length (VOICE_VOICEMAIL_MAX_SECONDS). */
+  voicemailTimer?: NodeJS.Timeout | null;
 }
 
 const userOf = (uri: string | undefined): string => {
@@ -137,10 +161,15 @@ const userOf = (uri: string | undefined): string => {
  * The inbound SIP user agent server (issue #22): answers carriers' INVITEs for the platform's inbound numbers, anchors
  * the media in rtpengine (offer/answer over ng), walks the number's published IVR (prompts played by rtpengine, keys
  * from rtpengine's RFC 4733 DTMF log or SIP INFO), parks queued callers on hold music, and reports every step on
- * QUEUES.voiceCallEvents. Pure Node over UDP (the `sip` package); production signalling through drachtio is not wired.
+ * QUEUES.voiceCallEvents. Pure Node over UDP, and TCP/TLS when configured (the `sip` package); production signalling
+ * through drachtio is not wired. INVITEs for a trunk's number from a source the trunk does not allow get 403 (source-check.ts).
  */
 export class VoiceServer {
   private stack: sip.SipStack | null = null;
+  /** SIP over TCP / TLS (VOICE_SIP_TCP_PORT, VOICE_SIP_TLS_PORT): one `sip` stack per transport, beside the UDP one. */
+  private streams: { protocol: StreamProtocol; port: number; stack: sip.SipStack }[] = [];
+  /** The TCP/TLS connections the stacks accepted (the package keeps them open up to 2 min idle): closed by stop(). */
+  private readonly streamSockets = new Set<import('node:net').Socket>();
   private ng: RtpengineNg;
   private readonly dtmf: DtmfListener;
   private sink: Socket | null = null;
@@ -181,7 +210,7 @@ export class VoiceServer {
       },
       connected: (callId): MonitoredCall | null => {
         const call = this.byId.get(callId);
-        if (call?.stage !== 'connected' || !call.agent?.answerSdp || !call.offer) return null;
+        if (call?.stage !== 'connected' || !call.agent?.answerSdp || !call.offer || call.consult) return null;
         const { id, callerSdp, offer } = call;
         return {
           id,
@@ -196,6 +225,15 @@ export class VoiceServer {
       serial: (callId, work) => {
         const call = this.byId.get(callId);
         return call ? this.serial(call, work) : Promise.resolve();
+      },
+      // A barging supervisor is heard by the caller: the recording mixes their side into the agent's channel then.
+      barging: (callId, port, on) => {
+        const recording = this.byId.get(callId)?.recording;
+        if (!recording) return;
+        const bargeIns = (recording.bargeIns ??= []);
+        const open = bargeIns.find((barge) => barge.port === port && barge.to === null);
+        if (on && !open) bargeIns.push({ port, from: Date.now(), to: null });
+        if (!on && open) open.to = Date.now();
       },
       log: this.log,
     });
@@ -235,6 +273,7 @@ export class VoiceServer {
           (request, remote) => this.onRequest(request, remote),
         ),
     );
+    await this.startStreams();
     if (!(await this.ng.ping()))
       this.log.warn(
         `rtpengine does not answer at ${this.config.rtpengine.host}:${this.config.rtpengine.port}: calls will get 503 until it does`,
@@ -248,6 +287,10 @@ export class VoiceServer {
     for (const call of [...this.byId.values()]) await this.hangUp(call, 'shutdown').catch(() => undefined);
     this.stack?.destroy();
     this.stack = null;
+    for (const stream of this.streams) stream.stack.destroy();
+    this.streams = [];
+    for (const socket of this.streamSockets) socket.destroy();
+    this.streamSockets.clear();
     this.dtmf.close();
     this.sink?.close();
     this.sink = null;
@@ -274,11 +317,17 @@ export class VoiceServer {
     if (command.type === 'monitor.stop')
       return this.serial(call, () => this.monitoring.stop(call.id, 'stopped', false, command.supervisorId));
     if (command.type === 'release') return this.serial(call, () => this.release(call, command.agentId, command.reason || 'transferred'));
+    if (command.type === 'consult') return this.serial(call, () => this.consult(call, command));
+    if (command.type === 'consult.complete') return this.serial(call, () => this.consultComplete(call, command.agentId));
+    if (command.type === 'consult.cancel')
+      return this.serial(call, async () => {
+        if (call.consult?.leg.agentId === command.agentId) await this.consultOver(call, 'cancelled', 'cancelled');
+      });
     await this.serial(call, async () => {
       // A transfer's 'connect' for the next agent may be taken before its 'release' (commands run concurrently).
       if (call.stage === 'connected' && call.agent && call.agent.agentId !== command.agentId)
         await this.release(call, call.agent.agentId, 'transferred');
-      await this.connect(call, command.agentId, command.agentSipUri);
+      await this.connect(call, command.agentId, command.agentSipUri, command.conversationId);
     });
   }
 
@@ -290,7 +339,77 @@ export class VoiceServer {
   // ---------------------------------------------------------------- SIP
 
   private send(message: sip.SipMessage, callback?: (response: sip.SipResponse) => void): void {
+    if (message.method === undefined && this.streams.length) {
+      // A response leaves through the server transaction of its request, kept by the stack (transport) it came in on.
+      this.stack?.send(message);
+      for (const stream of this.streams) stream.stack.send(message);
+      return;
+    }
+    const call = message.method !== undefined ? this.bySipCallId.get(message.headers['call-id']) : undefined;
+    const stream = call?.stream && this.streams.find((entry) => entry.protocol === call.stream!.protocol);
+    if (stream && call?.stream) {
+      // A request to a caller that came over TCP/TLS goes back over its connection: a first Route to the flow (the sip
+      // package's flow URI, dropped before sending) picks it; the caller's own route set follows.
+      const flow = { ...stream.stack.encodeFlowUri(call.stream.flow), params: { lr: null } };
+      const route = Array.isArray(message.headers.route) ? message.headers.route : [];
+      message.headers.route = [{ uri: flow as unknown as string, params: {} }, ...route];
+      return stream.stack.send(message, callback);
+    }
     this.stack?.send(message, callback);
+  }
+
+  /** The platform's own URI for a call's Contact: the port and `transport` of the transport the caller used. */
+  private selfUri(user: string, call?: VoiceCall): string {
+    const stream = call?.stream && this.streams.find((entry) => entry.protocol === call.stream!.protocol);
+    if (!stream) return `sip:${user}@${this.config.sipPublicHost}:${this.config.sipPort}`;
+    return `sip:${user}@${this.config.sipPublicHost}:${stream.port};transport=${stream.protocol.toLowerCase()}`;
+  }
+
+  /** SIP over TCP and TLS when configured: each transport a `sip` stack of its own (the package binds TCP on its UDP port). */
+  private async startStreams(): Promise<void> {
+    const { sipTcpPort, sipTls } = this.config;
+    const common = {
+      address: this.config.sipHost,
+      publicAddress: this.config.sipPublicHost,
+      udp: false,
+      logger: { error: (error: unknown) => this.log.warn(`SIP: ${error instanceof Error ? error.message : String(error)}`) },
+    };
+    const onRequest = (request: sip.SipRequest, remote: sip.Remote) => this.onRequest(request, remote);
+    const track = (socket: import('node:net').Socket) => {
+      this.streamSockets.add(socket);
+      socket.once('close', () => this.streamSockets.delete(socket));
+    };
+    if (sipTcpPort) {
+      await assertTcpPortFree(this.config.sipHost, sipTcpPort, 'VOICE_SIP_TCP_PORT');
+      const stack = withStreamServers(
+        (server) => {
+          server.on('connection', track);
+          server.on('error', (error) => this.log.warn(`SIP over TCP: ${error.message}`));
+        },
+        () => sip.create({ ...common, port: sipTcpPort, tcp: true }, onRequest),
+      );
+      this.streams.push({ protocol: 'TCP', port: sipTcpPort, stack });
+      this.log.log(`voice server listening for SIP on tcp ${this.config.sipHost}:${sipTcpPort}`);
+    }
+    if (sipTls) {
+      let tls: { cert: Buffer; key: Buffer };
+      try {
+        tls = { cert: readFileSync(sipTls.cert), key: readFileSync(sipTls.key) };
+      } catch (error) {
+        throw new Error(`VOICE_SIP_TLS_CERT / VOICE_SIP_TLS_KEY cannot be read: ${(error as Error).message}`);
+      }
+      await assertTcpPortFree(this.config.sipHost, sipTls.port, 'VOICE_SIP_TLS_PORT');
+      const stack = withStreamServers(
+        (server) => {
+          server.on('secureConnection', track);
+          server.on('error', (error) => this.log.warn(`SIP over TLS: ${error.message}`));
+          server.on('tlsClientError', (error) => this.log.warn(`SIP over TLS: handshake failed: ${error.message}`));
+        },
+        () => sip.create({ ...common, port: sipTls.port, tcp: false, tls, tls_port: sipTls.port }, onRequest),
+      );
+      this.streams.push({ protocol: 'TLS', port: sipTls.port, stack });
+      this.log.log(`voice server listening for SIP on tls ${this.config.sipHost}:${sipTls.port}`);
+    }
   }
 
   private respond(
@@ -349,7 +468,9 @@ export class VoiceServer {
   private async onInvite(invite: sip.SipRequest, remote: sip.Remote): Promise<void> {
     this.send(this.respond(invite, 100, 'Trying'));
     const contact = Array.isArray(invite.headers.contact) ? invite.headers.contact[0]?.uri : undefined;
+    const protocol = remote.protocol?.toUpperCase();
     const call: VoiceCall = {
+      ...(protocol === 'TCP' || protocol === 'TLS' ? { stream: { protocol, flow: remote } } : {}),
       id: randomUUID(),
       sipCallId: invite.headers['call-id'],
       invite,
@@ -393,6 +514,12 @@ export class VoiceServer {
     }
     if (call.cancelled) return; // CANCEL arrived during the lookup: 487 is already sent
     if (!number) return refuse(404, 'Not Found');
+    // Carrier source check: only the trunk's allowed sources (else its host) may send calls for its numbers.
+    if (!(await carrierSourceAllowed(number, remote.address))) {
+      this.log.warn(`INVITE to ${number.number} from ${remote.address} refused: not an allowed source of trunk ${number.trunkId}`);
+      return refuse(403, 'Forbidden');
+    }
+    if (call.cancelled) return;
     if (number.ivrId && !ivr) {
       this.log.warn(`INVITE to ${number.number}: IVR ${number.ivrId} is not published or not active`);
       return refuse(480, 'Temporarily Unavailable');
@@ -427,7 +554,9 @@ export class VoiceServer {
       200,
       'OK',
       {
-        contact: [{ uri: `sip:${userOf(invite.uri) || 'centralita'}@${this.config.sipPublicHost}:${this.config.sipPort}`, params: {} }],
+        contact: [{ uri: this.selfUri(userOf(invite.uri) || 'centralita', call), params: {} }],
+        // RFC 3261 12.1.1: the dialog's Record-Route set goes back in the 2xx.
+        ...(invite.headers['record-route']?.length ? { 'record-route': invite.headers['record-route'] } : {}),
         'content-type': 'application/sdp',
         allow: ALLOW,
       } as Partial<sip.SipHeaders>,
@@ -487,7 +616,7 @@ export class VoiceServer {
         if (request.content && call.stage === 'connecting') return this.send(this.respond(request, 491, 'Request Pending'));
         // A re-negotiated caller is bridged directly again: monitoring ends (the supervisor may start it anew).
         if (request.content) await this.monitoring.stop(call.id, 'reInvite');
-        if (request.content && call.stage === 'connected' && call.agent?.answerSdp) {
+        if (request.content && call.stage === 'connected' && call.agent?.answerSdp && !call.consult) {
           // Bridged: offered again toward the agent's leg and answered with the agent's SDP (the agent is not re-INVITEd:
           // rtpengine keeps the agent side's ports and keys).
           const offer = readAudioOffer(request.content);
@@ -519,7 +648,7 @@ export class VoiceServer {
         200,
         'OK',
         {
-          contact: [{ uri: `sip:centralita@${this.config.sipPublicHost}:${this.config.sipPort}`, params: {} }],
+          contact: [{ uri: this.selfUri('centralita', call), params: {} }],
           'content-type': 'application/sdp',
         } as Partial<sip.SipHeaders>,
         call.answerSdp ?? undefined,
@@ -592,6 +721,7 @@ export class VoiceServer {
 
   private onDigit(call: VoiceCall, digit: string): void {
     void this.serial(call, async () => {
+      if (call.stage === 'voicemail' && digit === '#') return this.hangUp(call, 'voicemail'); // the message is complete
       if (call.stage !== 'ivr' || !call.ivr) return; // keys in the queue (or after the end) do nothing yet
       this.clearPromptTimer(call);
       await this.stopPlayback(call); // barge-in
@@ -609,6 +739,7 @@ export class VoiceServer {
 
   private async apply(call: VoiceCall, step: IvrStep, digit: string | null): Promise<void> {
     if (call.stage === 'ended') return;
+    const exit = ivrExit(call.ivr, digit);
     if (call.ivr) call.ivr.state = step.state;
     const action: IvrAction = step.action;
     switch (action.type) {
@@ -629,17 +760,19 @@ export class VoiceServer {
         if (await this.lineClosed(call, action.attentionLineId)) return;
         await this.stopPlayback(call);
         call.stage = 'queue';
-        this.emit(call, { type: 'call.queued', attentionLineId: action.attentionLineId, path: step.state.path });
+        this.emit(call, { type: 'call.queued', attentionLineId: action.attentionLineId, path: step.state.path, exit });
         await this.enterQueue(call, true);
         await this.playHold(call);
         return;
       case 'agent':
         await this.stopPlayback(call);
         call.stage = 'queue';
-        this.emit(call, { type: 'call.toAgent', agentId: action.agentId, path: step.state.path });
+        this.emit(call, { type: 'call.toAgent', agentId: action.agentId, path: step.state.path, exit });
         await this.enterQueue(call, false);
         await this.playHold(call);
         return;
+      case 'voicemail':
+        return this.startVoicemail(call, action.attentionLineId, step.state.path);
       case 'ivr': {
         const next = await this.deps.loadIvr(call.tenantId, action.ivrId).catch(() => null);
         if (!next) return this.hangUp(call, 'ivrUnavailable');
@@ -766,6 +899,36 @@ export class VoiceServer {
     return true;
   }
 
+  /**
+   * The IVR's voicemail destination: the node's prompt has been heard (it invites the message); the beep plays and
+   * rtpengine records what the caller sends from now on (their side only: nothing is played to them while they speak).
+   * '#', their BYE or VOICE_VOICEMAIL_MAX_SECONDS end it: BYE and call.ended {reason: 'voicemail'}, then the message is
+   * decoded like a call recording and reported as call.recorded {kind: 'voicemail'}. No recording directory: no voicemail.
+   */
+  private async startVoicemail(call: VoiceCall, lineId: string, path: string[]): Promise<void> {
+    this.clearPromptTimer(call);
+    await this.stopPlayback(call);
+    const callerPort = sdpAudioPort(call.answerSdp);
+    if (!this.config.recordingDir || !this.deps.recordings || !callerPort) {
+      this.log.warn(`call ${call.id}: voicemail needs VOICE_RECORDING_DIR (rtpengine pcap recording): hung up`);
+      return this.hangUp(call, 'voicemailUnavailable');
+    }
+    call.stage = 'voicemail';
+    this.emit(call, { type: 'call.voicemail', attentionLineId: lineId, path });
+    let beepMs = 0;
+    try {
+      await this.ng.startRecording(call.id);
+      call.recording = { callerPort, agentPorts: [], agentId: null, kind: 'voicemail' };
+      beepMs = await this.ng.play(call.id, CALLER, this.media!.voicemailBeep);
+      call.playing = true;
+    } catch (error) {
+      this.log.warn(`call ${call.id}: voicemail not started: ${(error as Error).message}`);
+      if (!call.recording) return this.hangUp(call, 'voicemailUnavailable');
+    }
+    const maxMs = (this.config.voicemailMaxSeconds ?? DEFAULT_VOICEMAIL_MAX_SECONDS) * 1000;
+    call.voicemailTimer = setTimeout(() => void this.serial(call, () => this.hangUp(call, 'voicemail')), beepMs + maxMs);
+  }
+
   private async stopPlayback(call: VoiceCall): Promise<void> {
     if (!call.playing) return;
     call.playing = false;
@@ -787,7 +950,7 @@ export class VoiceServer {
    * and call.connected is reported. Busy, unavailable, any other refusal or no answer within VOICE_AGENT_RING_SECONDS
    * (CANCEL) puts the platform side back on the sink with hold music and reports call.connectFailed.
    */
-  private async connect(call: VoiceCall, agentId: string, uri: string): Promise<void> {
+  private async connect(call: VoiceCall, agentId: string, uri: string, conversationId?: string): Promise<void> {
     if (call.stage !== 'queue') {
       this.log.warn(`voice command connect for call ${call.id} in stage ${call.stage}: ignored`);
       return;
@@ -838,6 +1001,8 @@ export class VoiceServer {
         allow: ALLOW,
         'max-forwards': '70',
         ...(this.config.outboundProxy ? { route: this.proxyRoute() } : {}),
+        // The console's softphone opens the screen pop of this conversation (apps/web/src/softphone/screen-pop.ts).
+        ...(conversationId ? { [CONVERSATION_HEADER]: conversationId } : {}),
       },
       content: offerSdp,
     };
@@ -977,7 +1142,13 @@ export class VoiceServer {
       .collect(call.tenantId, call.id, recording)
       .then((stored) => {
         if (stored)
-          this.emit(call, { type: 'call.recorded', fileId: stored.fileId, durationMs: stored.durationMs, agentId: recording.agentId });
+          this.emit(call, {
+            type: 'call.recorded',
+            fileId: stored.fileId,
+            durationMs: stored.durationMs,
+            agentId: recording.agentId,
+            ...(recording.kind ? { kind: recording.kind } : {}),
+          });
       })
       .catch((error: Error) => this.log.warn(`call ${call.id}: recording not stored: ${error.message}`))
       .finally(() => this.recordingJobs.delete(job));
@@ -1016,6 +1187,7 @@ export class VoiceServer {
   private async release(call: VoiceCall, agentId: string, reason: string): Promise<void> {
     if (call.stage !== 'connected' || call.agent?.agentId !== agentId) return;
     await this.monitoring.stop(call.id, 'released');
+    this.dropConsult(call, 'released');
     this.dropAgent(call);
     call.agentHeld = false;
     call.stage = 'queue';
@@ -1128,7 +1300,14 @@ export class VoiceServer {
         void this.serial(call, async () => {
           leg.state = 'ended';
           this.forgetAgent(leg);
+          if (call.consult?.leg === leg) return this.consultOver(call, 'cancelled', 'hangUp');
           if (call.agent !== leg || call.stage !== 'connected') return;
+          // The first agent left an answered consultation: the caller is handed to the consulted agent (as a complete).
+          // (B only ringing: the call ends, and the consultation with it, as before.) A failed bridge ends the call too.
+          if (call.consult?.first === leg && call.consult.leg.state === 'answered' && call.consult.leg.answerSdp) {
+            await this.consultComplete(call, call.consult.leg.agentId);
+            if (call.agent !== leg || call.stage !== 'connected') return;
+          }
           call.agent = null;
           this.sendBye(call);
           await this.end(call);
@@ -1160,7 +1339,8 @@ export class VoiceServer {
     if (!request.content || !readAudioOffer(request.content)) return this.send(this.respond(request, 488, 'Not Acceptable Here'));
     const agentSdp = request.content;
     void this.serial(call, async () => {
-      if (call.agent !== leg || call.stage !== 'connected') return this.send(this.respond(request, 491, 'Request Pending'));
+      // During a consultation the caller is on the platform sink and this agent on the relay: no hold to apply.
+      if (call.agent !== leg || call.stage !== 'connected' || call.consult) return this.send(this.respond(request, 491, 'Request Pending'));
       const held = /^a=(sendonly|inactive)\s*$/m.test(agentSdp);
       let answer: string;
       try {
@@ -1201,6 +1381,217 @@ export class VoiceServer {
     });
   }
 
+  // ---------------------------------------------------------------- attended transfer ('consult')
+
+  /**
+   * The desk's consultative transfer: the caller goes back to the platform sink with hold music, the connected agent's
+   * side is re-wired to a relay of the worker (consult-relay.ts; rtpengine keeps the agent's ports and keys, so their
+   * phone is not re-INVITEd) and the consulted agent's phone is rung with a side of its own toward the relay's other
+   * end. Answered, the two agents talk (call.consultConnected); refused, unanswered or cancelled, the caller is bridged
+   * to the first agent again (call.consultFailed / call.consultCancelled); 'consult.complete' bridges the caller to the
+   * consulted agent and BYEs the first (call.consultCompleted).
+   */
+  private async consult(call: VoiceCall, command: Extract<VoiceCommand, { type: 'consult' }>): Promise<void> {
+    const { agentId, fromAgentId, agentSipUri: uri } = command;
+    const failed = (reason: string) => this.emit(call, { type: 'call.consultFailed', agentId, fromAgentId, reason });
+    const first = call.agent;
+    if (call.stage !== 'connected' || !first?.answerSdp || first.agentId !== fromAgentId || !call.offer) return failed('notConnected');
+    if (call.consult) return failed('consulting');
+    let target: sip.SipUri | null = null;
+    try {
+      target = sip.parseUri(uri);
+    } catch {
+      target = null;
+    }
+    if (!target?.host || !/^sips?$/i.test(target.schema ?? 'sip')) return failed('badUri');
+    await this.monitoring.stop(call.id, 'consult');
+    const relay = await ConsultRelay.open(this.config.sipHost);
+    const localTag = randomBytes(6).toString('hex');
+    const leg = this.consultLeg(call, agentId, uri, localTag);
+    call.consult = { leg, relay, first };
+    const relaySdp = (port: number) => platformAnswerSdp(call.offer!, { address: this.config.sipPublicHost, port }, 1);
+    try {
+      if (call.agentHeld) {
+        call.agentHeld = false;
+        await this.ng.blockMedia(call.id, agentMediaTag(first), false);
+      }
+      await this.restorePlatformMedia(call);
+      await this.playHold(call);
+      await this.ng.offerToAgent(call.id, CONSULT_FIRST, agentMediaTag(first), relaySdp(relay.port('first')), this.config.agentMedia);
+      relay.connect('first', await this.ng.answerFromAgent(call.id, CONSULT_FIRST, agentMediaTag(first), first.answerSdp));
+      leg.invite.content = await this.ng.offerToAgent(
+        call.id,
+        CONSULT_OTHER,
+        agentMediaTag(leg),
+        relaySdp(relay.port('consulted')),
+        this.config.agentMedia,
+      );
+    } catch (error) {
+      this.log.warn(`call ${call.id}: consultation with agent ${agentId}: ${(error as Error).message}`);
+      leg.state = 'ended';
+      return this.consultOver(call, 'failed', 'media');
+    }
+    this.agentLegs.set(leg.sipCallId, { call, leg });
+    leg.ringTimer = setTimeout(() => this.cancelAgent(leg, 'noAnswer'), this.config.agentRingSeconds * 1000);
+    this.send(leg.invite, (response) => this.onConsultResponse(call, leg, response));
+    this.emit(call, { type: 'call.consultRinging', agentId, fromAgentId });
+  }
+
+  /** The consulted agent's INVITE (its SDP is set once rtpengine offered their side), from the caller's number as for 'connect'. */
+  private consultLeg(call: VoiceCall, agentId: string, uri: string, localTag: string): AgentLeg {
+    const self = `${this.config.sipPublicHost}:${this.config.sipPort}`;
+    const sipCallId = `${randomUUID()}@${this.config.sipPublicHost}`;
+    const from = callerNumber(call.invite);
+    const invite: sip.SipMessage = {
+      method: 'INVITE',
+      uri,
+      version: '2.0',
+      headers: {
+        via: [],
+        to: { uri, params: {} },
+        from: { uri: `sip:${encodeURIComponent(from).replace(/%2B/g, '+')}@${self}`, params: { tag: localTag } },
+        'call-id': sipCallId,
+        cseq: { method: 'INVITE', seq: 1 },
+        contact: [{ uri: `sip:centralita@${self}`, params: {} }],
+        'content-type': 'application/sdp',
+        allow: ALLOW,
+        'max-forwards': '70',
+        ...(this.config.outboundProxy ? { route: this.proxyRoute() } : {}),
+      },
+      content: '',
+    };
+    return {
+      agentId,
+      uri,
+      sipCallId,
+      localTag,
+      invite,
+      state: 'ringing',
+      cancelReason: null,
+      ringTimer: null,
+      remoteTag: '',
+      remoteTarget: uri,
+      routeSet: [],
+      localCseq: 1,
+      answerSdp: null,
+    };
+  }
+
+  private onConsultResponse(call: VoiceCall, leg: AgentLeg, response: sip.SipResponse): void {
+    if (response.status < 200) return;
+    if (response.status < 300) {
+      if (!leg.remoteTag) {
+        const contact = Array.isArray(response.headers.contact) ? response.headers.contact[0]?.uri : undefined;
+        leg.remoteTag = String(response.headers.to.params.tag ?? '');
+        leg.remoteTarget = contact ?? leg.uri;
+        leg.routeSet = (response.headers['record-route'] ?? []).map((entry) => ({ ...entry, params: { ...entry.params } })).reverse();
+      }
+      this.ackAgent(leg, response);
+      if (leg.state !== 'ringing') return;
+      if (leg.ringTimer) clearTimeout(leg.ringTimer);
+      leg.ringTimer = null;
+      leg.state = 'answered';
+      void this.serial(call, () => this.consultAnswered(call, leg, response.content ?? ''));
+      return;
+    }
+    if (leg.state !== 'ringing') return;
+    leg.state = 'ended';
+    this.forgetAgent(leg);
+    const reason = leg.cancelReason ?? refusalReason(response.status);
+    this.log.log(`call ${call.id}: consulted agent ${leg.agentId} answered ${response.status} (${reason})`);
+    void this.serial(call, async () => {
+      if (call.consult?.leg === leg) await this.consultOver(call, 'failed', reason);
+    });
+  }
+
+  private async consultAnswered(call: VoiceCall, leg: AgentLeg, sdp: string): Promise<void> {
+    const consult = call.consult;
+    if (consult?.leg !== leg || call.stage !== 'connected' || leg.cancelReason) {
+      // Answered as the platform gave up (a CANCEL crossed the 2xx, the consultation or the call ended): end their dialog.
+      const reason = leg.cancelReason ?? 'noAnswer';
+      this.endLeg(leg);
+      if (consult?.leg === leg) await this.consultOver(call, 'failed', reason);
+      return;
+    }
+    try {
+      consult.relay.connect('consulted', await this.ng.answerFromAgent(call.id, CONSULT_OTHER, agentMediaTag(leg), sdp));
+      leg.answerSdp = sdp;
+    } catch (error) {
+      this.log.warn(`call ${call.id}: answer of consulted agent ${leg.agentId}: ${(error as Error).message}`);
+      this.endLeg(leg);
+      return this.consultOver(call, 'failed', 'media');
+    }
+    this.emit(call, { type: 'call.consultConnected', agentId: leg.agentId, fromAgentId: consult.first.agentId });
+  }
+
+  /** The transfer is completed: the caller's side is bridged to the consulted agent's, the first agent gets a BYE. */
+  private async consultComplete(call: VoiceCall, agentId: string): Promise<void> {
+    const consult = call.consult;
+    const leg = consult?.leg;
+    if (!consult || !leg?.answerSdp || leg.agentId !== agentId || leg.state !== 'answered' || call.stage !== 'connected') {
+      this.log.warn(`voice command consult.complete for call ${call.id} and agent ${agentId}: no answered consultation, ignored`);
+      return;
+    }
+    try {
+      await this.stopPlayback(call);
+      await this.ng.offerToAgent(call.id, CALLER, agentMediaTag(leg), call.callerSdp, this.config.agentMedia);
+      call.answerSdp = await this.ng.answerFromAgent(call.id, CALLER, agentMediaTag(leg), leg.answerSdp);
+    } catch (error) {
+      this.log.warn(`call ${call.id}: bridge to consulted agent ${agentId}: ${(error as Error).message}`);
+      return this.consultOver(call, 'failed', 'media');
+    }
+    call.consult = null;
+    consult.relay.close();
+    call.agent = leg;
+    this.endLeg(consult.first);
+    const port = sdpAudioPort(leg.invite.content);
+    if (call.recording && port) {
+      // The recording goes on: the new agent's side is read from its port from now on.
+      call.recording.agentPorts.push(port);
+      call.recording.agentId = leg.agentId;
+    }
+    this.emit(call, { type: 'call.consultCompleted', agentId: leg.agentId, fromAgentId: consult.first.agentId });
+  }
+
+  /** The consultation ends without a transfer: the consulted agent's leg goes, the caller talks with the first agent again. */
+  private async consultOver(call: VoiceCall, outcome: 'failed' | 'cancelled', reason: string): Promise<void> {
+    const consult = call.consult;
+    if (!consult) return;
+    call.consult = null;
+    consult.relay.close();
+    this.endLeg(consult.leg, reason);
+    const { first } = consult;
+    if (call.stage === 'connected' && call.agent === first && first.answerSdp)
+      try {
+        await this.stopPlayback(call);
+        await this.ng.offerToAgent(call.id, CALLER, agentMediaTag(first), call.callerSdp, this.config.agentMedia);
+        call.answerSdp = await this.ng.answerFromAgent(call.id, CALLER, agentMediaTag(first), first.answerSdp);
+      } catch (error) {
+        this.log.warn(`call ${call.id}: back to agent ${first.agentId}: ${(error as Error).message}`);
+      }
+    const event = { agentId: consult.leg.agentId, fromAgentId: first.agentId, reason };
+    this.emit(call, outcome === 'failed' ? { type: 'call.consultFailed', ...event } : { type: 'call.consultCancelled', ...event });
+  }
+
+  /** The call leaves its consultation without re-wiring it (the call ends, or the first agent is released). */
+  private dropConsult(call: VoiceCall, reason: string): void {
+    const consult = call.consult;
+    if (!consult) return;
+    call.consult = null;
+    consult.relay.close();
+    this.endLeg(consult.leg, reason);
+    this.emit(call, { type: 'call.consultCancelled', agentId: consult.leg.agentId, fromAgentId: consult.first.agentId, reason });
+  }
+
+  /** Ends an agent leg that is not (or no longer) the call's agent: CANCEL while it rings, BYE once answered. */
+  private endLeg(leg: AgentLeg, reason = 'callerGone'): void {
+    if (leg.state === 'ringing') return this.cancelAgent(leg, reason);
+    if (leg.state !== 'answered') return;
+    leg.state = 'ended';
+    this.agentRequest(leg, 'BYE');
+    this.forgetAgent(leg);
+  }
+
   // ---------------------------------------------------------------- the end
 
   private async callerHungUp(call: VoiceCall): Promise<void> {
@@ -1209,6 +1600,12 @@ export class VoiceServer {
       this.dropAgent(call);
       await this.end(call);
       this.emit(call, { type: 'call.ended', by: 'caller', reason: 'hangUp' });
+      return;
+    }
+    if (call.stage === 'voicemail') {
+      // Hanging up is how most callers finish their message: a voicemail left, not an abandon.
+      await this.end(call);
+      this.emit(call, { type: 'call.ended', by: 'caller', reason: 'voicemail' });
       return;
     }
     if (call.stage === 'closing') {
@@ -1234,8 +1631,11 @@ export class VoiceServer {
 
   private async end(call: VoiceCall): Promise<void> {
     call.stage = 'ended';
+    this.dropConsult(call, 'callEnded');
     await this.monitoring.stop(call.id, 'callEnded', true); // the supervisor's phone gets its BYE too
     this.clearPromptTimer(call);
+    if (call.voicemailTimer) clearTimeout(call.voicemailTimer);
+    call.voicemailTimer = null;
     this.clearAnswerTimers(call);
     if (call.announceTimer) clearTimeout(call.announceTimer);
     if (call.announceResume) clearTimeout(call.announceResume);
@@ -1260,7 +1660,22 @@ export class VoiceServer {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** What a consulted agent's final refusal stands for (as call.connectFailed's reasons). */
+function refusalReason(status: number): string {
+  if (status === 486 || status === 600 || status === 603) return 'busy';
+  if (status === 480 || status === 404) return 'unavailable';
+  if (status === 408) return 'noAnswer';
+  return `sip${status}`;
+}
+
 /** The caller's number from P-Asserted-Identity or From, E.164 with "+" when it reads as one. */
+/** The option of the current node a key chose (the screen pop's last IVR step), or null for a timeout or no IVR. */
+export function ivrExit(ivr: { tree: IvrTree; state: IvrWalkState } | null, digit: string | null): VoiceIvrExit | null {
+  if (!ivr || !digit) return null;
+  const option = ivr.tree.nodes.find((node) => node.id === ivr.state.nodeId)?.options.find((candidate) => candidate.digit === digit);
+  return option ? { digit, label: option.label?.trim() || null } : null;
+}
+
 function callerNumber(invite: sip.SipRequest): string {
   const pai = invite.headers['p-asserted-identity'];
   const fromPai = typeof pai === 'string' ? (/<([^>]+)>/.exec(pai)?.[1] ?? pai) : undefined;
@@ -1289,6 +1704,42 @@ function withUdpErrorsLogged<T>(log: (error: Error) => void, create: () => T): T
   } finally {
     dgram.createSocket = original;
   }
+}
+
+type StreamProtocol = 'TCP' | 'TLS';
+
+/** The TCP / TLS servers the sip package creates while `create` runs are handed to `seen` (it adds no listeners of its own). */
+function withStreamServers<T>(seen: (server: import('node:net').Server) => void, create: () => T): T {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const net = require('node:net') as typeof import('node:net');
+  const tls = require('node:tls') as typeof import('node:tls');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const [netCreate, tlsCreate] = [net.createServer, tls.createServer];
+  net.createServer = ((...args: Parameters<typeof netCreate>) => {
+    const server = netCreate(...args);
+    seen(server);
+    return server;
+  }) as typeof netCreate;
+  tls.createServer = ((...args: Parameters<typeof tlsCreate>) => {
+    const server = tlsCreate(...args);
+    seen(server);
+    return server;
+  }) as typeof tlsCreate;
+  try {
+    return create();
+  } finally {
+    net.createServer = netCreate;
+    tls.createServer = tlsCreate;
+  }
+}
+
+/** The sip package listens on TCP/TLS with no error listener: a port in use must be a clear start error, not a crash. */
+function assertTcpPortFree(host: string, port: number, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createTcpServer();
+    probe.once('error', (error) => reject(new Error(`${name} ${port} on ${host} cannot be used: ${error.message}`)));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 function assertUdpPortFree(host: string, port: number): Promise<void> {

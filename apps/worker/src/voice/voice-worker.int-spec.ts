@@ -79,7 +79,7 @@ describeVoice('worker with VOICE_SIP_PORT (database, file store, queues)', () =>
       [tenantId, JSON.stringify(tree)],
     );
     const [trunk] = await ds.query(
-      `INSERT INTO trunks (client_id, name, host, port, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.example.com', 5060, 'udp', 10) RETURNING id`,
+      `INSERT INTO trunks (client_id, name, host, port, transport, max_concurrent_calls, allowed_sources) VALUES ($1, 'Carrier', 'sip.example.com', 5060, 'udp', 10, '{127.0.0.2}') RETURNING id`,
       [tenantId],
     );
     await ds.query(`INSERT INTO trunk_inbound_numbers (client_id, trunk_id, number, ivr_id) VALUES ($1, $2, $3, $4)`, [

@@ -13,7 +13,7 @@ const node = (id: string, options: IvrNode['options'], overrides: Partial<IvrNod
   options,
   ...overrides,
 });
-const to = (type: 'line' | 'agent' | 'ivr' | 'node' | 'hangup', targetId: string | null = null) => ({ type, targetId });
+const to = (type: 'line' | 'agent' | 'ivr' | 'node' | 'hangup' | 'voicemail', targetId: string | null = null) => ({ type, targetId });
 const tree = (...nodes: IvrNode[]): IvrTree => ({ rootNodeId: nodes[0]?.id ?? '', nodes });
 const keys = (t: IvrTree, ivrId?: string) => validateIvrTree(t, { ivrId }).map((i) => `${i.field}:${i.key}`);
 
@@ -73,6 +73,21 @@ describe(validateIvrTree.name, () => {
     expect(keys(t)).toEqual([
       'tree.nodes.0.options.0.destination.targetId:required',
       'tree.nodes.0.options.1.destination.targetId:unknownNode',
+    ]);
+  });
+
+  it('accepts a voicemail destination that names its line, as an option or as the fallback', () => {
+    const t = tree(
+      node('main', [{ digit: '9', label: 'Message', destination: to('voicemail', 'l1') }], { fallback: to('voicemail', 'l2') }),
+    );
+    expect(keys(t)).toEqual([]);
+  });
+
+  it('refuses a voicemail destination without its line, like a line destination', () => {
+    const t = tree(node('main', [{ digit: '9', label: null, destination: to('voicemail') }], { fallback: to('voicemail', ' ') }));
+    expect(keys(normalizeIvrTree(t))).toEqual([
+      'tree.nodes.0.fallback.targetId:required',
+      'tree.nodes.0.options.0.destination.targetId:required',
     ]);
   });
 
@@ -186,5 +201,11 @@ describe(ivrReferences.name, () => {
       { field: 'tree.nodes.0.options.1.destination.targetId', type: 'ivr', targetId: 'i1' },
     ]);
     expect(ivrTargets(t)).toEqual(['i1']);
+  });
+
+  it("lists a voicemail's line as a line the tenant must own", () => {
+    const t = tree(node('main', [{ digit: '9', label: null, destination: to('voicemail', 'l7') }]));
+    expect(ivrReferences(t)).toEqual([{ field: 'tree.nodes.0.options.0.destination.targetId', type: 'line', targetId: 'l7' }]);
+    expect(ivrTargets(t)).toEqual([]);
   });
 });

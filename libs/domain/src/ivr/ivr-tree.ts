@@ -190,7 +190,9 @@ export function validateIvrTree(tree: IvrTree, options: { ivrId?: string } = {})
 export function ivrReferences(tree: IvrTree): IvrReference[] {
   const refs: IvrReference[] = [];
   const add = (field: string, d: IvrDestination) => {
-    if ((d.type === 'line' || d.type === 'agent' || d.type === 'ivr') && d.targetId)
+    // A voicemail belongs to a line (its staff find the message): the tenant must own that line.
+    if (d.type === 'voicemail' && d.targetId) refs.push({ field: `${field}.targetId`, type: 'line', targetId: d.targetId });
+    else if ((d.type === 'line' || d.type === 'agent' || d.type === 'ivr') && d.targetId)
       refs.push({ field: `${field}.targetId`, type: d.type, targetId: d.targetId });
   };
   tree.nodes.forEach((node, index) => {

@@ -142,6 +142,17 @@ describe(ivrKey.name, () => {
     expect(ivrKey(strict, startIvr(strict, 'x').state, '2').action).toEqual({ type: 'line', attentionLineId: 'l9' });
   });
 
+  it("sends the caller to the line's voicemail from a key or from the fallback", () => {
+    const vm: IvrTree = {
+      rootNodeId: 'm',
+      nodes: [node('m', [opt('9', to('voicemail', 'l3'))], { maxRetries: 0, fallback: to('voicemail', 'l4') })],
+    };
+    const s = startIvr(vm, 'x').state;
+    expect(ivrKey(vm, s, '9')).toEqual({ state: s, action: { type: 'voicemail', attentionLineId: 'l3' } });
+    expect(ivrTimeout(vm, s).action).toEqual({ type: 'voicemail', attentionLineId: 'l4' });
+    expect(ivrKey({ ...vm, nodes: [node('m', [opt('9', to('voicemail'))])] }, s, '9').action).toEqual({ type: 'hangup', reason: 'menu' });
+  });
+
   it('hangs up when the state points at a node the tree does not have', () => {
     expect(ivrKey(tree, { ...start, nodeId: 'ghost' }, '1').action).toEqual({ type: 'hangup', reason: 'menu' });
   });

@@ -24,6 +24,8 @@ export type IvrAction =
   | { type: 'prompt'; prompt: IvrPrompt; timeoutSeconds: number; retry: boolean }
   | { type: 'line'; attentionLineId: string }
   | { type: 'agent'; agentId: string }
+  /** Beep, then record the caller's message for the line's staff until '#', hang-up or the maximum length. */
+  | { type: 'voicemail'; attentionLineId: string }
   /** The caller loads that IVR's published tree and calls startIvr(tree, ivrId, state). */
   | { type: 'ivr'; ivrId: string }
   | { type: 'hangup'; reason: 'menu' | 'retriesExhausted' | 'loop' };
@@ -80,6 +82,8 @@ function follow(tree: IvrTree, state: IvrWalkState, destination: IvrDestination,
       return target ? { state, action: { type: 'line', attentionLineId: target } } : hangup(state, 'menu');
     case 'agent':
       return target ? { state, action: { type: 'agent', agentId: target } } : hangup(state, 'menu');
+    case 'voicemail':
+      return target ? { state, action: { type: 'voicemail', attentionLineId: target } } : hangup(state, 'menu');
     case 'ivr':
       if (!target) return hangup(state, 'menu');
       if (target === state.ivrId || state.visitedIvrs.includes(target)) return hangup(state, 'loop');

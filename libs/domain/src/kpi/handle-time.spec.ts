@@ -162,3 +162,32 @@ describe(averageHandleTimeMs.name, () => {
     expect(averageHandleTimeMs(handledChats([], HOUR))).toBeNull();
   });
 });
+
+describe('calls and their conversations', () => {
+  it('leaves a phone conversation’s Active stay out of the chats (its ringing is not handle time) and reads the call from presence', () => {
+    const phoneConversation = conversation(
+      'call-1',
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 10, { agentId: 'a1' }],
+        ['Active', 'Active', 'conversation.callAnswered', 18, { agentId: 'a1' }],
+        ['Active', 'Closed', 'conversation.closed', 100, { agentId: 'a1' }],
+      ],
+      { attentionLineId: 'P', channel: 'phone' },
+    );
+    expect(handledChats(phoneConversation, HOUR)).toEqual([]);
+    const presence = agent('a1', [
+      ['available', 'inCall', 'agent.callStarted', 18, { attentionLineId: 'P', channel: 'phone', conversationId: 'call-1' }],
+      ['inCall', 'afterCallWork', 'agent.callEnded', 100],
+      ['afterCallWork', 'available', 'agent.afterCallWorkEnded', 130],
+    ]);
+    expect(handledCalls(presence, HOUR)).toEqual([
+      expect.objectContaining({
+        kind: 'inboundCall',
+        conversationId: 'call-1',
+        talkMs: 82_000,
+        afterCallWorkMs: 30_000,
+        handleMs: 112_000,
+      }),
+    ]);
+  });
+});

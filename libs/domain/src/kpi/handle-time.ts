@@ -1,6 +1,6 @@
 import type { AgentStatus } from '../machines/agent-presence.machine';
 import type { ConversationEvent } from '../machines/conversation.machine';
-import type { AgentLogRecord, ConversationLogRecord, TimeWindow } from './kpi-log';
+import { CALL_CHANNEL, type AgentLogRecord, type ConversationLogRecord, type TimeWindow } from './kpi-log';
 import { byEntity, ratio, requireWindow } from './kpi-internal';
 
 /**
@@ -21,6 +21,8 @@ export interface HandledContact {
   talkMs: number;
   afterCallWorkMs: number;
   handleMs: number;
+  /** An inbound call's conversation, when telephony gave it (the row entering inCall); absent for chats. */
+  conversationId?: string | null;
 }
 
 const TRANSFERRED: ConversationEvent['type'] = 'conversation.transferred';
@@ -32,7 +34,8 @@ const TRANSFERRED: ConversationEvent['type'] = 'conversation.transferred';
  *
  * Inquest is not handle time: leaving Active releases the agent (`releaseAgent`), and the poll
  * runs between the customer and the system. Chats have no after-call work state.
- * Stays still open at `to` are not finished and are left out.
+ * Stays still open at `to` are not finished and are left out. A phone conversation's Active stay
+ * is not handle time (it begins when the phone rings): calls are read from presence (`handledCalls`).
  */
 export function handledChats(records: readonly ConversationLogRecord[], window: TimeWindow): HandledContact[] {
   requireWindow(window);
@@ -50,7 +53,7 @@ export function handledChats(records: readonly ConversationLogRecord[], window: 
       if (open && record.from === 'Active' && (record.to !== 'Active' || reentered)) {
         open.endedAt = record.at;
         open.talkMs = open.handleMs = record.at - open.startedAt;
-        if (record.at >= window.from) result.push(open);
+        if (record.at >= window.from && open.channel !== CALL_CHANNEL) result.push(open);
         open = null;
       }
       if (record.to === 'Active' && (record.from !== 'Active' || reentered)) {
@@ -112,6 +115,7 @@ export function handledCalls(records: readonly AgentLogRecord[], window: TimeWin
           agentId,
           attentionLineId: record.data?.attentionLineId ?? null,
           channel: record.data?.channel ?? null,
+          ...(record.data?.conversationId ? { conversationId: record.data.conversationId } : {}),
           startedAt: record.at,
           endedAt: record.at,
           talkMs: 0,

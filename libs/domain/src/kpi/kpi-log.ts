@@ -18,7 +18,7 @@ import type { TransitionRecord } from '../machines/machine-step';
  *
  * What each figure reads:
  * | figure                                  | rows                                     | data                               |
- * | service level, abandonment, ASA, queue  | conversation rows in and out of LiningUp | attentionLineId, channel           |
+ * | service level, abandonment, ASA, queue  | conversation rows in and out of LiningUp (calls: to the callAnswered row) | attentionLineId, channel |
  * | chat AHT                                | conversation rows in and out of Active   | agentId, attentionLineId, channel  |
  * | call AHT                                | presence rows in/out of inCall, outboundCall, afterCallWork | attentionLineId, channel on the row entering the call |
  * | agent state times, occupancy, compliance| all presence rows                        | —                                  |
@@ -53,8 +53,9 @@ export interface ConversationLogData {
  * - `attentionLineId`, `channel`: on rows entering `inCall` / `outboundCall`, the call's line and
  *   channel (the telephony host knows them; the presence context does not), for per-line call AHT.
  * - `conversationId`: on `agent.conversationAssigned` and `agent.conversationReleased` rows, the
- *   conversation given or let go; `conversationIds`: on a logout's row, the conversations it handed
- *   back to their lines (in the same transaction). No KPI reads them; integrators and audits do.
+ *   conversation given or let go; on a row entering `inCall`, the inbound call's conversation (the
+ *   conversations report reads it to give a call's row its handle time). `conversationIds`: on a
+ *   logout's row, the conversations it handed back to their lines (in the same transaction).
  */
 export interface AgentLogData {
   pauseReasonId?: string | null;
@@ -63,6 +64,13 @@ export interface AgentLogData {
   conversationId?: string;
   conversationIds?: string[];
 }
+
+/**
+ * The channel of calls. A phone conversation's queue stay ends when the agent's phone answers
+ * (`conversation.callAnswered`), not at the assignment that rang it; its handle time is read from
+ * the agent's presence (talk + after-call work, `handledCalls`), never from its Active stay.
+ */
+export const CALL_CHANNEL = 'phone';
 
 /** A conversation row; `entityId` is the conversation id. */
 export type ConversationLogRecord = LogRecord<ConversationStatus, ConversationLogData>;

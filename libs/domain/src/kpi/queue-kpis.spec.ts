@@ -290,3 +290,104 @@ describe('the log the conversation machine produces', () => {
     ]);
   });
 });
+
+describe('queue stays of calls (phone)', () => {
+  // A call assigned to an agent only rings their phone: the stay ends at the answer.
+  //   p1  queued 10, rings a1 at 12, answered 20                       wait 10, answered by a1
+  //   p2  queued 100, rings a1 at 101, a1's phone fails at 110 (back to the same line),
+  //       rings a2 at 111, answered 130                                  one stay, wait 30, answered by a2
+  //   p3  queued 200, rings a1 at 205, the caller hangs up at 215        abandoned after 15
+  //   p4  queued 300, rings a1 at 301, a supervisor closes it at 305     closed (not offered)
+  //   p5  queued 3500, rings a1 at 3590, still ringing at 10:00          waiting
+  const phone: ConversationLogRecord[] = [
+    ...queued(
+      'p1',
+      'P',
+      10,
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 12, { agentId: 'a1' }],
+        ['Active', 'Active', 'conversation.callAnswered', 20, { agentId: 'a1' }],
+        ['Active', 'Closed', 'conversation.closed', 200, { agentId: 'a1' }],
+      ],
+      'phone',
+    ),
+    ...queued(
+      'p2',
+      'P',
+      100,
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 101, { agentId: 'a1' }],
+        ['Active', 'LiningUp', 'conversation.transferred', 110, { agentId: null }],
+        ['LiningUp', 'Active', 'conversation.assigned', 111, { agentId: 'a2' }],
+        ['Active', 'Active', 'conversation.callAnswered', 130, { agentId: 'a2' }],
+      ],
+      'phone',
+    ),
+    ...queued(
+      'p3',
+      'P',
+      200,
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 205, { agentId: 'a1' }],
+        ['Active', 'Closed', 'conversation.closed', 215, { agentId: 'a1' }],
+      ],
+      'phone',
+    ),
+    ...queued(
+      'p4',
+      'P',
+      300,
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 301, { agentId: 'a1' }],
+        ['Active', 'Closed', 'conversation.closed', 305, { agentId: 'a1' }],
+      ],
+      'phone',
+    ).map((record) => (record.event === 'conversation.closed' ? { ...record, actor: { kind: 'supervisor' as const, id: 's1' } } : record)),
+    ...queued('p5', 'P', 3500, [['LiningUp', 'Active', 'conversation.assigned', 3590, { agentId: 'a1' }]], 'phone'),
+  ];
+
+  it('ends a call’s stay when the phone answers, keeps it through a phone that did not take it, and tells a hang-up while ringing', () => {
+    const episodes = queueEpisodes(phone, HOUR);
+    expect(
+      episodes.map((episode) => [episode.conversationId, episode.outcome, (episode.leftAt! - episode.enteredAt) / 1000, episode.agentId]),
+    ).toEqual([
+      ['p1', 'answered', 10, 'a1'],
+      ['p2', 'answered', 30, 'a2'],
+      ['p3', 'abandoned', 15, null],
+      ['p4', 'closed', 5, null],
+    ]);
+    expect(queueKpis(episodes, { thresholdSec: 20 })).toMatchObject({
+      offered: 3,
+      answered: 2,
+      answeredWithinThreshold: 1,
+      abandoned: 1,
+      averageSpeedOfAnswerMs: 20_000,
+    });
+  });
+
+  it('counts a ringing call as still waiting', () => {
+    const status = queueStatusAt(phone, sec(3600));
+    expect(status.waiting.map((contact) => [contact.conversationId, contact.waitMs])).toEqual([['p5', 100_000]]);
+  });
+
+  it('starts a new stay when a ringing call is sent to another line', () => {
+    const moved = queued(
+      'p6',
+      'P',
+      10,
+      [
+        ['LiningUp', 'Active', 'conversation.assigned', 11, { agentId: 'a1' }],
+        ['Active', 'LiningUp', 'conversation.transferred', 15, { attentionLineId: 'Q', agentId: null }],
+        ['LiningUp', 'Active', 'conversation.assigned', 20, { attentionLineId: 'Q', agentId: 'a2' }],
+        ['Active', 'Active', 'conversation.callAnswered', 24, { attentionLineId: 'Q', agentId: 'a2' }],
+      ],
+      'phone',
+    );
+    expect(
+      queueEpisodes(moved, HOUR).map((episode) => [episode.attentionLineId, episode.outcome, episode.leftAt! - episode.enteredAt]),
+    ).toEqual([
+      ['P', 'transferred', 5_000],
+      ['Q', 'answered', 9_000],
+    ]);
+  });
+});

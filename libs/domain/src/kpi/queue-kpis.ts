@@ -1,5 +1,5 @@
 import type { ConversationEvent } from '../machines/conversation.machine';
-import type { ConversationLogRecord, TimeWindow } from './kpi-log';
+import { CALL_CHANNEL, type ConversationLogRecord, type TimeWindow } from './kpi-log';
 import { byEntity, ratio, requireNonNegative, requireWindow } from './kpi-internal';
 
 /**
@@ -32,6 +32,7 @@ type EventType = ConversationEvent['type'];
 const TRANSFERRED: EventType = 'conversation.transferred';
 const ABANDONED: EventType = 'conversation.abandoned';
 const QUEUE_TIMED_OUT: EventType = 'conversation.queueTimedOut';
+const CALL_ANSWERED: EventType = 'conversation.callAnswered';
 
 function closedOutcome(event: string): QueueOutcome {
   if (event === ABANDONED) return 'abandoned';
@@ -39,17 +40,55 @@ function closedOutcome(event: string): QueueOutcome {
   return 'closed';
 }
 
-/** Every queue stay of every conversation, reading rows for which `include(at)` holds. */
+/**
+ * Every queue stay of every conversation, reading rows for which `include(at)` holds.
+ *
+ * A call (CALL_CHANNEL) assigned to an agent only rings their phone: its stay goes on, ringing,
+ * until the phone answers (`conversation.callAnswered`, answered then). A phone that does not take
+ * it sends the call back to the same line (Active → LiningUp): still the same stay. The caller
+ * hanging up while it rings ends the stay as abandoned (a staff member's close: closed).
+ */
 function episodes(records: readonly ConversationLogRecord[], include: (at: number) => boolean): QueueEpisode[] {
   const result: QueueEpisode[] = [];
   for (const [conversationId, timeline] of byEntity(records)) {
     let channel: string | null = null;
     let open: QueueEpisode | null = null;
+    let ringing = false;
     for (const record of timeline) {
       if (!include(record.at)) break;
       channel = record.data?.channel ?? channel;
       // A message while queued is a LiningUp → LiningUp row that keeps the stay; a transfer re-enters.
       const requeued = record.event === TRANSFERRED;
+      if (open && ringing) {
+        if (record.event === CALL_ANSWERED) {
+          open.leftAt = record.at;
+          open.outcome = 'answered';
+          open.agentId = record.data?.agentId ?? null;
+          result.push(open);
+          open = null;
+          ringing = false;
+          continue;
+        }
+        if (record.from === 'Active' && record.to === 'LiningUp') {
+          ringing = false;
+          if ((record.data?.attentionLineId ?? null) === open.attentionLineId) continue;
+          open.leftAt = record.at;
+          open.outcome = 'transferred';
+          result.push(open);
+          open = null;
+        } else if (record.from === 'Active' && record.to !== 'Active') {
+          open.leftAt = record.at;
+          open.outcome = record.actor.kind === 'system' || record.actor.kind === 'customer' ? 'abandoned' : 'closed';
+          result.push(open);
+          open = null;
+          ringing = false;
+          continue;
+        } else continue;
+      }
+      if (open && record.from === 'LiningUp' && record.to === 'Active' && channel === CALL_CHANNEL) {
+        ringing = true;
+        continue;
+      }
       if (open && record.from === 'LiningUp' && (record.to !== 'LiningUp' || requeued)) {
         open.leftAt = record.at;
         if (record.to === 'Active') {

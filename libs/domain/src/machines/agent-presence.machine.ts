@@ -82,8 +82,11 @@ export type AgentPresenceEvent = Stamped &
      */
     | { type: 'agent.conversationAssigned'; conversationId: string; duringCall?: boolean }
     | { type: 'agent.conversationReleased'; conversationId: string; disposition?: string }
-    /** The call's line and channel, when telephony knows them: copied onto the log row entering inCall (per-line call AHT). */
-    | { type: 'agent.callStarted'; attentionLineId?: string | null; channel?: string }
+    /**
+     * The call's line and channel, when telephony knows them, and the conversation of an inbound call: copied onto the log
+     * row entering inCall (per-line call AHT, the call's handle time on its conversation's report row).
+     */
+    | { type: 'agent.callStarted'; attentionLineId?: string | null; channel?: string; conversationId?: string }
     | { type: 'agent.callEnded'; disposition?: string }
     | { type: 'agent.afterCallWorkEnded'; armedAt?: number }
     | { type: 'agent.outboundWaitStarted' }

@@ -147,6 +147,12 @@ describe(conversationMachine.id, () => {
       expect(result.snapshot.context.closeReason).toBe('resolved_by_bot');
     });
 
+    it("closes on the line the menu's last choice names (a voicemail left for that line)", () => {
+      const result = send(created(), { type: 'conversation.closed', reason: 'voicemail', attentionLineId: 'line-vm' }, system);
+      expect(describeConversationState(result.snapshot)).toBe('Closed');
+      expect(result.snapshot.context).toMatchObject({ closeReason: 'voicemail', attentionLineId: 'line-vm' });
+    });
+
     it('refuses a close from an agent, who holds nothing yet', () => {
       expect(send(created(), { type: 'conversation.closed', reason: 'resolved' }, agentA).changed).toBe(false);
     });
@@ -531,5 +537,22 @@ describe('conversation.agentStarted (an agent starts an outbound email)', () => 
     const result = send(started, { type: 'conversation.closed', reason: 'resolved' }, agentA);
     expect(describeConversationState(result.snapshot)).toBe('Closed');
     expect(intentTypes(result)).toContain('releaseAgent');
+  });
+});
+
+describe('conversation.callAnswered (telephony: the agent’s phone answered the call)', () => {
+  it('is logged in Active with the answer time and nothing else: the agent keeps the conversation', () => {
+    const ringing = active();
+    const result = send(ringing, { type: 'conversation.callAnswered' });
+    expect(result.changed).toBe(true);
+    expect(result.record).toMatchObject({ from: 'Active', to: 'Active', event: 'conversation.callAnswered', at: clock });
+    expect(result.snapshot.context).toMatchObject({ callAnsweredAt: clock, agentId: 'agent-a', lastActivityAt: clock });
+    expect(intentTypes(result)).toEqual([]);
+  });
+
+  it('is refused from an agent or a customer, and outside Active', () => {
+    expect(send(active(), { type: 'conversation.callAnswered' }, agentA).changed).toBe(false);
+    expect(send(active(), { type: 'conversation.callAnswered' }, customer).changed).toBe(false);
+    expect(send(queued(), { type: 'conversation.callAnswered' }).changed).toBe(false);
   });
 });

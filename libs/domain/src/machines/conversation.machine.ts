@@ -50,6 +50,11 @@ export interface ConversationContext {
   createdAt: number;
   queuedAt: number | null;
   assignedAt: number | null;
+  /**
+   * A phone conversation: when the agent's phone answered (`conversation.callAnswered`); assignment
+   * only rings it. Undefined on conversations that never had a call answered.
+   */
+  callAnsweredAt?: number | null;
   lastActivityAt: number;
   /**
    * The activity time the live inactivity timer was armed for (its job id carries it). Messages only
@@ -93,10 +98,16 @@ export type ConversationEvent = Stamped &
     | { type: 'conversation.abandoned' }
     | { type: 'conversation.queueTimedOut'; armedAt: number }
     | { type: 'conversation.inactivityTimedOut'; armedAt: number }
-    | { type: 'conversation.closed'; reason: string; disposition?: string }
+    /** attentionLineId: from the menu (Transitory) only, the line the closing choice named (an IVR voicemail's line). */
+    | { type: 'conversation.closed'; reason: string; disposition?: string; attentionLineId?: string }
     | { type: 'conversation.surveyAnswered'; questionId: string; answer: string; last: boolean }
     | { type: 'conversation.surveyExpired'; armedAt: number }
     | { type: 'conversation.messageReceived' }
+    /**
+     * Telephony: the agent's phone answered the call of this (phone) conversation. Assignment only
+     * rings the agent; the queue stay ends here for the speed of answer (kpi/queue-kpis.ts).
+     */
+    | { type: 'conversation.callAnswered' }
   );
 
 type ConversationEventOf<TType extends ConversationEvent['type']> = Extract<ConversationEvent, { type: TType }>;
@@ -227,6 +238,12 @@ const closeAsRequested = conversationSetup.assign(({ context, event }) => {
   return { closeReason: reason, closedBy: event.actor, closedAt: event.at, disposition: disposition ?? context.disposition };
 });
 
+/** A menu's last choice can name the line the conversation belongs to though nobody is queued (a voicemail left for it). */
+const closeFromMenu = conversationSetup.assign(({ context, event }) => {
+  const { attentionLineId } = event as ConversationEventOf<'conversation.closed'>;
+  return { attentionLineId: attentionLineId ?? context.attentionLineId };
+});
+
 const transferToLine = conversationSetup.assign(({ context, event }) => {
   const { to, at, actor } = event as ConversationEventOf<'conversation.transferred'> & { to: { kind: 'line' } };
   return {
@@ -289,7 +306,7 @@ export const conversationMachine = conversationSetup.createMachine({
         'conversation.messageReceived': { actions: touch },
         'conversation.abandoned': { target: 'Closed', actions: closeFor(CLOSE_REASONS.abandoned) },
         // The customer ends the menu, or the bot resolves it: nobody was served, so no poll.
-        'conversation.closed': { guard: 'actorIsNotAgent', target: 'Closed', actions: closeAsRequested },
+        'conversation.closed': { guard: 'actorIsNotAgent', target: 'Closed', actions: [closeAsRequested, closeFromMenu] },
       },
     },
     LiningUp: {
@@ -374,6 +391,10 @@ export const conversationMachine = conversationSetup.createMachine({
           { guard: 'inactivityTimerIsCurrent', target: 'Closed', actions: closeFor(CLOSE_REASONS.inactivity) },
           { guard: 'inactivityTimerIsSnoozed', actions: armInactivity(true) },
         ],
+        'conversation.callAnswered': {
+          guard: 'actorIsSupervisorOrSystem',
+          actions: conversationSetup.assign(({ event }) => ({ callAnsweredAt: event.at, lastActivityAt: event.at })),
+        },
         'conversation.closed': [
           { guard: and(['actorMayAct', 'lineHasPoll']), target: 'Inquest', actions: closeAsRequested },
           { guard: 'actorMayAct', target: 'Closed', actions: closeAsRequested },

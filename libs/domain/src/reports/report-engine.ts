@@ -3,8 +3,8 @@ import type { AgentStatus } from '../machines/agent-presence.machine';
 import type { ConversationStatus } from '../machines/conversation.machine';
 import type { ActorKind } from '../machines/machine-step';
 import { agentOccupancy, agentStateTimes, pauseTimeByReason } from '../kpi/agent-kpis';
-import { handledChats } from '../kpi/handle-time';
-import type { AgentLogRecord, ConversationLogRecord, TimeWindow } from '../kpi/kpi-log';
+import { handledCalls, handledChats } from '../kpi/handle-time';
+import { CALL_CHANNEL, type AgentLogRecord, type ConversationLogRecord, type TimeWindow } from '../kpi/kpi-log';
 import { queueArrivals, queueEpisodes, queueKpis } from '../kpi/queue-kpis';
 
 /**
@@ -172,6 +172,29 @@ async function agentLog(run: SqlRunner, scope: ReportScope, ids: string[]): Prom
   return rows.map((row) => agentRecord(row, scope.tenantId));
 }
 
+/**
+ * Presence rows around the calls of the given phone conversations (rows entering inCall carry the
+ * conversation id): each call's agent from its first call of these conversations to a day after the
+ * last, enough for the wrap-up that follows. Read within the rows' dates, on the (tenant, at) index.
+ */
+async function callPresence(run: SqlRunner, tenantId: string, rows: Record<string, unknown>[]): Promise<AgentLogRecord[]> {
+  const calls = rows.filter((row) => row.channel === CALL_CHANNEL);
+  if (!calls.length) return [];
+  const started = calls.map((row) => new Date(row.created_at as string | Date).getTime());
+  const records = (await run(
+    `WITH calls AS (
+       SELECT s.entity_id, min(s.at) AS first_at, max(s.at) AS last_at FROM transition_log s
+        WHERE s.tenant_id = $1 AND s.entity_type = 'agent' AND s.to_state = 'inCall' AND s.at >= $3 AND s.at < $4
+          AND s.data->>'conversationId' = ANY($2::text[])
+        GROUP BY s.entity_id)
+     SELECT ${LOG_COLUMNS} FROM transition_log t JOIN calls c ON c.entity_id = t.entity_id
+      WHERE t.tenant_id = $1 AND t.entity_type = 'agent' AND t.at >= c.first_at AND t.at < c.last_at + interval '1 day'
+      ORDER BY t.entity_id, t.version`,
+    [tenantId, calls.map((row) => String(row.id)), new Date(Math.min(...started)), new Date(Math.max(...started) + 2 * LOOKBACK_MS)],
+  )) as unknown as LogRow[];
+  return records.map((row) => agentRecord(row, tenantId));
+}
+
 function agentWhere(p: Params, { tenantId, filters }: ReportScope): string[] {
   const where = [`u.client_id = ${p.add(tenantId)}`];
   if (filters.agentId) where.push(`u.id = ${p.add(filters.agentId)}`);
@@ -225,7 +248,11 @@ const DEFINITIONS: Record<ReportType, Definition> = {
              (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id)::int AS messages`,
     from: `conversations c LEFT JOIN attention_lines al ON al.id = c.attention_line_id LEFT JOIN users u ON u.id = c.agent_id`,
     where(p, scope) {
-      return [...tenantWindow(p, scope, 'c.tenant_id', 'c.created_at'), ...conversationFilters(p, scope.filters)];
+      const where = [...tenantWindow(p, scope, 'c.tenant_id', 'c.created_at'), ...conversationFilters(p, scope.filters)];
+      // Voicemails are found by their recording (a line's staff review them from this list).
+      if (scope.filters.voicemail)
+        where.push(`EXISTS (SELECT 1 FROM voice_recordings vr WHERE vr.conversation_id = c.id AND vr.kind = 'voicemail')`);
+      return where;
     },
     sort: {
       createdAt: 'c.created_at',
@@ -251,6 +278,9 @@ const DEFINITIONS: Record<ReportType, Definition> = {
         waits.set(stay.conversationId, (waits.get(stay.conversationId) ?? 0) + (stay.leftAt ?? scope.now) - stay.enteredAt);
       const handles = new Map<string, number>();
       for (const chat of handledChats(records, all)) handles.set(chat.entityId, (handles.get(chat.entityId) ?? 0) + chat.handleMs);
+      // A call's handle time is its agents' talk and after-call work (presence), as the dashboards count it.
+      for (const call of handledCalls(await callPresence(run, scope.tenantId, rows), all))
+        if (call.conversationId) handles.set(call.conversationId, (handles.get(call.conversationId) ?? 0) + call.handleMs);
       return rows.map((row) => ({
         id: String(row.id),
         createdAt: iso(row.created_at),

@@ -740,6 +740,7 @@ export class CasesService {
           kind: 'audio' as const,
           url: recording.url,
           createdAt: recording.createdAt,
+          ...(recording.kind === 'voicemail' ? { voicemail: true } : {}),
         })),
         ...(await this.video.recordingsOf(tenantId, conversationId))
           .filter((recording) => recording.status === 'ready' && recording.url)

@@ -128,8 +128,9 @@ const TRANSFERRED = 'conversation.transferred';
 
 /**
  * Why handled can exceed offered: a chat passed from one agent to another is one offer and a handled
- * contact for each agent, and calls are handled without being offered to a chat queue. A transfer to
- * another line is offered to that line again, so it stays in `fromQueue`.
+ * contact for each agent, and outbound (dialer) calls are handled without being offered to a queue.
+ * A transfer to another line is offered to that line again, so it stays in `fromQueue`; so does an
+ * inbound call, offered through its phone line's queue.
  */
 export function handledBreakdown(records: LogRecords, handled: readonly HandledContact[]): HandledBreakdown {
   const transferStarts = new Set(
@@ -139,7 +140,8 @@ export function handledBreakdown(records: LogRecords, handled: readonly HandledC
   );
   const breakdown: HandledBreakdown = { fromQueue: 0, fromTransfer: 0, calls: 0 };
   for (const contact of handled) {
-    if (contact.kind !== 'chat') breakdown.calls++;
+    if (contact.kind === 'outboundCall') breakdown.calls++;
+    else if (contact.kind === 'inboundCall') breakdown.fromQueue++;
     else if (transferStarts.has(`${contact.entityId}@${contact.startedAt}`)) breakdown.fromTransfer++;
     else breakdown.fromQueue++;
   }

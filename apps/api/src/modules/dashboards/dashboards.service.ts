@@ -267,10 +267,14 @@ export class DashboardsService {
       // Every channel with traffic in the window or waiting now (webchat always): the key is the
       // channel code, the name too (the console shows its label in the user's language).
       const keys = new Set(['webchat', ...[...episodes, ...waiting].map((item) => item.channel ?? NO_GROUP)]);
-      if (filter.channel) for (const key of keys) if (key !== filter.channel) keys.delete(key);
+      // The channel filtered on has its row even without traffic (zeros, and the phone row's calls outside queues).
+      if (filter.channel) {
+        keys.add(filter.channel);
+        for (const key of keys) if (key !== filter.channel) keys.delete(key);
+      }
       const episodesBy = groupBy(episodes, (episode) => episode.channel);
       const waitingBy = groupBy(waiting, (contact) => contact.channel);
-      const ivrAbandons = await this.ivrAbandons(tenantId, window, filter, keys);
+      const callEnds = await this.callsOutsideQueues(tenantId, window, filter, keys);
       return [...keys].map((key) => {
         const status = summarizeWaiting(waitingBy.get(key) ?? []);
         return {
@@ -279,7 +283,7 @@ export class DashboardsService {
           ...queueFigures(episodesBy.get(key) ?? [], settings),
           waitingNow: status.length,
           longestWaitNowMs: status.longestWaitMs,
-          ...(key === 'phone' && ivrAbandons !== null ? { abandonedInIvr: ivrAbandons } : {}),
+          ...(key === 'phone' && callEnds !== null ? callEnds : {}),
         };
       });
     }
@@ -319,18 +323,28 @@ export class DashboardsService {
   }
 
   /**
-   * Inbound calls whose caller hung up in the IVR within the window (voice_calls, issue 22): they
-   * never reached a queue, so the log's queue episodes do not hold them. Null when the phone row is
-   * not shown or a line, campaign or agent filter is set (an IVR abandon has no line or agent).
+   * Inbound calls that ended in the window without reaching a queue (voice_calls, issue 22), so the
+   * log's queue episodes do not hold them: the caller hung up in the IVR, the IVR sent them to a
+   * closed line (call.ended reason 'lineClosed', whoever hung up during the message), or they left a
+   * voicemail (reason 'voicemail'). Null when the phone row is not shown or a line, campaign or agent
+   * filter is set (these calls have no agent, and no line the queue figures would agree with).
    */
-  private async ivrAbandons(tenantId: string, window: { from: number; to: number }, filter: FigureFilter, keys: Set<string>) {
+  private async callsOutsideQueues(
+    tenantId: string,
+    window: { from: number; to: number },
+    filter: FigureFilter,
+    keys: Set<string>,
+  ): Promise<Pick<QueueStatusRow, 'abandonedInIvr' | 'closedLine' | 'voicemail'> | null> {
     if (!keys.has('phone') || filter.lineIds || filter.agentIds || filter.staffIds) return null;
     const [row] = (await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM voice_calls
-        WHERE client_id = $1 AND abandon_stage = 'ivr' AND ended_at >= to_timestamp($2::bigint / 1000.0) AND ended_at < to_timestamp($3::bigint / 1000.0)`,
+      `SELECT count(*) FILTER (WHERE abandon_stage = 'ivr')::int AS ivr,
+              count(*) FILTER (WHERE abandon_stage IS NULL AND end_reason = 'lineClosed')::int AS closed,
+              count(*) FILTER (WHERE abandon_stage IS NULL AND end_reason = 'voicemail')::int AS voicemail
+         FROM voice_calls
+        WHERE client_id = $1 AND ended_at >= to_timestamp($2::bigint / 1000.0) AND ended_at < to_timestamp($3::bigint / 1000.0)`,
       [tenantId, window.from, window.to],
-    )) as { count: number }[];
-    return row.count;
+    )) as { ivr: number; closed: number; voicemail: number }[];
+    return { abandonedInIvr: row.ivr, closedLine: row.closed, voicemail: row.voicemail };
   }
 
   async agents(tenantId: string, query: DashboardQuery): Promise<AgentServiceRow[]> {
@@ -528,7 +542,13 @@ export class DashboardsService {
           WHERE u.client_id = $1 AND ($2::uuid IS NULL OR u.id = $2) ORDER BY u.name, u.id`,
         [tenantId, self],
       ),
-      this.dataSource.query(`SELECT DISTINCT channel FROM conversations WHERE tenant_id = $1 ORDER BY channel`, [tenantId]),
+      // A tenant with a phone line can filter by phone before its first call.
+      this.dataSource.query(
+        `SELECT channel FROM (SELECT DISTINCT channel FROM conversations WHERE tenant_id = $1
+           UNION SELECT 'phone' FROM attention_lines WHERE client_id = $1 AND deleted_at IS NULL AND lower(channel) = 'phone') c
+          ORDER BY channel`,
+        [tenantId],
+      ),
     ]);
     const seen = (channels as { channel: string }[]).map((row) => row.channel);
     return { lines, campaigns, agents, channels: [...new Set(['webchat', ...seen])] };

@@ -185,6 +185,7 @@ function agentLogData(
   if (input.type === 'agent.callStarted') {
     if (input.attentionLineId) data.attentionLineId = input.attentionLineId;
     if (input.channel) data.channel = input.channel;
+    if (input.conversationId) data.conversationId = input.conversationId;
   }
   if (requeue.length > 0) data.conversationIds = requeue;
   return Object.keys(data).length > 0 ? data : null;

@@ -20,6 +20,11 @@ export class ReportFiltersDto {
   @ApiPropertyOptional() @IsOptional() @IsUUID() campaignId?: string;
   @ApiPropertyOptional() @IsOptional() @IsUUID() agentId?: string;
   @ApiPropertyOptional({ example: 'webchat' }) @IsOptional() @Trim() @Length(1, 40) @IsString() channel?: string;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Conversations report: only those that left a voicemail' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  voicemail?: 'true' | 'false';
 }
 
 export class ReportPageQueryDto extends ReportFiltersDto {

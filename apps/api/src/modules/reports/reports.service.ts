@@ -49,6 +49,7 @@ export function checkWindow(dto: ReportFiltersDto): ReportFilters {
   if (dto.campaignId) filters.campaignId = dto.campaignId;
   if (dto.agentId) filters.agentId = dto.agentId;
   if (dto.channel) filters.channel = dto.channel;
+  if (dto.voicemail === 'true') filters.voicemail = true;
   return filters;
 }
 

@@ -54,6 +54,10 @@ export class Trunk {
   @Column({ name: 'national_prefix', type: 'varchar', length: 2, nullable: true })
   nationalPrefix!: string | null;
 
+  /** Carrier source check: addresses / CIDR networks the trunk's INVITEs may come from; empty = the trunk's host only. */
+  @Column({ name: 'allowed_sources', type: 'text', array: true, default: () => "'{}'" })
+  allowedSources!: string[];
+
   @Column({ name: 'max_concurrent_calls', type: 'integer' })
   maxConcurrentCalls!: number;
 

@@ -71,6 +71,14 @@ export class TrunkInputDto implements Partial<Omit<TrunkInput, 'port' | 'maxConc
   @IsOptional()
   @IsString()
   nationalPrefix?: string | null;
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: TRUNK_LIMITS.allowedSourcesMax,
+    description:
+      "IP addresses and CIDR networks the carrier's INVITEs for this trunk's numbers may come from (others get 403); empty = the trunk's host only",
+  })
+  @IsOptional()
+  allowedSources?: string[];
 }
 
 class TrunkSummaryDto {
@@ -86,6 +94,7 @@ class TrunkSummaryDto {
   @ApiProperty() active!: boolean;
   @ApiProperty({ type: String, nullable: true }) countryCode!: string | null;
   @ApiProperty({ type: String, nullable: true }) nationalPrefix!: string | null;
+  @ApiProperty({ type: [String] }) allowedSources!: string[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

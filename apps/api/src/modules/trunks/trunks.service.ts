@@ -1,5 +1,6 @@
 import {
   TRUNK_LIMITS,
+  parseAllowedSources,
   validateTrunk,
   type Page,
   type PagedQuery,
@@ -36,6 +37,7 @@ export function toTrunkSummary(t: Trunk): TrunkSummary {
     active: t.active,
     countryCode: t.countryCode ?? null,
     nationalPrefix: t.nationalPrefix ?? null,
+    allowedSources: t.allowedSources ?? [],
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };
@@ -135,8 +137,11 @@ export class TrunksService {
       active: body.active ?? true,
       countryCode: body.countryCode?.trim() || null,
       nationalPrefix: body.nationalPrefix?.trim() || null,
+      allowedSources: (body.allowedSources === undefined ? (current?.allowedSources ?? []) : body.allowedSources) as string[],
     };
     const issues = validateTrunk(input);
+    // Stored as the trimmed list (validateTrunk refused anything that is not one).
+    if (!issues.length) input.allowedSources = parseAllowedSources(input.allowedSources) ?? [];
     // The dialer connects to this host: a literal loopback, private or link-local address is refused
     // now (names are checked again, resolved, when the worker connects).
     const hostIssue = issues.some((issue) => issue.field === 'host') ? null : this.outgoing.hostIssue('host', input.host);

@@ -208,7 +208,7 @@ export function voiceCallView(row: VoiceCallRow & MonitorColumns): VoiceCallView
     attentionLineId: row.attention_line_id,
     agentId: row.agent_id,
     stage: row.stage,
-    ivrPath: row.ivr_path.map(({ nodeId, nodeName, digit }) => ({ nodeId, nodeName, digit })),
+    ivrPath: row.ivr_path.filter((entry) => !entry.exit).map(({ nodeId, nodeName, digit }) => ({ nodeId, nodeName, digit })),
     startedAt: iso(row.started_at),
     queuedAt: iso(row.queued_at),
     connectedAt: iso(row.connected_at),

@@ -1,4 +1,11 @@
-import { roomName, VOICE_ABANDON_STAGES, VOICE_MONITOR_MODES, type VoiceCallEvent } from '@centralita/contracts';
+import {
+  roomName,
+  VOICE_ABANDON_STAGES,
+  VOICE_MONITOR_MODES,
+  VOICE_RECORDING_KINDS,
+  VOICEMAIL_CLOSE_REASON,
+  type VoiceCallEvent,
+} from '@centralita/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -12,7 +19,8 @@ import {
 import { writeOutbox } from '../machine-host/outbox';
 import { messageView, type ConversationRow, type MessageRow } from '../machine-host/views';
 import { connectFailureKey, voiceHistoryLine, type VoiceHistoryKey } from './voice-history';
-import { applyMonitorEvent } from './voice-monitoring.service';
+import { applyConsultEvent } from './voice-consult.service';
+import { applyMonitorEvent, monitorBarPush } from './voice-monitoring.service';
 import { admitEvent, type AdmitOutcome } from './voice-sequence';
 
 /** The conversation channel of a caller (the stored spelling; the console names it 'Phone'). */
@@ -32,10 +40,16 @@ const EVENT_TYPES = new Set<VoiceCallEvent['type']>([
   'call.connected',
   'call.connectFailed',
   'call.released',
+  'call.consultRinging',
+  'call.consultConnected',
+  'call.consultFailed',
+  'call.consultCancelled',
+  'call.consultCompleted',
   'call.abandoned',
   'call.ended',
   'call.monitor',
   'call.recorded',
+  'call.voicemail',
 ]);
 const OPEN = new Set(['Transitory', 'LiningUp', 'Active']);
 const SYSTEM = { kind: 'system' } as const;
@@ -57,8 +71,9 @@ export interface VoiceCallRow {
   failed_agents: Record<string, number>;
   last_seq: number;
   pending_events: VoiceCallEvent[];
-  stage: 'new' | 'ivr' | 'queue' | 'agent' | 'connected' | 'ended';
-  ivr_path: { ivrId: string; nodeId: string; nodeName: string; digit: string | null; at: number }[];
+  stage: 'new' | 'ivr' | 'queue' | 'agent' | 'connected' | 'voicemail' | 'ended';
+  /** Nodes entered, then (`exit`) the option whose key left the IVR for a line or an agent: nodeName is its label or ''. */
+  ivr_path: { ivrId: string; nodeId: string; nodeName: string; digit: string | null; at: number; exit?: 'line' | 'agent' }[];
   started_at: Date | null;
   queued_at: Date | null;
   connected_at: Date | null;
@@ -66,6 +81,10 @@ export interface VoiceCallRow {
   abandon_stage: 'ivr' | 'queue' | null;
   ended_by: 'caller' | 'agent' | 'system' | null;
   end_reason: string | null;
+  /** An attended transfer's consultation (migration 1763706800000, voice-consult.service.ts). */
+  consult_agent_id?: string | null;
+  consult_state?: 'ringing' | 'active' | 'completing' | 'cancelling' | null;
+  consult_connected_at?: Date | null;
 }
 
 /** What became of one event: applied (with any it unblocked), a repeat, held for a gap, or refused. */
@@ -118,6 +137,8 @@ export class VoiceEventsService {
         if (admitted.outcome === 'duplicate' || admitted.outcome === 'invalid') return admitted.outcome;
         const step = new CallStep(this.host, manager, outbox, call, tenant.language ?? 'es');
         for (const ready of admitted.ready) await this.applyOne(step, ready);
+        // The supervision console's monitoring bar follows the call by this push, not by polling.
+        outbox.push(...(await monitorBarPush(manager, call, admitted.ready)));
         await manager.query(`UPDATE voice_calls SET last_seq = $2, pending_events = $3::jsonb, updated_at = now() WHERE id = $1`, [
           call.id,
           admitted.lastSeq,
@@ -159,8 +180,13 @@ export class VoiceEventsService {
           this.logger.warn(`call ${call.id}: queued on a line that is not its tenant's live line (${event.attentionLineId})`);
           return;
         }
-        await step.update({ stage: 'queue', attention_line_id: lineId, queued_at: new Date(event.at) });
+        const path = withIvrExit(call.ivr_path, event, 'line');
+        const exit = path === call.ivr_path ? null : path.at(-1);
+        await step.update({ stage: 'queue', attention_line_id: lineId, queued_at: new Date(event.at), ivr_path: path });
         const conversation = call.conversation_id ? null : await this.openConversation(step, lineId);
+        // The key that left the IVR for the line, as the history shows the keys that led to each node.
+        if (exit)
+          await step.history('ivrKey', { node: exit.nodeName || (await this.lineName(step.manager, lineId)), digit: exit.digit ?? '' });
         await this.queue(step, lineId, event.path, conversation);
         return;
       }
@@ -174,7 +200,13 @@ export class VoiceEventsService {
           await step.update({ stage: 'agent', agent_id: agentId });
           return;
         }
-        await step.update({ stage: 'agent', requested_agent_id: agentId, attention_line_id: lineId, queued_at: new Date(event.at) });
+        await step.update({
+          stage: 'agent',
+          requested_agent_id: agentId,
+          attention_line_id: lineId,
+          queued_at: new Date(event.at),
+          ivr_path: withIvrExit(call.ivr_path, event, 'agent'),
+        });
         const conversation = call.conversation_id ? null : await this.openConversation(step, lineId);
         await this.queue(step, lineId, event.path, conversation);
         return;
@@ -182,9 +214,17 @@ export class VoiceEventsService {
       case 'call.connected': {
         const agentId = (await this.tenantUser(step.manager, event.agentId, call.client_id)) ?? call.agent_id;
         await step.update({ stage: 'connected', connected_at: new Date(event.at), agent_id: agentId });
-        // One presence for voice and chat: the agent is in a call, booked on the call's line and channel (call AHT).
+        // The queue stay ends at the answer, not at the assignment that rang the phone (speed of answer, kpi/queue-kpis.ts).
+        if ((await step.conversation())?.status === 'Active') await step.dispatch({ type: 'conversation.callAnswered' }, SYSTEM);
+        // One presence for voice and chat: the agent is in a call, booked on the call's line and channel (call AHT), and
+        // the conversation it belongs to (the conversations report adds the call's handle time to its row).
         if (agentId)
-          await step.agent(agentId, { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel: PHONE_CHANNEL });
+          await step.agent(agentId, {
+            type: 'agent.callStarted',
+            attentionLineId: call.attention_line_id,
+            channel: PHONE_CHANNEL,
+            ...(call.conversation_id ? { conversationId: call.conversation_id } : {}),
+          });
         return;
       }
       case 'call.connectFailed': {
@@ -236,11 +276,28 @@ export class VoiceEventsService {
         else await step.dispatch({ type: 'conversation.abandoned' }, step.customer(current));
         return;
       }
+      case 'call.voicemail': {
+        // The caller leaves a message for the line: the conversation belongs to that line (its staff find it) but is
+        // never queued; it closes with the 'voicemail' reason on call.ended.
+        const lineId = await this.tenantRow(step.manager, 'attention_lines', event.attentionLineId, call.client_id, true);
+        if (!lineId) this.logger.warn(`call ${call.id}: voicemail of a line that is not its tenant's live line (${event.attentionLineId})`);
+        await step.update({ stage: 'voicemail', attention_line_id: lineId ?? call.attention_line_id });
+        if (lineId && !call.conversation_id) await this.openConversation(step, lineId);
+        return;
+      }
+      case 'call.consultRinging':
+      case 'call.consultConnected':
+      case 'call.consultFailed':
+      case 'call.consultCancelled':
+      case 'call.consultCompleted':
+        // An attended transfer (voice-consult.service.ts): the consultation's record, presence, the conversation's transfer.
+        return applyConsultEvent(step, event, PHONE_CHANNEL);
       case 'call.monitor':
         // A supervisor's listen / whisper / barge (voice-monitoring.service.ts): the call's record and a staff note.
         return step.monitor(event);
       case 'call.recorded': {
         // Only a complete call-recording file of the call's own tenant is linked (the worker wrote it before this event).
+        const kind = event.kind ?? 'call';
         const [file] = (await step.manager.query(
           `SELECT id FROM stored_files WHERE id = $1 AND tenant_id = $2 AND kind = 'call-recording' AND completed_at IS NOT NULL`,
           [event.fileId, call.client_id],
@@ -250,8 +307,8 @@ export class VoiceEventsService {
           return;
         }
         await step.manager.query(
-          `INSERT INTO voice_recordings (client_id, call_id, conversation_id, agent_id, file_id, duration_ms, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (file_id) DO NOTHING`,
+          `INSERT INTO voice_recordings (client_id, call_id, conversation_id, agent_id, file_id, duration_ms, created_at, kind)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (file_id) DO NOTHING`,
           [
             call.client_id,
             call.id,
@@ -260,17 +317,27 @@ export class VoiceEventsService {
             file.id,
             event.durationMs,
             new Date(event.at),
+            kind,
           ],
         );
+        if (kind === 'voicemail')
+          await step.history('voicemailLeft', { seconds: String(Math.max(1, Math.round(event.durationMs / 1000))) });
         return;
       }
       case 'call.ended': {
         const reason = clip(event.reason, 200) || event.by;
         const talked = call.connected_at !== null && call.agent_id !== null;
         await step.update({ stage: 'ended', ended_at: new Date(event.at), ended_by: event.by, end_reason: reason });
-        await step.history('ended', { reason });
+        const voicemail = reason === VOICEMAIL_CLOSE_REASON && call.attention_line_id !== null;
+        // A voicemail's history line comes with its recording (call.recorded, with the message's length).
+        if (!voicemail) await step.history('ended', { reason });
         const current = await step.conversation();
-        if (current) await step.dispatch({ type: 'conversation.closed', reason: clip(reason, 60) }, SYSTEM);
+        if (current && voicemail)
+          await step.dispatch(
+            { type: 'conversation.closed', reason: VOICEMAIL_CLOSE_REASON, attentionLineId: call.attention_line_id! },
+            SYSTEM,
+          );
+        else if (current) await step.dispatch({ type: 'conversation.closed', reason: clip(reason, 60) }, SYSTEM);
         // After-call work follows the call (the host's AFTER_CALL_WORK_SECONDS timer brings the agent back).
         if (talked) await step.agent(call.agent_id!, { type: 'agent.callEnded' });
         return;
@@ -283,13 +350,20 @@ export class VoiceEventsService {
     const { call } = step;
     if (call.conversation_id) return null;
     const number = callerNumber(call.from_number);
+    // A carrier gives no name: a caller the tenant named (CRM, desk) keeps their name (the intake writes the profile given).
+    const [known] = number
+      ? ((await step.manager.query(
+          `SELECT name FROM contacts WHERE tenant_id = $1 AND channel = $2 AND channel_account_id = $3 AND external_id = $4`,
+          [call.client_id, PHONE_CHANNEL, PHONE_ACCOUNT, number],
+        )) as { name: string }[])
+      : [];
     try {
       const { conversation } = await this.intake.openOrFind({
         tenantId: call.client_id,
         channel: PHONE_CHANNEL,
         channelAccountId: PHONE_ACCOUNT,
         // Withheld numbers are one contact per call: never one open conversation for every anonymous caller.
-        contact: { externalId: number ?? `anonymous:${call.id}`, name: number ?? 'Anonymous' },
+        contact: { externalId: number ?? `anonymous:${call.id}`, name: known?.name || number || 'Anonymous' },
         lineId,
       });
       await step.update({ conversation_id: conversation.id });
@@ -378,6 +452,11 @@ export class VoiceEventsService {
       [agentId, tenantId, conversationId],
     )) as { id: string }[];
     return row?.id ?? null;
+  }
+
+  private async lineName(manager: EntityManager, lineId: string): Promise<string> {
+    const [row] = (await manager.query(`SELECT name FROM attention_lines WHERE id = $1`, [lineId])) as { name: string }[];
+    return clip(row?.name ?? '', 160);
   }
 
   private async userName(manager: EntityManager, userId: string): Promise<string> {
@@ -503,9 +582,28 @@ function malformed(event: VoiceCallEvent): string | null {
   if (event.type === 'call.queued' && !Array.isArray(event.path)) return 'path must be a list';
   if (event.type === 'call.recorded' && (!UUID.test(event.fileId ?? '') || !(Number.isInteger(event.durationMs) && event.durationMs >= 0)))
     return 'a recording needs a file id (UUID) and a duration in ms';
+  if (event.type === 'call.recorded' && event.kind !== undefined && !(VOICE_RECORDING_KINDS as readonly string[]).includes(event.kind))
+    return 'kind must be call or voicemail';
+  if (event.type === 'call.voicemail' && (typeof event.attentionLineId !== 'string' || !Array.isArray(event.path)))
+    return 'a voicemail needs its line id and path';
   if (event.type === 'call.monitor' && !(VOICE_MONITOR_MODES as readonly string[]).includes(event.mode))
     return 'mode must be listen, whisper or barge';
   return null;
+}
+
+/**
+ * The IVR path with the option that left it (call.queued / call.toAgent `exit`: the key pressed at the last node and
+ * its label) appended once, for the screen pop's "Menu › 1 Sales"; unchanged without one.
+ */
+export function withIvrExit(
+  path: VoiceCallRow['ivr_path'],
+  event: { exit?: { digit: string; label: string | null } | null; at: number },
+  kind: 'line' | 'agent',
+): VoiceCallRow['ivr_path'] {
+  const last = path.at(-1);
+  const digit = String(event.exit?.digit ?? '');
+  if (!last || last.exit || !/^[0-9*#A-D]$/.test(digit)) return path;
+  return [...path, { ivrId: last.ivrId, nodeId: last.nodeId, nodeName: clip(event.exit?.label, 160), digit, at: event.at, exit: kind }];
 }
 
 /** The caller's number as a contact id: '+' and digits when it has at least three digits, else null (withheld). */

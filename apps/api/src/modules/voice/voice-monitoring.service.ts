@@ -218,6 +218,32 @@ export async function applyMonitorEvent(
   );
 }
 
+/** The call events that change what the monitoring bar shows: whether the call is connected, and who monitors it. */
+const MONITOR_BAR_EVENTS = new Set<VoiceCallEvent['type']>([
+  'call.connected',
+  'call.released',
+  'call.abandoned',
+  'call.ended',
+  'call.monitor',
+  'call.consultConnected',
+  'call.consultCompleted',
+]);
+
+/**
+ * One `voiceCall.updated` (staff namespace, the conversation's and the tenant's rooms, where the monitoring notes go)
+ * when the applied events moved the call: the console's bar re-reads its status then, instead of polling.
+ */
+export async function monitorBarPush(
+  manager: EntityManager,
+  call: Pick<VoiceCallRow, 'id' | 'client_id' | 'conversation_id'>,
+  events: VoiceCallEvent[],
+): Promise<string[]> {
+  if (!call.conversation_id || !events.some((event) => MONITOR_BAR_EVENTS.has(event.type))) return [];
+  const rooms = [roomName({ kind: 'conversation', id: call.conversation_id }), roomName({ kind: 'tenant', id: call.client_id })];
+  const data = { conversationId: call.conversation_id, callId: call.id };
+  return writeOutbox(manager, [{ topic: 'socket', payload: { emits: [{ namespace: 'staff', rooms, event: 'voiceCall.updated', data }] } }]);
+}
+
 const MONITOR_NOTES: Record<Extract<VoiceCallEvent, { type: 'call.monitor' }>['state'], Record<Language, string>> = {
   started: {
     es: '{name} empezó a supervisar la llamada ({mode})',

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { VOICE_RECORDING_MISSING_MESSAGE, type VoiceRecordingView } from '@centralita/contracts';
+import { VOICE_RECORDING_MISSING_MESSAGE, type VoiceRecordingKind, type VoiceRecordingView } from '@centralita/contracts';
 import type { FileStore } from '@centralita/contracts/server';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -18,6 +18,7 @@ interface RecordingRow {
   client_id: string;
   call_id: string;
   conversation_id: string | null;
+  kind: VoiceRecordingKind;
   agent_id: string | null;
   agent_name: string | null;
   from_number: string | null;
@@ -110,6 +111,7 @@ export class VoiceRecordingsService {
         id: row.id,
         callId: row.call_id,
         conversationId: row.conversation_id,
+        kind: row.kind,
         agentId: row.agent_id,
         agentName: row.agent_name,
         from: row.from_number,

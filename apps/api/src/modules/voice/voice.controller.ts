@@ -1,4 +1,10 @@
-import { PERMISSIONS, VOICE_MONITOR_MODES, type VoiceMonitorMode, type VoiceMonitorStatus } from '@centralita/contracts';
+import {
+  PERMISSIONS,
+  VOICE_MONITOR_MODES,
+  type VoiceMonitorMode,
+  type VoiceMonitorStatus,
+  type VoiceScreenPop,
+} from '@centralita/contracts';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
@@ -8,6 +14,7 @@ import { RequirePermission } from '../auth/access.decorator';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { VoiceCallsService, type VoiceCallView } from './voice-calls.service';
 import { VoiceMonitoringService, type VoiceMonitorView } from './voice-monitoring.service';
+import { VoiceScreenPopService } from './voice-screen-pop.service';
 
 export class MonitorModeDto {
   @ApiProperty({ enum: VOICE_MONITOR_MODES }) @IsIn(VOICE_MONITOR_MODES) mode!: VoiceMonitorMode;
@@ -20,7 +27,19 @@ export class VoiceController {
   constructor(
     private readonly calls: VoiceCallsService,
     private readonly monitoring: VoiceMonitoringService,
+    private readonly screenPops: VoiceScreenPopService,
   ) {}
+
+  @Get('conversations/:id/screen-pop')
+  @RequirePermission(PERMISSIONS.conversationsHandle, PERMISSIONS.conversationsSupervise)
+  @ApiOperation({
+    summary:
+      "The ringing call's screen pop for the agent it is assigned to (or a supervisor): caller, line, IVR path with keys, queue time, contact",
+  })
+  @ApiErrors(400, 401, 403, 404)
+  screenPop(@CurrentPrincipal() principal: Principal, @Param('id', ParseUuidPipe) id: string): Promise<VoiceScreenPop> {
+    return this.screenPops.screenPop(principal, id);
+  }
 
   @Get('conversations/:id/call')
   @RequirePermission(PERMISSIONS.conversationsSupervise)

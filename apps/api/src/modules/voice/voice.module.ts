@@ -3,9 +3,12 @@ import { IntakeModule } from '../intake/intake.module';
 import { MachineHostModule } from '../machine-host/machine-host.module';
 import { RoutingModule } from '../routing/routing.module';
 import { VoiceCallsService } from './voice-calls.service';
+import { VoiceConsultController } from './voice-consult.controller';
+import { VoiceConsultService } from './voice-consult.service';
 import { VoiceEventsService } from './voice-events.service';
 import { VoiceMonitoringService } from './voice-monitoring.service';
 import { VoiceQueues } from './voice-queues.service';
+import { VoiceScreenPopService } from './voice-screen-pop.service';
 import { VoiceController } from './voice.controller';
 
 /**
@@ -14,8 +17,8 @@ import { VoiceController } from './voice.controller';
  */
 @Module({
   imports: [MachineHostModule, IntakeModule, RoutingModule],
-  controllers: [VoiceController],
-  providers: [VoiceQueues, VoiceEventsService, VoiceCallsService, VoiceMonitoringService],
+  controllers: [VoiceController, VoiceConsultController],
+  providers: [VoiceQueues, VoiceEventsService, VoiceCallsService, VoiceMonitoringService, VoiceScreenPopService, VoiceConsultService],
   exports: [VoiceEventsService, VoiceCallsService],
 })
 export class VoiceModule implements OnModuleInit {

@@ -19,14 +19,20 @@ export interface VoiceTestApp {
  * poller (other suites' rows are not ours), for suites that play the worker's part on the voice
  * queues; `afterCallWorkSeconds` is the host's after-call-work timer for this app.
  */
-export async function startVoiceTestApp(name: string, options: { afterCallWorkSeconds: number }): Promise<VoiceTestApp> {
+export async function startVoiceTestApp(
+  name: string,
+  options: { afterCallWorkSeconds: number; accessTtlSeconds?: number },
+): Promise<VoiceTestApp> {
   const prefix = `${process.env.QUEUE_PREFIX ?? 'centralita'}-${name}-${process.pid}`;
   const saved = { OUTBOX_POLL_MS: process.env.OUTBOX_POLL_MS, AFTER_CALL_WORK_SECONDS: process.env.AFTER_CALL_WORK_SECONDS };
   process.env.OUTBOX_POLL_MS = '3600000';
   process.env.AFTER_CALL_WORK_SECONDS = String(options.afterCallWorkSeconds);
   let t: TestApp;
   try {
-    t = await startTestApp({ queuePrefix: prefix });
+    t = await startTestApp({
+      queuePrefix: prefix,
+      ...(options.accessTtlSeconds ? { jwt: { accessTtlSeconds: options.accessTtlSeconds } } : {}),
+    });
   } finally {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];

@@ -916,7 +916,7 @@ function DestinationPicker(props: {
   const { t } = useTranslation();
   const { value, tree, options } = props;
   const targets: OptionItem[] =
-    value.type === 'line'
+    value.type === 'line' || value.type === 'voicemail'
       ? options.attentionLines
       : value.type === 'agent'
         ? options.agents

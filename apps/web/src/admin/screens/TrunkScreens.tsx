@@ -8,6 +8,7 @@ import {
   INBOUND_TARGET_TYPES,
   TRUNK_LIMITS,
   TRUNK_TRANSPORTS,
+  parseAllowedSources,
   validateInboundNumber,
   validateTrunk,
   type AppRoute,
@@ -24,7 +25,7 @@ import { formatActive, formatNullable } from '../../format/format';
 import { useToast } from '../../toast/ToastProvider';
 import { AdminFormPage, useEditId } from '../AdminFormPage';
 import { AdminListPage } from '../AdminListPage';
-import { CheckInput, NumberInput, PasswordInput, SelectInput, TextInput } from '../fields';
+import { CheckInput, NumberInput, PasswordInput, SelectInput, TextArea, TextInput } from '../fields';
 import { createTelephonyApi } from '../telephony/telephony-api';
 import { useAdminForm } from '../useAdminForm';
 import './trunk-screens.css';
@@ -113,6 +114,8 @@ type TrunkValues = {
   active: boolean;
   countryCode: string;
   nationalPrefix: string;
+  /** One entry per line (commas and spaces also separate): sent as a list. */
+  allowedSources: string;
 };
 const EMPTY: TrunkValues = {
   name: '',
@@ -126,6 +129,7 @@ const EMPTY: TrunkValues = {
   active: true,
   countryCode: '',
   nationalPrefix: '',
+  allowedSources: '',
 };
 
 function TrunkForm({ route }: { route: AppRoute }) {
@@ -161,6 +165,7 @@ function TrunkForm({ route }: { route: AppRoute }) {
             active: row.active,
             countryCode: row.countryCode ?? '',
             nationalPrefix: row.nationalPrefix ?? '',
+            allowedSources: (row.allowedSources ?? []).join('\n'),
           };
         }}
         toBody={(v) => ({
@@ -170,6 +175,7 @@ function TrunkForm({ route }: { route: AppRoute }) {
           callerId: v.callerId.trim() || null,
           countryCode: v.countryCode.trim() || null,
           nationalPrefix: v.nationalPrefix.trim() || null,
+          allowedSources: parseAllowedSources(v.allowedSources) ?? [],
         })}
       >
         <TextInput
@@ -267,6 +273,16 @@ function TrunkForm({ route }: { route: AppRoute }) {
           onBlur={blur('nationalPrefix')}
           error={errorFor('nationalPrefix')}
           hint={t('telephony.trunks.nationalPrefixHint')}
+        />
+        <TextArea
+          id="trunk-allowed-sources"
+          label={t('telephony.trunks.allowedSources')}
+          value={values.allowedSources}
+          rows={3}
+          onChange={set('allowedSources')}
+          onBlur={blur('allowedSources')}
+          error={errorFor('allowedSources')}
+          hint={t('telephony.trunks.allowedSourcesHint')}
         />
       </AdminFormPage>
       {id ? <InboundNumbersSection trunkId={id} /> : <p className="muted trunk-numbers__later">{t('telephony.numbers.afterSave')}</p>}

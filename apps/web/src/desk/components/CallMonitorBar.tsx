@@ -6,17 +6,25 @@ import { describeError } from '../../api/error-text';
 import { useToast } from '../../toast/ToastProvider';
 import type { DeskApi } from '../desk-api';
 
-/** How often the bar re-reads the call: its connection and the supervisor's softphone answering are not pushed. */
-const REFRESH_MS = 2000;
-
 const ICONS: Record<VoiceMonitorMode, string> = { listen: 'pi pi-headphones', whisper: 'pi pi-comment', barge: 'pi pi-users' };
 
 /**
  * Live supervision of a phone conversation: listen, whisper (only the agent hears the supervisor) and barge (three-way)
  * with the supervisor's own softphone, which rings and joins the call when answered. Every button says why it is
  * disabled: the call is not connected to an agent, the supervisor has no softphone, or someone else is monitoring.
+ * It re-reads the call when `changed` moves (the supervisor socket's voiceCall.updated, or a resync), not on a timer.
  */
-export function CallMonitorBar({ api, conversationId, userId }: { api: DeskApi; conversationId: string; userId: string | undefined }) {
+export function CallMonitorBar({
+  api,
+  conversationId,
+  userId,
+  changed,
+}: {
+  api: DeskApi;
+  conversationId: string;
+  userId: string | undefined;
+  changed: number;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const [status, setStatus] = useState<VoiceMonitorStatus | null>(null);
@@ -30,12 +38,10 @@ export function CallMonitorBar({ api, conversationId, userId }: { api: DeskApi; 
     }
   }, [api, conversationId]);
 
+  useEffect(() => setStatus(null), [conversationId]);
   useEffect(() => {
-    setStatus(null);
     void refresh();
-    const timer = setInterval(() => void refresh(), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [refresh]);
+  }, [refresh, changed]);
 
   if (!status) return null;
   const mine = status.supervisorId !== null && status.supervisorId === userId;

@@ -24,6 +24,8 @@ export class SipTestAgent {
   /** Every request the phone received (INVITE, ACK, CANCEL, BYE…), in order. */
   readonly requests: sip.SipRequest[] = [];
   behaviour: AgentBehaviour = 'answer';
+  /** RFC 4733 telephone-event payload type the phone answers with (null: PCMU only, like a phone without it). */
+  telephoneEvent: number | null = null;
   private stack!: sip.SipStack;
   private rtp!: Socket;
   private sipPort = 0;
@@ -254,8 +256,11 @@ export class SipTestAgent {
       's=agent',
       `c=IN IP4 ${HOST}`,
       't=0 0',
-      `m=audio ${port} RTP/AVP 0`,
+      `m=audio ${port} RTP/AVP 0${this.telephoneEvent === null ? '' : ` ${this.telephoneEvent}`}`,
       'a=rtpmap:0 PCMU/8000',
+      ...(this.telephoneEvent === null
+        ? []
+        : [`a=rtpmap:${this.telephoneEvent} telephone-event/8000`, `a=fmtp:${this.telephoneEvent} 0-16`]),
       'a=ptime:20',
       `a=${direction}`,
       '',
@@ -282,6 +287,33 @@ export class SipTestAgent {
         this.timestamp += 160;
       }
     }, 20);
+  }
+
+  /** One key as an RFC 4733 event, the way SipTestCaller.pressRtp sends it (the tone pauses meanwhile). */
+  async pressRtp(key: string): Promise<void> {
+    const payloadType = this.telephoneEvent;
+    if (payloadType === null || !this.remoteMedia) throw new Error('no telephone-event was negotiated');
+    const remote = this.remoteMedia;
+    const event = key === '*' ? 10 : key === '#' ? 11 : Number(key);
+    this.stopTone();
+    const start = this.timestamp;
+    const send = (end: boolean, duration: number, marker: boolean) => {
+      const header = Buffer.alloc(12);
+      header[0] = 0x80;
+      header[1] = payloadType | (marker ? 0x80 : 0);
+      header.writeUInt16BE(this.seq++ & 0xffff, 2);
+      header.writeUInt32BE(start >>> 0, 4);
+      header.writeUInt32BE(this.ssrc, 8);
+      const body = Buffer.from([event, (end ? 0x80 : 0) | 10, duration >> 8, duration & 0xff]);
+      this.rtp.send(Buffer.concat([header, body]), remote.port, remote.host);
+    };
+    for (let i = 1; i <= 3; i += 1) {
+      send(false, i * 400, i === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (let i = 0; i < 3; i += 1) send(true, 1600, false);
+    this.timestamp = start + 1600;
+    this.startTone();
   }
 
   private stopTone(): void {

@@ -50,16 +50,37 @@ export class SipTestCaller {
   private byeWaiters: (() => void)[] = [];
   byeReceived = false;
 
-  static async create(sipPort: number): Promise<SipTestCaller> {
+  /** This phone's address (another loopback address than the server's) and its SIP transport. */
+  private host = HOST;
+  private transport: 'udp' | 'tcp' | 'tls' = 'udp';
+  /** `;transport=…` of the URIs this phone writes (none over UDP). */
+  private get tparam(): string {
+    return this.transport === 'udp' ? '' : `;transport=${this.transport}`;
+  }
+
+  /**
+   * `options.transport` 'tcp' / 'tls' calls over a connection (TLS without checking the server's certificate: the tests'
+   * is self-signed); `options.host` another loopback source address (the carrier source check).
+   */
+  static async create(sipPort: number, options: { host?: string; transport?: 'udp' | 'tcp' | 'tls' } = {}): Promise<SipTestCaller> {
     const caller = new SipTestCaller();
     caller.sipPort = sipPort;
+    caller.host = options.host ?? HOST;
+    caller.transport = options.transport ?? 'udp';
+    const HOST_ = caller.host;
     caller.rtp = createSocket('udp4');
     caller.rtp.on('message', (message) => {
       if (message.length < 12) return;
       caller.heard.push({ at: Date.now(), payloadType: message[1]! & 0x7f, payload: message.subarray(12) });
     });
-    await new Promise<void>((resolve) => caller.rtp.bind(0, HOST, resolve));
-    caller.stack = sip.create({ address: HOST, port: sipPort, publicAddress: HOST, udp: true, tcp: false }, (request) => {
+    await new Promise<void>((resolve) => caller.rtp.bind(0, HOST_, resolve));
+    const transports =
+      caller.transport === 'udp'
+        ? { udp: true, tcp: false }
+        : caller.transport === 'tcp'
+          ? { udp: false, tcp: true }
+          : { udp: false, tcp: false, tls: { rejectUnauthorized: false }, tls_port: sipPort };
+    caller.stack = sip.create({ address: HOST_, port: sipPort, publicAddress: HOST_, ...transports }, (request) => {
       caller.requests.push(request);
       if (request.method === 'BYE') {
         caller.stack.send(sip.makeResponse(request, 200, 'OK'));
@@ -82,9 +103,9 @@ export class SipTestCaller {
     const pts = [pt, ...(telephoneEvent !== null ? [telephoneEvent] : [])];
     return [
       'v=0',
-      `o=caller 1 1 IN IP4 ${HOST}`,
+      `o=caller 1 1 IN IP4 ${this.host}`,
       's=test',
-      `c=IN IP4 ${HOST}`,
+      `c=IN IP4 ${this.host}`,
       't=0 0',
       `m=audio ${this.rtpPort} RTP/AVP ${pts.join(' ')}`,
       `a=rtpmap:${pt} ${codec}/8000`,
@@ -106,20 +127,20 @@ export class SipTestCaller {
     const codec = options.codec ?? 'PCMU';
     this.payloadType = codec === 'PCMU' ? 0 : 8;
     this.telephoneEvent = options.telephoneEvent === undefined ? 101 : options.telephoneEvent;
-    const callId = `${randomBytes(8).toString('hex')}@${HOST}`;
+    const callId = `${randomBytes(8).toString('hex')}@${this.host}`;
     const localTag = randomBytes(4).toString('hex');
     const from = options.from ?? '+34600111222';
     const request: sip.SipMessage = {
       method: 'INVITE',
-      uri: `sip:${options.to}@${server.host}:${server.port}`,
+      uri: `sip:${options.to}@${server.host}:${server.port}${this.tparam}`,
       version: '2.0',
       headers: {
         via: [],
         to: { uri: `sip:${options.to}@${server.host}:${server.port}`, params: {} },
-        from: { uri: `sip:${from}@${HOST}:${this.sipPort}`, params: { tag: localTag } },
+        from: { uri: `sip:${from}@${this.host}:${this.sipPort}`, params: { tag: localTag } },
         'call-id': callId,
         cseq: { method: 'INVITE', seq: 1 },
-        contact: [{ uri: `sip:caller@${HOST}:${this.sipPort}`, params: {} }],
+        contact: [{ uri: `sip:caller@${this.host}:${this.sipPort}${this.tparam}`, params: {} }],
         'content-type': 'application/sdp',
         'max-forwards': '70',
       },
@@ -200,10 +221,10 @@ export class SipTestCaller {
       headers: {
         via: [],
         to: dialog.to,
-        from: { uri: `sip:caller@${HOST}:${this.sipPort}`, params: { tag: dialog.localTag } },
+        from: { uri: `sip:caller@${this.host}:${this.sipPort}`, params: { tag: dialog.localTag } },
         'call-id': dialog.callId,
         cseq: { method, seq: dialog.cseq },
-        contact: [{ uri: `sip:caller@${HOST}:${this.sipPort}`, params: {} }],
+        contact: [{ uri: `sip:caller@${this.host}:${this.sipPort}${this.tparam}`, params: {} }],
         'max-forwards': '70',
         ...(extra.contentType ? { 'content-type': extra.contentType } : {}),
       },
@@ -224,13 +245,13 @@ export class SipTestCaller {
       this.stack.send(
         {
           method: 'OPTIONS',
-          uri: `sip:${server.host}:${server.port}`,
+          uri: `sip:${server.host}:${server.port}${this.tparam}`,
           version: '2.0',
           headers: {
             via: [],
             to: { uri: `sip:${server.host}:${server.port}`, params: {} },
-            from: { uri: `sip:caller@${HOST}:${this.sipPort}`, params: { tag: randomBytes(4).toString('hex') } },
-            'call-id': `${randomBytes(8).toString('hex')}@${HOST}`,
+            from: { uri: `sip:caller@${this.host}:${this.sipPort}`, params: { tag: randomBytes(4).toString('hex') } },
+            'call-id': `${randomBytes(8).toString('hex')}@${this.host}`,
             cseq: { method: 'OPTIONS', seq: 1 },
             'max-forwards': '70',
           },
