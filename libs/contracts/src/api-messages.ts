@@ -82,6 +82,7 @@ export const API_MESSAGE_KEYS = [
   'consultNotActive',
   'consultTargetUnavailable',
   'consultNoSoftphone',
+  'consultTargetFull',
   // call recordings
   'audioNotFound',
 ] as const;

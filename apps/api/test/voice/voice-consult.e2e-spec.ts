@@ -3,9 +3,11 @@ import { type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
 import type { Queue } from 'bullmq';
 import { eventually } from '../../../../test/support/eventually';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
+import { RoutingService } from '../../src/modules/routing/routing.service';
 import type { TestTenant } from '../support/factories';
 import { createLine, createStaff, createTenant } from '../support/realtime';
 import { bearer, type TestApp } from '../support/test-app';
+import { CONSULT_PENDING_SECONDS } from '../../src/modules/voice/voice-consult.service';
 import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
@@ -56,7 +58,7 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
   const tokens = new Map<string, string>();
 
   /** An agent with a softphone (auth user `user`), logged in and available, serving `lineId`. */
-  async function agent(tenant: TestTenant, lineId: string, user: string): Promise<string> {
+  async function agent(tenant: TestTenant, lineId: string, user: string, capacity = 3): Promise<string> {
     const staff = await createStaff(t, tenant, 'AGENT', [lineId]);
     tokens.set(staff.userId, staff.token);
     await t.dataSource.query(`INSERT INTO softphone_accounts (user_id, client_id, extension, auth_user) VALUES ($1, $2, $3, $3)`, [
@@ -66,7 +68,7 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     ]);
     const host = t.app.get(MachineHostService);
     await host.transaction(async (manager, outbox) => {
-      await host.ensureAgent(manager, staff.userId, tenant.client.id, 3, ['break']);
+      await host.ensureAgent(manager, staff.userId, tenant.client.id, capacity, ['break']);
       outbox.push(
         ...(await host.dispatchAgent(manager, staff.userId, { type: 'agent.loggedIn' }, { kind: 'agent', id: staff.userId })).outboxIds,
       );
@@ -96,6 +98,12 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
         attention_line_id: string | null;
       }[]
     )[0];
+  const activeConversations = async (agentId: string) =>
+    (
+      (await t.dataSource.query(`SELECT snapshot FROM agent_presence WHERE user_id = $1`, [agentId])) as {
+        snapshot: { context: { activeConversationIds: string[] } };
+      }[]
+    )[0]?.snapshot.context.activeConversationIds;
   const status = async (agentId: string) =>
     ((await t.dataSource.query(`SELECT status FROM agent_presence WHERE user_id = $1`, [agentId])) as { status: string }[])[0]?.status;
   /** The worker's commands of the call, oldest first, as `type agentId`. */
@@ -168,7 +176,8 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     expect(messageKey(await consult('post', conversationId, ana, undefined, true))).toBe('consultNotActive');
 
     await c.post('call.consultRinging', { agentId: bea, fromAgentId: ana });
-    expect(await status(bea)).not.toBe('inCall');
+    // Held for the consultation from the ring (consult-followups.e2e below: routing offers her nothing).
+    expect(await status(bea)).toBe('inCall');
     await c.post('call.consultConnected', { agentId: bea, fromAgentId: ana });
     // Both agents are on the phone during the consultation; the conversation is still Ana's.
     expect(await status(bea)).toBe('inCall');
@@ -192,6 +201,8 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     expect(await callRow(c.callId)).toMatchObject({ stage: 'connected', agent_id: bea, consult_agent_id: null, consult_state: null });
     expect(await status(ana)).toBe('afterCallWork');
     expect(await status(bea)).toBe('inCall');
+    // Her slot is booked for the conversation she took (during her call).
+    expect(await activeConversations(bea)).toEqual([conversationId]);
     // The machine's transfer sent neither `release` nor `connect`: the worker has already bridged the caller to Bea.
     expect(summary(await commandsOf(c.callId))).toEqual([`connect ${ana}`, `consult ${bea}`, `consult.complete ${bea}`]);
     const lines = await history(conversationId);
@@ -248,7 +259,8 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     await c.post('call.consultRinging', { agentId: dora, fromAgentId: ana });
     await c.post('call.consultFailed', { agentId: dora, fromAgentId: ana, reason: 'busy' });
     expect(await callRow(c.callId)).toMatchObject({ agent_id: ana, consult_agent_id: null, consult_state: null });
-    expect(await status(dora)).not.toBe('inCall');
+    // Never answered: released straight back to ready (no after-call work).
+    expect(await status(dora)).toBe('available');
     expect(await history(conversationId)).toContain(`${doraName} could not be consulted (busy): the call stays with ${anaName}`);
     expect((await consult('get', conversationId, ana)).body.data).toEqual({
       callId: c.callId,
@@ -256,6 +268,113 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
       agentName: null,
       state: null,
     });
+
+    // The call ends before the worker had the consultation (no consultation event): Dora, held since the ring, is released.
+    expect((await consult('post', conversationId, ana, { agentId: dora })).status).toBe(200);
+    expect(await status(dora)).toBe('inCall');
+    await c.post('call.ended', { by: 'caller', reason: 'hangUp' });
+    expect(await callRow(c.callId)).toMatchObject({ stage: 'ended', consult_agent_id: null, consult_state: null });
+    expect(await status(dora)).toBe('available');
+    expect(await status(ana)).toBe('afterCallWork');
+  });
+
+  it('holds the consulted agent from the ring: routing offers them no other call, and a failed ring releases them to ready', async () => {
+    const { tenant, lineId, trunkId } = await phoneTenant();
+    const ana = await agent(tenant, lineId, 'ana4');
+    const { c, conversationId } = await connectedCall(tenant, trunkId, lineId, ana);
+    const bea = await agent(tenant, lineId, 'bea4');
+    expect((await consult('post', conversationId, ana, { agentId: bea })).status).toBe(200);
+    expect(await status(bea)).toBe('inCall');
+
+    // A second caller queued on the line Bea serves (she and Ana are its only agents): nobody is offered it.
+    const second = call(tenant.client.id);
+    await second.post('call.started', { trunkId, from: '+34611555777', to: '+34910000000', ivrId: null });
+    await second.post('call.queued', { attentionLineId: lineId, path: [] });
+    const secondConversation = (await callRow(second.callId)).conversation_id as string;
+    await t.app.get(RoutingService).routeLine(lineId);
+    expect(await conversation(secondConversation)).toMatchObject({ status: 'LiningUp', agent_id: null });
+    expect(summary(await commandsOf(second.callId))).toEqual([]);
+
+    // Her phone did not answer: she is ready again at once, and routing gives her the waiting call.
+    await c.post('call.consultRinging', { agentId: bea, fromAgentId: ana });
+    await c.post('call.consultFailed', { agentId: bea, fromAgentId: ana, reason: 'noAnswer' });
+    expect(await callRow(c.callId)).toMatchObject({ agent_id: ana, consult_agent_id: null, consult_state: null });
+    await eventually(async () => expect(summary(await commandsOf(second.callId))).toEqual([`connect ${bea}`]));
+    expect(await status(ana)).toBe('inCall');
+  });
+
+  it('refuses to complete (409 consultTargetFull, no command) while the consulted agent has no room for the conversation', async () => {
+    const { tenant, lineId, trunkId } = await phoneTenant();
+    const ana = await agent(tenant, lineId, 'ana5');
+    const { c, conversationId } = await connectedCall(tenant, trunkId, lineId, ana);
+    const bea = await agent(tenant, lineId, 'bea5', 1);
+    expect((await consult('post', conversationId, ana, { agentId: bea })).status).toBe(200);
+    await c.post('call.consultConnected', { agentId: bea, fromAgentId: ana });
+    // Bea (one conversation at most) is given a chat during the consultation (a line allowing chats during calls).
+    const chat = randomUUID();
+    const host = t.app.get(MachineHostService);
+    const step = (input: { type: 'agent.conversationAssigned'; duringCall: true } | { type: 'agent.conversationReleased' }) =>
+      host.transaction(async (manager, outbox) => {
+        outbox.push(...(await host.dispatchAgent(manager, bea, { ...input, conversationId: chat }, { kind: 'system' })).outboxIds);
+      });
+    await step({ type: 'agent.conversationAssigned', duringCall: true });
+
+    const full = await consult('post', conversationId, ana, undefined, true);
+    expect(full.status).toBe(409);
+    expect(messageKey(full)).toBe('consultTargetFull');
+    expect(await callRow(c.callId)).toMatchObject({ agent_id: ana, consult_agent_id: bea, consult_state: 'active' });
+    expect(summary(await commandsOf(c.callId))).toEqual([`connect ${ana}`, `consult ${bea}`]);
+
+    // Her chat closed: the transfer completes and the conversation is counted in her slot.
+    await step({ type: 'agent.conversationReleased' });
+    expect((await consult('post', conversationId, ana, undefined, true)).status).toBe(200);
+    await c.post('call.consultCompleted', { agentId: bea, fromAgentId: ana });
+    expect(await conversation(conversationId)).toMatchObject({ status: 'Active', agent_id: bea });
+    expect(await activeConversations(bea)).toEqual([conversationId]);
+  });
+
+  it('puts a completing or cancelling consultation the worker never answered back to its last state after the deadline', async () => {
+    const { tenant, lineId, trunkId } = await phoneTenant();
+    const ana = await agent(tenant, lineId, 'ana6');
+    const { c, conversationId } = await connectedCall(tenant, trunkId, lineId, ana);
+    const bea = await agent(tenant, lineId, 'bea6');
+    const stale = () =>
+      t.dataSource.query(`UPDATE voice_calls SET updated_at = now() - make_interval(secs => $2) WHERE id = $1`, [
+        c.callId,
+        CONSULT_PENDING_SECONDS + 5,
+      ]);
+    const state = async () => ((await consult('get', conversationId, ana)).body.data as { state: string | null }).state;
+
+    // Cancelled while ringing, no answer from the worker: `cancelling` until the deadline, then `ringing` again.
+    expect((await consult('post', conversationId, ana, { agentId: bea })).status).toBe(200);
+    expect((await consult('delete', conversationId, ana)).status).toBe(200);
+    expect(await state()).toBe('cancelling');
+    expect(messageKey(await consult('delete', conversationId, ana))).toBe('consultNotActive');
+    await stale();
+    expect(await state()).toBe('ringing');
+
+    // Answered, then completed without an answer: `active` again after the deadline, and the desk may act again.
+    await c.post('call.consultConnected', { agentId: bea, fromAgentId: ana });
+    expect((await consult('post', conversationId, ana, undefined, true)).status).toBe(200);
+    expect(await state()).toBe('completing');
+    await stale();
+    expect(await state()).toBe('active');
+    expect((await consult('delete', conversationId, ana)).status).toBe(200);
+    await stale();
+    expect(await state()).toBe('active');
+    expect((await consult('post', conversationId, ana, undefined, true)).status).toBe(200);
+    await eventually(async () =>
+      expect(summary(await commandsOf(c.callId))).toEqual([
+        `connect ${ana}`,
+        `consult ${bea}`,
+        `consult.cancel ${bea}`,
+        `consult.complete ${bea}`,
+        `consult.cancel ${bea}`,
+        `consult.complete ${bea}`,
+      ]),
+    );
+    await c.post('call.consultCompleted', { agentId: bea, fromAgentId: ana });
+    expect(await callRow(c.callId)).toMatchObject({ agent_id: bea, consult_state: null });
   });
 
   it('answers 404 for another tenant’s conversation and for an unknown agent', async () => {

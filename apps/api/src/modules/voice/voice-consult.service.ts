@@ -1,20 +1,27 @@
 import { QUEUES, outboxJob, type VoiceCallEvent, type VoiceCommand, type VoiceConsultView } from '@centralita/contracts';
 import { jobEffect } from '@centralita/contracts/server';
-import { READY_AGENT_STATUSES, sqlStatusList } from '@centralita/domain';
+import { agentPresenceMachine, inCallCandidate, READY_AGENT_STATUSES, restore, sqlStatusList } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import type { Principal } from '../auth/principal';
-import { MachineHostService } from '../machine-host/machine-host.service';
+import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
 import { writeOutbox } from '../machine-host/outbox';
 import { agentSipUri } from './voice-calls.service';
 import type { VoiceCallRow } from './voice-events.service';
 import type { VoiceHistoryKey } from './voice-history';
 
-type ConsultRow = Pick<VoiceCallRow, 'id' | 'client_id' | 'stage' | 'ended_at' | 'agent_id' | 'conversation_id'> & {
+type ConsultRow = Pick<VoiceCallRow, 'id' | 'client_id' | 'stage' | 'ended_at' | 'agent_id' | 'conversation_id' | 'attention_line_id'> & {
   consult_agent_id: string | null;
   consult_state: VoiceConsultView['state'];
 };
+
+/**
+ * How long a consultation may stay `completing` / `cancelling` without the worker's answer (a worker restarted meanwhile):
+ * past it, any read of the consultation (the desk's status poll, a command) puts it back to the last state the worker
+ * reported (`active` once the colleague answered, else `ringing`), so the desk can complete or cancel again.
+ */
+export const CONSULT_PENDING_SECONDS = 15;
 
 /** Whom to consult: one colleague, or the next free agent of a line. */
 export interface ConsultTarget {
@@ -38,6 +45,7 @@ export class VoiceConsultService {
   /** The latest call's consultation (a call with none answers nulls); 404 for another tenant's conversation. */
   async status(principal: Principal, conversationId: string): Promise<VoiceConsultView> {
     return this.host.transaction(async (manager) => {
+      await settleStuck(manager, principal.clientId, conversationId);
       const [call] = (await manager.query(
         `SELECT v.id, v.consult_agent_id, v.consult_state, u.name FROM voice_calls v LEFT JOIN users u ON u.id = v.consult_agent_id
           WHERE v.conversation_id = $1 AND v.client_id = $2 ORDER BY v.created_at DESC LIMIT 1`,
@@ -59,6 +67,21 @@ export class VoiceConsultService {
       const agent = target.agentId
         ? await this.agentTarget(manager, principal, target.agentId)
         : await this.lineTarget(manager, principal, target.attentionLineId!);
+      // Held for the consultation from the ring, as a routed call's agent is by its conversation: in a call for presence
+      // (routing offers them no call, and chats only as the line allows during calls), released by the consultation's end.
+      try {
+        const held = await this.host.dispatchAgent(
+          manager,
+          agent.id,
+          { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel: CONSULT_CHANNEL },
+          { kind: 'system' },
+          principal.clientId,
+        );
+        outbox.push(...held.outboxIds);
+      } catch (error) {
+        if (isIllegalTransition(error)) throw unavailable();
+        throw error;
+      }
       await manager.query(
         `UPDATE voice_calls SET consult_agent_id = $2, consult_state = 'ringing', consult_connected_at = NULL, updated_at = now() WHERE id = $1`,
         [call.id, agent.id],
@@ -77,17 +100,26 @@ export class VoiceConsultService {
         ])),
       );
       return { callId: call.id, agentId: agent.id, agentName: agent.name, state: 'ringing' };
-    });
+    }, RETRY);
   }
 
   /** The caller goes to the consulted agent (only once they answered); the worker's call.consultCompleted moves the conversation. */
   complete(principal: Principal, conversationId: string): Promise<VoiceConsultView> {
     return this.host.transaction(async (manager, outbox) => {
+      await this.host.lockConversation(manager, conversationId, principal.clientId);
       const call = await this.connectedCall(manager, principal, conversationId);
       if (!call.consult_agent_id || call.consult_state !== 'active')
         throw new AppException('conflict', {
           message: 'There is no answered consultation to complete on this call.',
           messageKey: 'consultNotActive',
+        });
+      // The conversation follows the call: refused before any command when the colleague has no room for it (capacity
+      // full, "do not assign", disconnected), so the caller never reaches them without their conversation.
+      const [presence] = (await this.host.lockAgents(manager, [call.consult_agent_id], principal.clientId)).values();
+      if (!presence || !inCallCandidate(restore(agentPresenceMachine, presence.snapshot as never)))
+        throw new AppException('conflict', {
+          message: 'The consulted agent has no room for this conversation now: cancel, or try again once they do.',
+          messageKey: 'consultTargetFull',
         });
       await manager.query(`UPDATE voice_calls SET consult_state = 'completing', updated_at = now() WHERE id = $1`, [call.id]);
       outbox.push(
@@ -101,7 +133,7 @@ export class VoiceConsultService {
         agentName: await userName(manager, call.consult_agent_id),
         state: 'completing',
       };
-    });
+    }, RETRY);
   }
 
   /** Ends a ringing or answered consultation: the caller talks with the signed-in agent again. */
@@ -127,8 +159,9 @@ export class VoiceConsultService {
 
   /** The latest call of one of the tenant's conversations, locked: 404 when none, 409 unless it is connected to the signed-in agent. */
   private async connectedCall(manager: EntityManager, principal: Principal, conversationId: string): Promise<ConsultRow> {
+    await settleStuck(manager, principal.clientId, conversationId);
     const [call] = (await manager.query(
-      `SELECT id, client_id, stage, ended_at, agent_id, conversation_id, consult_agent_id, consult_state FROM voice_calls
+      `SELECT id, client_id, stage, ended_at, agent_id, conversation_id, attention_line_id, consult_agent_id, consult_state FROM voice_calls
         WHERE conversation_id = $1 AND client_id = $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
       [conversationId, principal.clientId],
     )) as ConsultRow[];
@@ -200,6 +233,23 @@ const unavailable = () =>
 const noSoftphone = () =>
   new AppException('conflict', { message: 'That agent has no softphone to take the consultation.', messageKey: 'consultNoSoftphone' });
 
+/** Conversation before call here, call before conversation in the call's events: a deadlock victim runs again. */
+const RETRY = { retry: true };
+
+/** The channel a consultation's presence is booked on (voice-events.service.ts PHONE_CHANNEL, not imported: a cycle). */
+const CONSULT_CHANNEL = 'phone';
+
+/** A `completing` / `cancelling` consultation the worker left unanswered past CONSULT_PENDING_SECONDS goes back to its last known state. */
+async function settleStuck(manager: EntityManager, tenantId: string, conversationId: string): Promise<void> {
+  await manager.query(
+    `UPDATE voice_calls SET consult_state = CASE WHEN consult_state = 'completing' OR consult_connected_at IS NOT NULL THEN 'active' ELSE 'ringing' END,
+            updated_at = now()
+      WHERE conversation_id = $1 AND client_id = $2 AND ended_at IS NULL AND consult_state IN ('completing', 'cancelling')
+        AND updated_at < now() - make_interval(secs => $3)`,
+    [conversationId, tenantId, CONSULT_PENDING_SECONDS],
+  );
+}
+
 function command(data: VoiceCommand) {
   return jobEffect(outboxJob(QUEUES.voiceCommands, { name: data.type, data }));
 }
@@ -225,7 +275,8 @@ export interface ConsultStep {
     input:
       | { type: 'agent.callStarted'; attentionLineId?: string | null; channel?: string }
       | { type: 'agent.callEnded' }
-      | { type: 'agent.conversationAssigned'; conversationId: string },
+      | { type: 'agent.afterCallWorkEnded' }
+      | { type: 'agent.conversationAssigned'; conversationId: string; duringCall?: boolean },
   ): Promise<void>;
   dispatch(
     input: { type: 'conversation.transferred'; to: { kind: 'agent'; agentId: string } },
@@ -234,11 +285,27 @@ export interface ConsultStep {
 }
 
 /**
+ * The call ended with a consultation still recorded (the worker never had it: the call was gone when `consult` came, so
+ * no call.consultCancelled came first): the consulted agent, held since the ring, is released as a cancel would.
+ */
+export async function endConsultWithCall(step: ConsultStep): Promise<void> {
+  const agentId = step.call.consult_agent_id;
+  if (!agentId) return;
+  const talked = step.call.consult_connected_at !== null;
+  await step.update({ consult_agent_id: null, consult_state: null, consult_connected_at: null });
+  await step.agent(agentId, { type: 'agent.callEnded' });
+  if (!talked) await step.agent(agentId, { type: 'agent.afterCallWorkEnded' });
+}
+
+/**
  * The worker's consultation events, in the call's event transaction. Presence: the consulted agent is in a call from
- * their answer (agent.callStarted) until the consultation ends without a transfer (agent.callEnded); on completion the
- * conversation is transferred to them by the machine's transfer event (acted by the first agent, the history's line),
- * the call's agent becomes theirs, and the first agent's call ends (after-call work). Events about another agent than
- * the recorded consultation's (an earlier one) only add their history line.
+ * the ring (agent.callStarted, written by `start`) until the consultation ends without a transfer (agent.callEnded:
+ * after-call work once they talked, straight back to ready when they never answered); on completion their slot is
+ * booked for the conversation (agent.conversationAssigned during the call), the conversation is transferred to them by
+ * the machine's transfer event (acted by the first agent, the history's line), the call's agent becomes theirs, and the
+ * first agent's call ends (after-call work). The same completion comes when the first agent hangs up during an answered
+ * consultation (the worker hands the caller over). Events about another agent than the recorded consultation's (an
+ * earlier one) only add their history line.
  */
 export async function applyConsultEvent(step: ConsultStep, event: ConsultEvent, channel: string): Promise<void> {
   const { call, manager } = step;
@@ -263,14 +330,19 @@ export async function applyConsultEvent(step: ConsultStep, event: ConsultEvent, 
           consult_state: call.consult_state === 'ringing' ? 'active' : call.consult_state,
           consult_connected_at: new Date(event.at),
         });
+        // In a call since the ring (start); this only covers a consultation recorded before that was so.
         await step.agent(consulted.id, { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel });
       }
       return step.history('consultConnected', names);
     case 'call.consultFailed':
     case 'call.consultCancelled': {
-      const talked = current && call.consult_connected_at !== null;
-      if (current) await step.update(clear);
-      if (talked) await step.agent(consulted.id, { type: 'agent.callEnded' });
+      const talked = call.consult_connected_at !== null;
+      if (current) {
+        await step.update(clear);
+        // Held since the ring: released, to after-call work once they talked, else straight back to ready.
+        await step.agent(consulted.id, { type: 'agent.callEnded' });
+        if (!talked) await step.agent(consulted.id, { type: 'agent.afterCallWorkEnded' });
+      }
       // The call ended with it: call.ended's own line follows ("the call stays with…" would not be true).
       if (event.type === 'call.consultCancelled' && event.reason === 'callEnded') return;
       return step.history(event.type === 'call.consultFailed' ? 'consultFailed' : 'consultCancelled', {
@@ -283,7 +355,8 @@ export async function applyConsultEvent(step: ConsultStep, event: ConsultEvent, 
       // The call's agent first: the transfer's release hook then sees the call is no longer the first agent's (no 'release').
       await step.update({ ...clear, agent_id: consulted.id });
       await step.history('consultCompleted', names);
-      await step.agent(consulted.id, { type: 'agent.conversationAssigned', conversationId: call.conversation_id ?? '' });
+      // Booked during their call (complete checked their room; a hand-over on the first agent's hang-up is not refused).
+      await step.agent(consulted.id, { type: 'agent.conversationAssigned', conversationId: call.conversation_id ?? '', duringCall: true });
       if (first) {
         await step.dispatch(
           { type: 'conversation.transferred', to: { kind: 'agent', agentId: consulted.id } },

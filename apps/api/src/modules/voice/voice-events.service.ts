@@ -19,7 +19,7 @@ import {
 import { writeOutbox } from '../machine-host/outbox';
 import { messageView, type ConversationRow, type MessageRow } from '../machine-host/views';
 import { connectFailureKey, voiceHistoryLine, type VoiceHistoryKey } from './voice-history';
-import { applyConsultEvent } from './voice-consult.service';
+import { applyConsultEvent, endConsultWithCall } from './voice-consult.service';
 import { applyMonitorEvent, monitorBarPush } from './voice-monitoring.service';
 import { admitEvent, type AdmitOutcome } from './voice-sequence';
 
@@ -340,6 +340,7 @@ export class VoiceEventsService {
         else if (current) await step.dispatch({ type: 'conversation.closed', reason: clip(reason, 60) }, SYSTEM);
         // After-call work follows the call (the host's AFTER_CALL_WORK_SECONDS timer brings the agent back).
         if (talked) await step.agent(call.agent_id!, { type: 'agent.callEnded' });
+        await endConsultWithCall(step); // a consultation the worker never had: its agent was held since the ring
         return;
       }
     }
