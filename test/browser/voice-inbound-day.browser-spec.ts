@@ -390,6 +390,10 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     await conversation.first().click();
     // The call's history lines: the IVR's nodes and the key that left it for the line.
     await anaPage.getByText(/^IVR: Ventas \((tecla|key) 1\)$/).waitFor({ timeout: 10_000 });
+    // The channel is a word, not a brand: the Spanish desk names it in Spanish.
+    expect(await anaPage.getByTestId('chat-window').locator('[data-testid=channel-badge][data-channel=phone]').first().textContent()).toBe(
+      'Teléfono',
+    );
     await shoot(anaPage, 'desk-phone-call-es.png', true);
     await anaPage.getByTestId('chat-transfer').click();
     const option = anaPage.locator(`[data-testid=transfer-agent][data-target-id="${bruno.id}"]`);
@@ -412,6 +416,9 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     await brunoConversation.first().waitFor({ timeout: 20_000 });
     await brunoConversation.first().click();
     await brunoPage.getByTestId('chat-transfer').waitFor();
+    expect(
+      await brunoPage.getByTestId('chat-window').locator('[data-testid=channel-badge][data-channel=phone]').first().textContent(),
+    ).toBe('Phone');
     await shoot(brunoPage, 'desk-phone-call-en.png', true);
 
     // Agent 2 hangs up: the caller gets the BYE.

@@ -18,7 +18,7 @@ import { PageHeader } from '../layout/PageHeader';
 import { useToast } from '../toast/ToastProvider';
 import { formatDateTime } from '../format/format';
 import { AgentStatusBadge, ChannelBadge, ConversationStatusBadge } from './components/Badges';
-import { channelIdentity } from './logic/channels';
+import { useChannelLabel } from './useChannelLabel';
 import { ChatInput, type AttachOptions, type PredefinedOption } from './components/ChatInput';
 import { ReplyWindowBanner, TemplatePicker } from './components/ReplyWindow';
 import { attachmentRulesFor } from './logic/attachments';
@@ -782,6 +782,7 @@ function CustomerPanel({
   offset: number;
 }) {
   const { t } = useTranslation();
+  const channelLabel = useChannelLabel();
   const none = t('format.notAvailable');
   return (
     <aside className="desk-card desk-customer" data-testid="customer-panel" aria-label={t('desk.customer.title')}>
@@ -796,7 +797,7 @@ function CustomerPanel({
             <dt>{t('desk.customer.menuChoice')}</dt>
             <dd data-testid="customer-menu">
               {context?.queryTypeId === MESSAGING_QUERY_TYPE
-                ? channelIdentity(context.submenuId).label
+                ? channelLabel(context.submenuId)
                 : context?.queryTypeId === BOT_QUERY_TYPE
                   ? `${t('bot.sender')} › ${t(`bot.summary.reasons.${context.submenuId}`, { defaultValue: context.submenuId ?? '' })}`
                   : context?.queryTypeId

@@ -15,6 +15,7 @@ import { CallMonitorBar } from './components/CallMonitorBar';
 import { ChatInput } from './components/ChatInput';
 import { MessageList } from './components/MessageList';
 import { CHANNELS } from './logic/channels';
+import { useChannelLabel } from './useChannelLabel';
 import { canAgent, canConversation } from './logic/machines';
 import { elapsedSince, formatDuration } from './logic/time';
 import { useServerClock } from './realtime/useServerClock';
@@ -36,6 +37,7 @@ interface Filters {
 
 export function SupervisorPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
+  const channelLabel = useChannelLabel();
   const toast = useToast();
   const { user } = useAuth();
   const api = useDeskApi();
@@ -318,7 +320,7 @@ export function SupervisorPage({ route }: { route: AppRoute }) {
               onChange={setFilter}
               label={t('desk.customer.channel')}
               all={t('desk.supervision.allChannels')}
-              options={CHANNELS.map((channel) => ({ value: channel.key, label: channel.label }))}
+              options={CHANNELS.map((channel) => ({ value: channel.key, label: channelLabel(channel) }))}
             />
             <label className="desk-check">
               <input

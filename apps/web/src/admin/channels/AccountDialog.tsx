@@ -25,7 +25,7 @@ import {
   type CredentialField,
   type FieldProblem,
 } from './channel-accounts-logic';
-import { ChannelBadge, kindLabel } from './ChannelBadge';
+import { ChannelBadge, useKindLabel } from './ChannelBadge';
 import type { ChannelsApi, ConnectionCheck } from './channels-api';
 
 interface AccountDialogProps {
@@ -47,6 +47,7 @@ interface AccountDialogProps {
  */
 export function AccountDialog(props: AccountDialogProps) {
   const { t } = useTranslation();
+  const kindLabel = useKindLabel();
   const [saved, setSaved] = useState<ChannelAccountView | null>(props.account);
   const [draft, setDraft] = useState<AccountDraft>(() => (props.account ? draftOf(props.account) : emptyDraft()));
   // After connecting, the dialog turns into the "paste this at the provider" step.
@@ -347,6 +348,7 @@ function CredentialInput(props: {
 /** What to paste at the provider, with copy buttons, the provider's steps, and the connection test. */
 function WebhookPanel({ api, account, onChecked }: { api: ChannelsApi; account: ChannelAccountView; onChecked(): void }) {
   const { t } = useTranslation();
+  const kindLabel = useKindLabel();
   const [checking, setChecking] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const tokenKey = account.kind === 'telegram' ? 'telegram' : account.kind === 'twitter' ? 'x' : 'meta';

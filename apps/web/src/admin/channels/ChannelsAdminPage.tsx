@@ -14,7 +14,7 @@ import { PageHeader } from '../../layout/PageHeader';
 import { useToast } from '../../toast/ToastProvider';
 import { AccountDialog } from './AccountDialog';
 import { accountPresence, accountsShown, countByKind, offeredKinds, checkOutcome } from './channel-accounts-logic';
-import { ChannelBadge, kindLabel } from './ChannelBadge';
+import { ChannelBadge, useKindLabel } from './ChannelBadge';
 import { ChannelCard } from './ChannelConfigCard';
 import { createChannelsApi } from './channels-api';
 import './channels-admin.css';
@@ -28,6 +28,7 @@ type Editor = { mode: 'create' } | { mode: 'edit'; account: ChannelAccountView }
  */
 export function ChannelsAdminPage({ route }: { route: AppRoute }) {
   const { t } = useTranslation();
+  const kindLabel = useKindLabel();
   const { client, api: consoleApi } = useServices();
   const api = useMemo(() => createChannelsApi(client), [client]);
   const toast = useToast();

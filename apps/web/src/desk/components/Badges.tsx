@@ -1,19 +1,15 @@
 import { useTranslation } from 'react-i18next';
 import { channelIdentity } from '../logic/channels';
+import { useChannelLabel } from '../useChannelLabel';
 import { agentStatusColor, conversationStatusColor } from '../logic/status-colors';
 
 export function ChannelBadge({ channel, compact = false }: { channel: string | number | null; compact?: boolean }) {
   const identity = channelIdentity(channel);
+  const label = useChannelLabel()(identity);
   return (
-    <span
-      className="desk-channel"
-      style={{ color: identity.color }}
-      title={identity.label}
-      data-testid="channel-badge"
-      data-channel={identity.key}
-    >
+    <span className="desk-channel" style={{ color: identity.color }} title={label} data-testid="channel-badge" data-channel={identity.key}>
       <i className={identity.icon} aria-hidden="true" />
-      {compact ? <span className="sr-only">{identity.label}</span> : <span>{identity.label}</span>}
+      {compact ? <span className="sr-only">{label}</span> : <span>{label}</span>}
     </span>
   );
 }
