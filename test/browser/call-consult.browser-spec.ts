@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type VoiceCallEvent } from '@centralita/contracts';
-import { Queue } from 'bullmq';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { Browser, Page } from 'playwright-core';
-import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, createDemoAgent, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { takeWorkerLock } from '../support/suite-api';
+import {
+  createDemoPhoneLine,
+  demoAdminSession,
+  ensureDemoSipServer,
+  openBrowserVoiceWorker,
+  type BrowserVoiceWorker,
+} from './support/voice';
 
 /**
  * Attended transfer from the agent's desk (issue 22 item 2), in Spanish and English: a phone conversation whose call
@@ -36,15 +41,9 @@ const RUNS = [
   },
 ];
 
-function database(): Client {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-  return new Client({ connectionString: url.toString() });
-}
-
 describe('Attended transfer from the agent desk', () => {
   let browser: Browser;
-  let events: Queue<VoiceCallEvent>;
+  let worker: BrowserVoiceWorker;
   let db: Client;
   let admin: string;
   let tenantId: string;
@@ -56,39 +55,18 @@ describe('Attended transfer from the agent desk', () => {
   beforeAll(async () => {
     // The demo tenant's SIP server is shared with the other voice suites: hold their lock, put it back as found.
     releaseLock = await takeWorkerLock();
-    const session = await api<{ accessToken: string; user: { clientId: string } }>('POST', '/api/auth/login', null, {
-      email: DEMO.admin,
-      password: DEMO_PASSWORD,
-    });
-    admin = session.accessToken;
-    tenantId = session.user.clientId;
-    const config = await api<{ domain: string }>('GET', '/api/softphone/config', admin);
-    createdSipServer = !config.domain;
-    if (createdSipServer)
-      await api('PUT', '/api/softphone/config', admin, { wsUrl: 'wss://sip.demo.test/ws', domain: 'sip.demo.test', iceServers: [] });
-    lineId = (
-      await api<{ id: string }>('POST', '/api/attention-lines', admin, {
-        name: `Consulta ${tag}`,
-        type: 'inbound',
-        channel: 'Phone',
-        internal: false,
-        businessHours: [],
-      })
-    ).id;
-    events = new Queue(QUEUES.voiceCallEvents, {
-      connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-      prefix: `${process.env.QUEUE_PREFIX}-browser`,
-    });
-    db = database();
-    await db.connect();
+    ({ admin, clientId: tenantId } = await demoAdminSession());
+    createdSipServer = await ensureDemoSipServer(admin);
+    lineId = await createDemoPhoneLine(admin, `Consulta ${tag}`);
+    worker = await openBrowserVoiceWorker();
+    db = worker.db;
     browser = await launchBrowser();
   }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
-    await events?.close();
     if (createdSipServer) await db?.query(`DELETE FROM softphone_configs WHERE client_id = $1`, [tenantId]).catch(() => undefined);
-    await db?.end();
+    await worker?.close();
     releaseLock?.();
   });
 
@@ -123,19 +101,7 @@ describe('Attended transfer from the agent desk', () => {
     return page;
   }
 
-  const phoneCall = () => {
-    const callId = randomUUID();
-    let seq = 0;
-    return {
-      callId,
-      post: async (...list: Record<string, unknown>[]) => {
-        for (const body of list) {
-          const event = { ...body, callId, tenantId, seq: ++seq, at: Date.now() } as unknown as VoiceCallEvent;
-          await events.add(event.type, event, { jobId: `voice.${callId}.${event.seq}` });
-        }
-      },
-    };
-  };
+  const phoneCall = () => worker.call(tenantId);
   const callRow = async (callId: string) =>
     (
       await db.query<{ conversation_id: string | null; agent_id: string | null; consult_state: string | null }>(

@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { VoiceCallEvent, VoiceMonitorMode } from '@centralita/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SipTestCaller, rms, toneShare } from '../../apps/worker/src/voice/testing/sip-test-caller';
-import type { VoiceEventSink } from '../../apps/worker/src/voice/voice-events';
-import { VoiceServer } from '../../apps/worker/src/voice/voice-server';
+import type { VoiceServer } from '../../apps/worker/src/voice/voice-server';
 import { eventually } from '../support/eventually';
 import { launchBrowser } from '../support/browser';
-import { startKamailio, type RunningKamailio } from '../support/kamailio';
-import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../support/rtpengine';
+import type { RunningKamailio } from '../support/kamailio';
+import { freeUdpPort, rtpengineBinary, type RunningRtpengine } from '../support/rtpengine';
+import { startWebrtcVoiceStack } from './support/webrtc-voice';
 
 /**
  * Monitoring with the supervisor's browser softphone (issue #22 item 4, VOICE_AGENT_MEDIA=webrtc): a test phone calls
@@ -117,41 +116,16 @@ describeWebrtc('monitoring with the supervisor’s browser softphone (WebRTC thr
   let caller: SipTestCaller;
   let dir: string;
   let sipPort = 0;
-  const events: VoiceCallEvent[] = [];
-  const sink: VoiceEventSink = { publish: (event) => void events.push(event), flush: async () => undefined, close: async () => undefined };
+  let events: VoiceCallEvent[] = [];
   const monitorEvents = () =>
     events.flatMap((event) => (event.type === 'call.monitor' ? [`${event.state} ${event.mode} ${event.reason}`] : []));
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'centralita-monitor-webrtc-'));
-    const dtmfPort = await freeUdpPort();
-    rtpengine = await startRtpengine({ dtmfLogDest: { host: '127.0.0.1', port: dtmfPort } });
-    kamailio = await startKamailio({ udpHost: '127.0.0.3' });
-    server = new VoiceServer(
-      {
-        sipHost: '127.0.0.1',
-        sipPublicHost: '127.0.0.1',
-        sipPort: (sipPort = await freeUdpPort()),
-        rtpengine: rtpengine.ng,
-        dtmfListen: { host: '127.0.0.1', port: dtmfPort },
-        mediaDir: path.join(dir, 'media'),
-        outboundProxy: kamailio.udp,
-        agentMedia: 'webrtc',
-        agentRingSeconds: 20,
-      },
-      {
-        resolveNumber: async (called) => {
-          const number = called.startsWith('+') ? called : `+${called}`;
-          return number === NUMBER
-            ? { number, tenantId: TENANT, trunkId: 'trunk-1', ivrId: null, attentionLineId: 'line-direct', language: 'es' }
-            : null;
-        },
-        loadIvr: async () => null,
-        promptFile: async () => null,
-        events: sink,
-      },
-    );
-    await server.start();
+    ({ rtpengine, kamailio, server, sipPort, dir, events } = await startWebrtcVoiceStack({
+      dirPrefix: 'centralita-monitor-webrtc-',
+      number: NUMBER,
+      tenant: TENANT,
+    }));
     // A loopback origin of its own: a secure context for the microphone, allowed to open a WebSocket to kamailio.
     pages = createServer((request, response) => {
       const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { QUEUES, type VoiceCallEvent } from '@centralita/contracts';
-import { Queue } from 'bullmq';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { takeWorkerLock } from '../support/suite-api';
+import { createDemoPhoneLine, ensureDemoSipServer, openBrowserVoiceWorker, type BrowserVoiceWorker } from './support/voice';
 
 /**
  * Monitoring a call from live supervision (issue 22 item 4), in Spanish and English: a phone conversation whose call
@@ -42,15 +41,9 @@ const RUNS = [
   },
 ];
 
-function database(): Client {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-  return new Client({ connectionString: url.toString() });
-}
-
 describe('Monitoring a call from live supervision', () => {
   let browser: Browser;
-  let events: Queue<VoiceCallEvent>;
+  let worker: BrowserVoiceWorker;
   let db: Client;
   let supervisor: { token: string; id: string; clientId: string };
   let agentId: string;
@@ -70,55 +63,27 @@ describe('Monitoring a call from live supervision', () => {
     });
     supervisor = { token: session.accessToken, id: session.user.id, clientId: session.user.clientId };
     // The supervisor monitors with a softphone account of their own.
-    const config = await api<{ wsUrl: string; domain: string; iceServers: string[] }>('GET', '/api/softphone/config', admin);
-    createdSipServer = !config.domain;
-    if (createdSipServer)
-      await api('PUT', '/api/softphone/config', admin, { wsUrl: 'wss://sip.demo.test/ws', domain: 'sip.demo.test', iceServers: [] });
+    createdSipServer = await ensureDemoSipServer(admin);
     await api('PUT', `/api/softphone/accounts/${supervisor.id}`, admin, { extension: `sup${Date.now() % 100000}` });
     agentId = (await createDemoAgent(admin, { name: 'Lucía Ortega', email: `monitor-${randomUUID().slice(0, 6)}@demo.centralita.io` })).id;
-    lineId = (
-      await api<{ id: string }>('POST', '/api/attention-lines', admin, {
-        name: `Teléfono ${randomUUID().slice(0, 4)}`,
-        type: 'inbound',
-        channel: 'Phone',
-        internal: false,
-        businessHours: [],
-      })
-    ).id;
-    events = new Queue(QUEUES.voiceCallEvents, {
-      connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-      prefix: `${process.env.QUEUE_PREFIX}-browser`,
-    });
-    db = database();
-    await db.connect();
+    lineId = await createDemoPhoneLine(admin, `Teléfono ${randomUUID().slice(0, 4)}`);
+    worker = await openBrowserVoiceWorker();
+    db = worker.db;
     browser = await launchBrowser();
   }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
-    await events?.close();
     // Other suites see the demo supervisor as they were.
     await db?.query(`DELETE FROM softphone_accounts WHERE user_id = $1`, [supervisor.id]).catch(() => undefined);
     if (createdSipServer)
       await db?.query(`DELETE FROM softphone_configs WHERE client_id = $1`, [supervisor.clientId]).catch(() => undefined);
-    await db?.end();
+    await worker?.close();
     releaseLock?.();
   });
 
   /** One call's events, numbered and with the job ids the worker gives them. */
-  const phoneCall = () => {
-    const callId = randomUUID();
-    let seq = 0;
-    return {
-      callId,
-      post: async (...list: Record<string, unknown>[]) => {
-        for (const body of list) {
-          const event = { ...body, callId, tenantId: supervisor.clientId, seq: ++seq, at: Date.now() } as unknown as VoiceCallEvent;
-          await events.add(event.type, event, { jobId: `voice.${callId}.${event.seq}` });
-        }
-      },
-    };
-  };
+  const phoneCall = () => worker.call(supervisor.clientId);
 
   const monitorBar = (page: Page) => page.getByTestId('call-monitor');
 

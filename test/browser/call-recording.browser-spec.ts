@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { QUEUES, type VoiceCallEvent } from '@centralita/contracts';
-// test/tsconfig resolves like node10: the server entry point by its path.
-import { PostgresFileStore } from '../../libs/contracts/src/server';
-import { Queue } from 'bullmq';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { Browser } from 'playwright-core';
-import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api, createDemoAgent, DEMO, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
+import { wav } from '../support/wav';
+import { createDemoPhoneLine, demoAdminSession, openBrowserVoiceWorker, type BrowserVoiceWorker } from './support/voice';
 
 /**
  * Call recordings in the console (issue 22 item 3), in Spanish and English: the tenant's recording settings are saved
@@ -44,112 +42,59 @@ const RUNS = [
 ];
 
 /** Three seconds of stereo 8 kHz WAV: 700 Hz on the caller's side, 1500 Hz on the agent's, as the worker writes them. */
-function recordingWav(): Buffer {
-  const frames = 3 * 8000;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(8000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(frames * 4, 40);
-  const pcm = Buffer.alloc(frames * 4);
-  for (let i = 0; i < frames; i += 1) {
-    pcm.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 700 * i) / 8000)), i * 4);
-    pcm.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 1500 * i) / 8000)), i * 4 + 2);
-  }
-  return Buffer.concat([header, pcm]);
-}
-
-function database(): Client {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-  return new Client({ connectionString: url.toString() });
-}
+const recordingWav = () => wav(3, { rightHz: 1500, amplitude: 6000 });
 
 describe('Call recordings in the console', () => {
   let browser: Browser;
-  let events: Queue<VoiceCallEvent>;
+  let worker: BrowserVoiceWorker;
   let db: Client;
-  let store: PostgresFileStore;
   let admin: string;
   let clientId: string;
   let agentId: string;
   let lineId: string;
 
   beforeAll(async () => {
-    const session = await api<{ accessToken: string; user: { clientId: string } }>('POST', '/api/auth/login', null, {
-      email: DEMO.admin,
-      password: DEMO_PASSWORD,
-    });
-    admin = session.accessToken;
-    clientId = session.user.clientId;
+    ({ admin, clientId } = await demoAdminSession());
     agentId = (await createDemoAgent(admin, { name: 'Marta Ruiz', email: `recording-${randomUUID().slice(0, 6)}@demo.centralita.io` })).id;
-    lineId = (
-      await api<{ id: string }>('POST', '/api/attention-lines', admin, {
-        name: `Teléfono ${randomUUID().slice(0, 4)}`,
-        type: 'inbound',
-        channel: 'Phone',
-        internal: false,
-        businessHours: [],
-      })
-    ).id;
-    events = new Queue(QUEUES.voiceCallEvents, {
-      connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-      prefix: `${process.env.QUEUE_PREFIX}-browser`,
-    });
-    db = database();
-    await db.connect();
-    store = new PostgresFileStore(async (text, values) => (await db.query(text, values as unknown[])).rows);
+    lineId = await createDemoPhoneLine(admin, `Teléfono ${randomUUID().slice(0, 4)}`);
+    worker = await openBrowserVoiceWorker();
+    db = worker.db;
     browser = await launchBrowser();
     await mkdir(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await events?.close();
     // Other suites see the demo tenant's settings as they were: recording off.
     if (admin) {
       const settings = await api<Record<string, unknown>>('GET', '/api/platform-settings', admin);
       await api('PUT', '/api/platform-settings', admin, { ...settings, callRecording: false });
     }
-    await db?.end();
+    await worker?.close();
   });
 
   /** A call of the demo tenant that was connected to the agent, ended and recorded: its conversation id and file. */
   async function recordedCall(from: string): Promise<{ conversationId: string; fileId: string }> {
-    const upload = await store.create(clientId, 'call-recording');
-    await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(recordingWav(), resolve));
-    const callId = randomUUID();
-    let seq = 0;
-    for (const body of [
+    const fileId = await worker.storeAudio(clientId, recordingWav());
+    await worker.postCall(clientId, [
       { type: 'call.started', trunkId: randomUUID(), from, to: '+34910000999', ivrId: null },
       { type: 'call.queued', attentionLineId: lineId, path: [] },
       { type: 'call.connected', agentId },
       { type: 'call.ended', by: 'caller', reason: 'hangUp' },
-      { type: 'call.recorded', fileId: upload.id, durationMs: 3000, agentId },
-    ]) {
-      const event = { ...body, callId, tenantId: clientId, seq: ++seq, at: Date.now() } as unknown as VoiceCallEvent;
-      await events.add(event.type, event, { jobId: `voice.${callId}.${event.seq}` });
-    }
+      { type: 'call.recorded', fileId, durationMs: 3000, agentId },
+    ]);
     const conversationId = await eventually(
       async () => {
         const { rows } = await db.query<{ conversation_id: string | null }>(
           `SELECT r.conversation_id FROM voice_recordings r WHERE r.file_id = $1`,
-          [upload.id],
+          [fileId],
         );
         expect(rows[0]?.conversation_id).toBeTruthy();
         return rows[0]!.conversation_id!;
       },
       { timeoutMs: 15_000 },
     );
-    return { conversationId, fileId: upload.id };
+    return { conversationId, fileId };
   }
 
   it.each(RUNS.map((run) => [run.language, run] as const))('sets recording up and plays a recorded call in %s', async (language, run) => {
@@ -200,7 +145,7 @@ describe('Call recordings in the console', () => {
       await page.screenshot({ path: path.join(SCREENSHOTS, `call-recording-${language}.png`) });
 
       // The audio is gone (as after the retention sweep) while the dialog is open: the player says so in the reader's language.
-      await store.remove(fileId);
+      await worker.store.remove(fileId);
       // (A fresh request, as pressing play again makes: the signature ignores the extra parameter, the media cache does not.)
       await player.locator('audio').evaluate((audio: HTMLAudioElement) => {
         audio.src = `${audio.src}&retry=1`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { api } from '../support/browser';
+import { adminConsole, createDemoTrunk, demoAdminSession } from './support/voice';
 
 /**
  * A trunk's allowed carrier addresses (/settings/troncals, the carrier source check of inbound calls) on the demo
@@ -11,39 +11,22 @@ jest.setTimeout(90_000);
 const tag = randomUUID().slice(0, 6);
 
 describe('allowed carrier addresses of a trunk in the console', () => {
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const admin = adminConsole();
   let token: string;
   let trunkId: string;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    token = (await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: DEMO.admin, password: DEMO_PASSWORD }))
-      .accessToken;
-    trunkId = (
-      await api<{ id: string }>('POST', '/api/trunks', token, {
-        name: `Sources ${tag}`,
-        host: 'sip.sources-carrier.example',
-        port: 5060,
-        transport: 'udp',
-        maxConcurrentCalls: 10,
-      })
-    ).id;
+    await admin.launch();
+    token = (await demoAdminSession()).admin;
+    trunkId = await createDemoTrunk(token, `Sources ${tag}`, 'sip.sources-carrier.example');
   }, 60_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
+    await admin.close();
     if (token && trunkId) await api('DELETE', `/api/trunks/${trunkId}`, token).catch(() => undefined);
   });
 
-  const open = async (language: string): Promise<Page> => {
-    const { context, page } = await newPage(browser, { language });
-    contexts.push(context);
-    await signIn(page, DEMO.admin);
-    await page.waitForURL('**/dashboard/default');
-    return page;
-  };
+  const open = admin.open;
 
   it('refuses an entry that is not an address or a network, naming it, then saves the list', async () => {
     const page = await open('en');

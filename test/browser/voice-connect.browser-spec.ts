@@ -1,16 +1,15 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { VoiceCallEvent } from '@centralita/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SipTestCaller, rms, toneShare } from '../../apps/worker/src/voice/testing/sip-test-caller';
-import type { VoiceEventSink } from '../../apps/worker/src/voice/voice-events';
 import { VOICE_TONES } from '../../apps/worker/src/voice/voice-media-files';
-import { VoiceServer } from '../../apps/worker/src/voice/voice-server';
+import type { VoiceServer } from '../../apps/worker/src/voice/voice-server';
 import { eventually } from '../support/eventually';
 import { launchBrowser, newPage } from '../support/browser';
-import { startKamailio, type RunningKamailio } from '../support/kamailio';
-import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../support/rtpengine';
+import type { RunningKamailio } from '../support/kamailio';
+import { freeUdpPort, rtpengineBinary, type RunningRtpengine } from '../support/rtpengine';
+import { startWebrtcVoiceStack } from './support/webrtc-voice';
 
 /**
  * The WebRTC profile of 'connect' (VOICE_AGENT_MEDIA=webrtc): the voice server (in this process, real rtpengine)
@@ -102,39 +101,14 @@ describeWebrtc('connect to a browser softphone (WebRTC through kamailio + rtpeng
   let caller: SipTestCaller;
   let dir: string;
   let sipPort = 0;
-  const events: VoiceCallEvent[] = [];
-  const sink: VoiceEventSink = { publish: (event) => void events.push(event), flush: async () => undefined, close: async () => undefined };
+  let events: VoiceCallEvent[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'centralita-voice-webrtc-'));
-    const dtmfPort = await freeUdpPort();
-    rtpengine = await startRtpengine({ dtmfLogDest: { host: '127.0.0.1', port: dtmfPort } });
-    kamailio = await startKamailio({ udpHost: '127.0.0.3' });
-    server = new VoiceServer(
-      {
-        sipHost: '127.0.0.1',
-        sipPublicHost: '127.0.0.1',
-        sipPort: (sipPort = await freeUdpPort()),
-        rtpengine: rtpengine.ng,
-        dtmfListen: { host: '127.0.0.1', port: dtmfPort },
-        mediaDir: path.join(dir, 'media'),
-        outboundProxy: kamailio.udp,
-        agentMedia: 'webrtc',
-        agentRingSeconds: 20,
-      },
-      {
-        resolveNumber: async (called) => {
-          const number = called.startsWith('+') ? called : `+${called}`;
-          return number === NUMBER
-            ? { number, tenantId: TENANT, trunkId: 'trunk-1', ivrId: null, attentionLineId: 'line-direct', language: 'es' }
-            : null;
-        },
-        loadIvr: async () => null,
-        promptFile: async () => null,
-        events: sink,
-      },
-    );
-    await server.start();
+    ({ rtpengine, kamailio, server, sipPort, dir, events } = await startWebrtcVoiceStack({
+      dirPrefix: 'centralita-voice-webrtc-',
+      number: NUMBER,
+      tenant: TENANT,
+    }));
     browser = await launchBrowser({ fakeMedia: true });
     ({ context, page } = await newPage(browser, { language: 'en' }));
     await context.route(`**${MODULES}**`, async (route) => {

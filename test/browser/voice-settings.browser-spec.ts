@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { api } from '../support/browser';
+import { adminConsole, createDemoTrunk, demoAdminSession } from './support/voice';
 
 /**
  * The tenant's phone settings under the IVR list (/settings/ivrMain: own hold music, queue position announcements)
@@ -36,42 +37,25 @@ function musicWav(): Buffer {
 }
 
 describe('phone settings and national numbers in the console', () => {
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  const admin = adminConsole();
   let token: string;
   let trunkId: string;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    token = (await api<{ accessToken: string }>('POST', '/api/auth/login', null, { email: DEMO.admin, password: DEMO_PASSWORD }))
-      .accessToken;
-    trunkId = (
-      await api<{ id: string }>('POST', '/api/trunks', token, {
-        name: `National ${tag}`,
-        host: 'sip.national-carrier.example',
-        port: 5060,
-        transport: 'udp',
-        maxConcurrentCalls: 10,
-      })
-    ).id;
+    await admin.launch();
+    token = (await demoAdminSession()).admin;
+    trunkId = await createDemoTrunk(token, `National ${tag}`, 'sip.national-carrier.example');
   }, 60_000);
 
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
+    await admin.close();
     if (!token) return;
     await api('DELETE', '/api/voice-settings/hold-music', token).catch(() => undefined);
     await api('PUT', '/api/voice-settings', token, { queueAnnouncementSeconds: 60 }).catch(() => undefined);
     if (trunkId) await api('DELETE', `/api/trunks/${trunkId}`, token).catch(() => undefined);
   });
 
-  const open = async (language: string): Promise<Page> => {
-    const { context, page } = await newPage(browser, { language });
-    contexts.push(context);
-    await signIn(page, DEMO.admin);
-    await page.waitForURL('**/dashboard/default');
-    return page;
-  };
+  const open = admin.open;
 
   const screenshot = async (page: Page, name: string) => {
     await page.setViewportSize({ width: 1366, height: 1100 });

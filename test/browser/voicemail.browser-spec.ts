@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type VoiceCallEvent } from '@centralita/contracts';
-// test/tsconfig resolves like node10: the server entry point by its path.
-import { PostgresFileStore } from '../../libs/contracts/src/server';
-import { Queue } from 'bullmq';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { api, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
+import { DEMO, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
+import { wav } from '../support/wav';
+import { appliedCall, createDemoPhoneLine, demoAdminSession, openBrowserVoiceWorker, type BrowserVoiceWorker } from './support/voice';
 
 /**
  * Voicemail in the console (issue 22 item 1): the IVR editor offers "Voicemail" with the line the messages are for and
@@ -25,90 +23,33 @@ async function pick(page: Page, dropdown: Locator, label: string): Promise<void>
 }
 
 /** Two seconds of stereo 8 kHz WAV: the caller's 700 Hz on the left, silence on the right, as the worker writes a voicemail. */
-function voicemailWav(): Buffer {
-  const frames = 2 * 8000;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(8000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(frames * 4, 40);
-  const pcm = Buffer.alloc(frames * 4);
-  for (let i = 0; i < frames; i += 1) pcm.writeInt16LE(Math.round(6000 * Math.sin((2 * Math.PI * 700 * i) / 8000)), i * 4);
-  return Buffer.concat([header, pcm]);
-}
+const voicemailWav = () => wav(2, { amplitude: 6000 });
 
 describe('Voicemail in the console', () => {
   let browser: Browser;
-  let events: Queue<VoiceCallEvent>;
+  let worker: BrowserVoiceWorker;
   let db: Client;
-  let store: PostgresFileStore;
   let admin: string;
   let clientId: string;
   let lineId: string;
   const lineName = `Buzón ${suffix}`;
 
   beforeAll(async () => {
-    const session = await api<{ accessToken: string; user: { clientId: string } }>('POST', '/api/auth/login', null, {
-      email: DEMO.admin,
-      password: DEMO_PASSWORD,
-    });
-    admin = session.accessToken;
-    clientId = session.user.clientId;
-    lineId = (
-      await api<{ id: string }>('POST', '/api/attention-lines', admin, {
-        name: lineName,
-        type: 'inbound',
-        channel: 'Phone',
-        internal: false,
-        businessHours: [],
-      })
-    ).id;
-    events = new Queue(QUEUES.voiceCallEvents, {
-      connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
-      prefix: `${process.env.QUEUE_PREFIX}-browser`,
-    });
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
-    db = new Client({ connectionString: url.toString() });
-    await db.connect();
-    store = new PostgresFileStore(async (text, values) => (await db.query(text, values as unknown[])).rows);
+    ({ admin, clientId } = await demoAdminSession());
+    lineId = await createDemoPhoneLine(admin, lineName);
+    worker = await openBrowserVoiceWorker();
+    db = worker.db;
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await events?.close();
-    await db?.end();
+    await worker?.close();
   });
 
   /** One call's events as the worker posts them; resolves once the API applied the last one. */
-  async function post(bodies: Record<string, unknown>[]): Promise<string> {
-    const callId = randomUUID();
-    let seq = 0;
-    for (const body of bodies) {
-      const event = { ...body, callId, tenantId: clientId, seq: ++seq, at: Date.now() } as unknown as VoiceCallEvent;
-      await events.add(event.type, event, { jobId: `voice.${callId}.${event.seq}` });
-    }
-    return eventually(
-      async () => {
-        const { rows } = await db.query<{ last_seq: number; conversation_id: string | null }>(
-          `SELECT last_seq, conversation_id FROM voice_calls WHERE id = $1`,
-          [callId],
-        );
-        expect(rows[0]?.last_seq).toBe(bodies.length);
-        return rows[0]!.conversation_id!;
-      },
-      { timeoutMs: 15_000 },
-    );
-  }
+  const post = async (bodies: Record<string, unknown>[]): Promise<string> =>
+    appliedCall(worker, await worker.postCall(clientId, bodies), bodies.length);
 
   it('offers voicemail in the IVR editor, and finds and plays a voicemail from the reports', async () => {
     const { context, page } = await newPage(browser, { language: 'en' });
@@ -143,8 +84,7 @@ describe('Voicemail in the console', () => {
       ]);
 
       // A voicemail left through it, and a caller of the same IVR who hung up in the menu.
-      const upload = await store.create(clientId, 'call-recording');
-      await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(voicemailWav(), resolve));
+      const fileId = await worker.storeAudio(clientId, voicemailWav());
       const caller = `+3461${Date.now().toString().slice(-7)}`;
       const other = `+3462${Date.now().toString().slice(-7)}`;
       const started = { type: 'call.started', trunkId: randomUUID(), to: '+34910000999', ivrId };
@@ -154,7 +94,7 @@ describe('Voicemail in the console', () => {
         step,
         { type: 'call.voicemail', attentionLineId: lineId, path: ['Main menu'] },
         { type: 'call.ended', by: 'system', reason: 'voicemail' },
-        { type: 'call.recorded', fileId: upload.id, durationMs: 2000, agentId: null, kind: 'voicemail' },
+        { type: 'call.recorded', fileId, durationMs: 2000, agentId: null, kind: 'voicemail' },
       ]);
       await post([{ ...started, from: other }, step, { type: 'call.abandoned', stage: 'ivr' }]);
 
@@ -178,7 +118,7 @@ describe('Voicemail in the console', () => {
       const history = await db.query<{ text: string }>(
         `SELECT m.text FROM messages m JOIN voice_recordings r ON r.conversation_id = m.conversation_id
           WHERE r.file_id = $1 AND m.sender_kind = 'system' AND m.text LIKE '%(2 s)'`,
-        [upload.id],
+        [fileId],
       );
       expect(['Voicemail left (2 s)', 'Mensaje de voz dejado (2 s)']).toContain(history.rows[0]?.text);
       await page.getByTestId('conversation-detail').getByText(history.rows[0]!.text).waitFor();

@@ -15,6 +15,7 @@ import type {
 import { agentsForServiceLevel } from '@centralita/domain';
 import { createCampaign, createLine, createStaff, createTenant, data, type StaffMember } from './support/realtime';
 import { createUser } from './support/factories';
+import { eventuallyRealClock, fakeDateOnly } from './support/scripted-clock';
 import { bearer, login, startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -38,17 +39,7 @@ const WINDOW = { from: T0, to: at(1800) };
 jest.setTimeout(120_000);
 
 /** Polls with the real clock: `Date` is frozen by the script. */
-async function eventually<T>(assertion: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
-  }
-}
+const eventually = <T>(assertion: () => T | Promise<T>) => eventuallyRealClock(assertion, 20_000);
 
 describe('dashboards replay of a scripted day', () => {
   let t: TestApp;
@@ -72,25 +63,7 @@ describe('dashboards replay of a scripted day', () => {
     // Its own queue prefix means its own socket stream: its outbox poller must not deliver other
     // suites' stale rows there (their sockets would never see them).
     process.env.OUTBOX_POLL_MS = '3600000';
-    jest.useFakeTimers({
-      now: at(-60),
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'requestAnimationFrame',
-        'cancelAnimationFrame',
-        'requestIdleCallback',
-        'cancelIdleCallback',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+    fakeDateOnly(at(-60));
     // Its own queues: other suites' API processes run on the real clock and would take this one's
     // timer jobs (stamped with the scripted day, long overdue for them) and fire them at once.
     t = await startTestApp({ jwt: { accessTtlSeconds: 3600 }, queuePrefix: `${process.env.QUEUE_PREFIX}-replay` });

@@ -7,9 +7,9 @@ import type { Board } from '../../src/modules/conversations/supervisor.service';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
 import { RoutingService } from '../../src/modules/routing/routing.service';
 import type { TestTenant } from '../support/factories';
-import { createLine, createStaff, createTenant, openConversation, type StaffMember } from '../support/realtime';
+import { createStaff, openConversation, type StaffMember } from '../support/realtime';
 import { bearer, type TestApp } from '../support/test-app';
-import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
+import { createPhoneTenant, createSoftphoneAgent, startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * Blended agents (issue 22 item 2) and the API side of connect (item 3): call events posted onto
@@ -39,23 +39,12 @@ describe('blended agents: one presence for calls and chats, by the line’s rule
     chatsDuringCall: number;
     offerCallsWithChats: boolean;
   }): Promise<{ tenant: TestTenant; lineId: string; trunkId: string; supervisor: StaffMember }> {
-    const tenant = await createTenant(t.dataSource);
-    await t.dataSource.query(`UPDATE clients SET language = 'en' WHERE id = $1`, [tenant.client.id]);
-    const lineId = await createLine(t.dataSource, tenant, `Blended ${randomUUID().slice(0, 6)}`);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = $1`, [lineId]);
+    const { tenant, lineId, trunkId } = await createPhoneTenant(t, `Blended ${randomUUID().slice(0, 6)}`);
     await t.dataSource.query(
       `UPDATE attention_line_routing SET chats_during_call = $2, offer_calls_with_chats = $3 WHERE attention_line_id = $1`,
       [lineId, rules.chatsDuringCall, rules.offerCallsWithChats],
     );
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
-    await t.dataSource.query(
-      `INSERT INTO softphone_configs (client_id, ws_url, domain) VALUES ($1, 'wss://sip.test/ws', 'voice.test') ON CONFLICT (client_id) DO NOTHING`,
-      [tenant.client.id],
-    );
-    return { tenant, lineId, trunkId: trunk.id, supervisor: await createStaff(t, tenant, 'SUPER') };
+    return { tenant, lineId, trunkId, supervisor: await createStaff(t, tenant, 'SUPER') };
   }
 
   /** Agents' session tokens, by user id. */
@@ -63,21 +52,9 @@ describe('blended agents: one presence for calls and chats, by the line’s rule
 
   /** An agent with a softphone, logged in (capacity 3) and available, serving `lineId`. */
   async function agent(tenant: TestTenant, lineId: string, name: string): Promise<string> {
-    const staff = await createStaff(t, tenant, 'AGENT', [lineId]);
-    const user = { id: staff.userId };
-    tokens.set(user.id, staff.token);
-    await t.dataSource.query(`UPDATE users SET name = $2 WHERE id = $1`, [user.id, name]);
-    await t.dataSource.query(`INSERT INTO softphone_accounts (user_id, client_id, extension, auth_user) VALUES ($1, $2, $3, $3)`, [
-      user.id,
-      tenant.client.id,
-      `ext-${user.id.slice(0, 8)}`,
-    ]);
-    const host = t.app.get(MachineHostService);
-    await host.transaction(async (manager, outbox) => {
-      await host.ensureAgent(manager, user.id, tenant.client.id, 3, ['break']);
-      outbox.push(...(await host.dispatchAgent(manager, user.id, { type: 'agent.loggedIn' }, { kind: 'agent', id: user.id })).outboxIds);
-    });
-    return user.id;
+    const staff = await createSoftphoneAgent(t, tenant, lineId, { name, extension: (userId) => `ext-${userId.slice(0, 8)}` });
+    tokens.set(staff.userId, staff.token);
+    return staff.userId;
   }
 
   function call(tenantId: string, callId = randomUUID()) {

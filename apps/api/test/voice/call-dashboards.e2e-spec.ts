@@ -15,6 +15,7 @@ import { Worker } from 'bullmq';
 import { loadWorkerConfig } from '../../../worker/src/config/worker-config';
 import { ReportExportProcessor } from '../../../worker/src/reports/report-export.processor';
 import { createLine, createStaff, createTenant, data, type StaffMember } from '../support/realtime';
+import { eventuallyRealClock, fakeDateOnly } from '../support/scripted-clock';
 import { bearer } from '../support/test-app';
 import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
@@ -45,17 +46,7 @@ const NAME = 'calldash';
 jest.setTimeout(180_000);
 
 /** Polls with the real clock: `Date` is frozen by the script. */
-async function eventually<T>(assertion: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await assertion();
-    } catch (error) {
-      if (performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
-  }
-}
+const eventually = <T>(assertion: () => T | Promise<T>) => eventuallyRealClock(assertion, 30_000);
 
 type EventBody<T extends VoiceCallEvent['type']> = Omit<
   Extract<VoiceCallEvent, { type: T }>,
@@ -83,25 +74,7 @@ describe('dashboards and reports count calls next to chats', () => {
     // Nothing times out during the script; after-call work ends when the agent says so (at 198).
     process.env.QUEUE_TIMEOUT_SECONDS = '864000';
     process.env.INACTIVITY_TIMEOUT_SECONDS = '864000';
-    jest.useFakeTimers({
-      now: at(-60),
-      doNotFake: [
-        'hrtime',
-        'nextTick',
-        'performance',
-        'queueMicrotask',
-        'requestAnimationFrame',
-        'cancelAnimationFrame',
-        'requestIdleCallback',
-        'cancelIdleCallback',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'setTimeout',
-        'clearTimeout',
-      ],
-    });
+    fakeDateOnly(at(-60));
     // The script spans ten minutes of its clock: tokens outlive it.
     voice = await startVoiceTestApp(NAME, { afterCallWorkSeconds: 864000, accessTtlSeconds: 3600 });
     const t = voice.t;

@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  QUEUES,
-  type ConversationView,
-  type Envelope,
-  type QueueStatusRow,
-  type VoiceCallEvent,
-  type VoiceCommand,
-} from '@centralita/contracts';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import { type ConversationView, type Envelope, type QueueStatusRow, type VoiceCallEvent, type VoiceCommand } from '@centralita/contracts';
+import type { Queue } from 'bullmq';
 import { eventually } from '../../../../test/support/eventually';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
@@ -16,63 +8,42 @@ import type { Board } from '../../src/modules/conversations/supervisor.service';
 import type { VoiceCallView } from '../../src/modules/voice/voice-calls.service';
 import { VoiceEventsService } from '../../src/modules/voice/voice-events.service';
 import { createUser, type TestTenant } from '../support/factories';
-import { createLine, createStaff, createTenant, openConversation, type StaffMember } from '../support/realtime';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { createStaff, createTenant, openConversation, type StaffMember } from '../support/realtime';
+import { bearer, type TestApp } from '../support/test-app';
+import { createIvr, createPhoneLine, createTrunk, englishTenant, startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * The API side of inbound voice: events posted onto the real `voice-call-events` queue, as the
  * worker's voice server posts them, become the caller's conversation on the phone channel; commands
  * back to the worker are read from the real `voice-commands` queue (nothing consumes it here).
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-voice-${process.pid}`;
 type Event = VoiceCallEvent;
 type EventBody<T extends Event['type']> = Omit<Extract<Event, { type: T }>, 'callId' | 'tenantId' | 'seq' | 'at' | 'type'>;
 
 describe('inbound voice: the caller’s conversation (e2e)', () => {
+  let voice: VoiceTestApp;
   let t: TestApp;
-  let redis: Redis;
   let events: Queue<Event>;
   let commands: Queue<VoiceCommand>;
 
   beforeAll(async () => {
     // Own queues, and no outbox poller: other suites' rows are not ours to deliver on our prefix.
-    const poll = process.env.OUTBOX_POLL_MS;
-    process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
-    else process.env.OUTBOX_POLL_MS = poll;
     // VOICE_CONNECT_ENABLED is on by default: this file's callers are offered to nobody unless a test turns it on.
-    t.app.get<AppConfig>(APP_CONFIG).voiceConnectEnabled = false;
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
-    commands = new Queue(QUEUES.voiceCommands, { connection: redis, prefix: PREFIX });
+    voice = await startVoiceTestApp('voice', { connectEnabled: false });
+    ({ t, events, commands } = voice);
   });
 
-  afterAll(async () => {
-    for (const queue of [events, commands]) {
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-    }
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   /** A tenant (English, so the history lines are asserted in English) with a phone line, a trunk, an IVR and a supervisor. */
   async function phoneTenant(): Promise<{ tenant: TestTenant; lineId: string; trunkId: string; ivrId: string; supervisor: StaffMember }> {
     const tenant = await createTenant(t.dataSource);
-    await t.dataSource.query(`UPDATE clients SET language = 'en' WHERE id = $1`, [tenant.client.id]);
-    const lineId = await createLine(t.dataSource, tenant, `Phone ${randomUUID().slice(0, 6)}`);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = $1`, [lineId]);
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
-    const [ivr] = (await t.dataSource.query(
-      `INSERT INTO ivrs (client_id, name, draft_tree) VALUES ($1, 'Main', '{"rootNodeId":"n1","nodes":[]}') RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
+    await englishTenant(t, tenant);
+    const lineId = await createPhoneLine(t, tenant);
+    const trunkId = await createTrunk(t, tenant);
+    const ivrId = await createIvr(t, tenant);
     const supervisor = await createStaff(t, tenant, 'SUPER');
-    return { tenant, lineId, trunkId: trunk.id, ivrId: ivr.id, supervisor };
+    return { tenant, lineId, trunkId, ivrId, supervisor };
   }
 
   /** A call of `tenantId`: its events numbered as the worker numbers them, posted with the worker's job ids. */

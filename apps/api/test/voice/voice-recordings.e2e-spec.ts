@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, VOICE_RECORDING_MISSING_MESSAGE, type VoiceCallEvent, type VoiceRecordingView } from '@centralita/contracts';
+import { VOICE_RECORDING_MISSING_MESSAGE, type VoiceCallEvent, type VoiceRecordingView } from '@centralita/contracts';
 import type { FileStore } from '@centralita/contracts/server';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
-import type request from 'supertest';
-import { eventually } from '../../../../test/support/eventually';
+import { wav as toneWav } from '../../../../test/support/wav';
 import { FILE_STORE } from '../../src/modules/files/files.module';
 import type { TestTenant } from '../support/factories';
-import { createLine, createStaff, createTenant, type StaffMember } from '../support/realtime';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { createStaff, createTenant, type StaffMember } from '../support/realtime';
+import { bearer, type TestApp } from '../support/test-app';
+import {
+  binary,
+  createPhoneLine,
+  createTrunk,
+  postCallEvents,
+  startVoiceTestApp,
+  storeRecording,
+  type VoiceTestApp,
+} from './support/voice-test-app';
 
 /**
  * Call recordings through the API (issue 22 item 3): the worker's call.recorded, posted on the real voice-call-events
@@ -16,56 +22,23 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
  * it and play it through a signed URL (Range requests, audio/wav, nosniff) or download it; another tenant gets 404,
  * and audio that is gone answers the spec's message.
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-voicerec-${process.pid}`;
 type Event = VoiceCallEvent;
 
-/** A small valid stereo WAV whose bytes are all different enough to tell ranges apart. */
-function wav(seconds: number): Buffer {
-  const frames = Math.round(seconds * 8000);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(8000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(frames * 4, 40);
-  const pcm = Buffer.alloc(frames * 4);
-  for (let index = 0; index < frames; index += 1) {
-    pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 700 * index) / 8000)), index * 4);
-    pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 1500 * index) / 8000)), index * 4 + 2);
-  }
-  return Buffer.concat([header, pcm]);
-}
+/** A small valid stereo WAV whose bytes are all different enough to tell ranges apart (a second tone on the right). */
+const wav = (seconds: number) => toneWav(seconds, { rightHz: 1500 });
 
 describe('inbound call recordings: list, play, download (e2e)', () => {
+  let voice: VoiceTestApp;
   let t: TestApp;
-  let redis: Redis;
-  let events: Queue<Event>;
   let store: FileStore;
 
   beforeAll(async () => {
-    const poll = process.env.OUTBOX_POLL_MS;
-    process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
-    else process.env.OUTBOX_POLL_MS = poll;
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
+    voice = await startVoiceTestApp('voicerec');
+    t = voice.t;
     store = t.app.get<FileStore>(FILE_STORE);
   });
 
-  afterAll(async () => {
-    await events.obliterate({ force: true }).catch(() => undefined);
-    await events.close();
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   async function phoneTenant(): Promise<{
     tenant: TestTenant;
@@ -75,26 +48,17 @@ describe('inbound call recordings: list, play, download (e2e)', () => {
     agent: StaffMember;
   }> {
     const tenant = await createTenant(t.dataSource);
-    const lineId = await createLine(t.dataSource, tenant, `Phone ${randomUUID().slice(0, 6)}`);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = $1`, [lineId]);
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
+    const lineId = await createPhoneLine(t, tenant);
     return {
       tenant,
       lineId,
-      trunkId: trunk!.id,
+      trunkId: await createTrunk(t, tenant),
       supervisor: await createStaff(t, tenant, 'SUPER'),
       agent: await createStaff(t, tenant, 'AGENT', [lineId]),
     };
   }
 
-  async function storeWav(tenantId: string, bytes: Buffer): Promise<string> {
-    const upload = await store.create(tenantId, 'call-recording', { contentType: 'audio/wav' });
-    await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(bytes, resolve));
-    return upload.id;
-  }
+  const storeWav = (tenantId: string, bytes: Buffer) => storeRecording(voice, tenantId, bytes);
 
   /** A connected call that ended and was recorded, as the worker reports it; resolves with its conversation. */
   async function recordedCall(
@@ -112,16 +76,7 @@ describe('inbound call recordings: list, play, download (e2e)', () => {
       make({ type: 'call.ended', by: 'caller', reason: 'hangUp' }),
       make({ type: 'call.recorded', fileId, durationMs: 1500, agentId: setup.agent.userId }),
     ];
-    await events.addBulk(list.map((event) => ({ name: event.type, data: event, opts: { jobId: `voice.${event.callId}.${event.seq}` } })));
-    const row = await eventually(async () => {
-      const [found] = (await t.dataSource.query(`SELECT last_seq, conversation_id FROM voice_calls WHERE id = $1`, [callId])) as {
-        last_seq: number;
-        conversation_id: string | null;
-      }[];
-      expect(found?.last_seq).toBe(5);
-      return found!;
-    });
-    return { callId, conversationId: row.conversation_id! };
+    return { callId, conversationId: await postCallEvents(voice, list) };
   }
 
   const list = async (token: string, conversationId: string, status = 200) =>
@@ -220,10 +175,3 @@ describe('inbound call recordings: list, play, download (e2e)', () => {
     expect(await list(a.supervisor.token, conversationId)).toEqual([]);
   });
 });
-
-/** supertest's parser for a binary body (a Buffer whatever the Content-Type). */
-const binary: Parameters<request.Test['parse']>[0] = (res, done) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};

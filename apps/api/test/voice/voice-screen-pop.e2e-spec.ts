@@ -1,57 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import type { Envelope, VoiceCallEvent, VoiceScreenPop } from '@centralita/contracts';
-import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import type { VoiceCallView } from '../../src/modules/voice/voice-calls.service';
 import { VoiceEventsService } from '../../src/modules/voice/voice-events.service';
-import { createLine, createStaff, createTenant, data, type StaffMember } from '../support/realtime';
+import { createStaff, createTenant, data, type StaffMember } from '../support/realtime';
 import type { TestTenant } from '../support/factories';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { bearer, type TestApp } from '../support/test-app';
+import { createIvr, createPhoneLine, createTrunk, startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * The screen pop of a ringing inbound call (GET /api/voice/conversations/:id/screen-pop): the worker's events applied as
  * the queue consumer applies them; the pop shows the walk with the key that left the IVR, the line, the wait and the
  * caller's contact (a named phone contact keeps its name across calls), to the assigned agent and supervisors only.
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-voicepop-${process.pid}`;
 type EventBody<T extends VoiceCallEvent['type']> = Omit<
   Extract<VoiceCallEvent, { type: T }>,
   'callId' | 'tenantId' | 'seq' | 'at' | 'type'
 >;
 
 describe('inbound call screen pop (e2e)', () => {
+  let voice: VoiceTestApp;
   let t: TestApp;
 
   beforeAll(async () => {
-    const poll = process.env.OUTBOX_POLL_MS;
-    process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
-    else process.env.OUTBOX_POLL_MS = poll;
     // Nobody is offered the caller: the test assigns the conversation itself.
-    t.app.get<AppConfig>(APP_CONFIG).voiceConnectEnabled = false;
+    voice = await startVoiceTestApp('voicepop', { connectEnabled: false });
+    t = voice.t;
   });
 
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   async function phoneTenant() {
     const tenant = await createTenant(t.dataSource);
     const lineName = `Ventas ${randomUUID().slice(0, 6)}`;
-    const lineId = await createLine(t.dataSource, tenant, lineName);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = $1`, [lineId]);
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
-    const [ivr] = (await t.dataSource.query(
-      `INSERT INTO ivrs (client_id, name, draft_tree) VALUES ($1, 'Main', '{"rootNodeId":"n1","nodes":[]}') RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
+    const lineId = await createPhoneLine(t, tenant, lineName);
+    const trunkId = await createTrunk(t, tenant);
+    const ivrId = await createIvr(t, tenant);
     const agent = await createStaff(t, tenant, 'AGENT', [lineId]);
     const colleague = await createStaff(t, tenant, 'AGENT', [lineId]);
     const supervisor = await createStaff(t, tenant, 'SUPER');
-    return { tenant, lineId, lineName, trunkId: trunk.id, ivrId: ivr.id, agent, colleague, supervisor };
+    return { tenant, lineId, lineName, trunkId, ivrId, agent, colleague, supervisor };
   }
 
   /** One call's events, numbered as the worker numbers them, applied in order. */

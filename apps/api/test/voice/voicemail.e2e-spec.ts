@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type VoiceCallEvent, type VoiceRecordingView } from '@centralita/contracts';
-import type { FileStore } from '@centralita/contracts/server';
-import { Queue } from 'bullmq';
-import Redis from 'ioredis';
-import type request from 'supertest';
+import type { VoiceCallEvent, VoiceRecordingView } from '@centralita/contracts';
+import type { Queue } from 'bullmq';
 import { eventually } from '../../../../test/support/eventually';
-import { FILE_STORE } from '../../src/modules/files/files.module';
-import { createLine, createStaff, createTenant } from '../support/realtime';
-import { bearer, startTestApp, type TestApp } from '../support/test-app';
+import { wav } from '../../../../test/support/wav';
+import { createStaff, createTenant } from '../support/realtime';
+import { bearer, type TestApp } from '../support/test-app';
+import {
+  binary,
+  createPhoneLine,
+  createTrunk,
+  englishTenant,
+  postCallEvents,
+  startVoiceTestApp,
+  storeRecording,
+  type VoiceTestApp,
+} from './support/voice-test-app';
 
 /**
  * The IVR's voicemail destination through the API (issue 22 item 1): the worker's call.voicemail, call.ended
@@ -16,103 +23,47 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
  * left (N s)" in its history, and list the message as a voicemail recording that plays; the conversations report
  * finds it with its voicemail filter.
  */
-const PREFIX = `${process.env.QUEUE_PREFIX ?? 'centralita'}-voicemail-${process.pid}`;
-
-const binary: Parameters<request.Test['parse']>[0] = (res, done) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
-
-/** A small stereo 8 kHz WAV: a tone on the left (the caller), silence on the right. */
-function wav(seconds: number): Buffer {
-  const frames = Math.round(seconds * 8000);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(8000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(frames * 4, 40);
-  const pcm = Buffer.alloc(frames * 4);
-  for (let index = 0; index < frames; index += 1)
-    pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 700 * index) / 8000)), index * 4);
-  return Buffer.concat([header, pcm]);
-}
-
 describe('IVR voicemail: the conversation closes with the voicemail and the message plays (e2e)', () => {
+  let voice: VoiceTestApp;
   let t: TestApp;
-  let redis: Redis;
   let events: Queue<VoiceCallEvent>;
-  let store: FileStore;
 
   beforeAll(async () => {
-    const poll = process.env.OUTBOX_POLL_MS;
-    process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
-    else process.env.OUTBOX_POLL_MS = poll;
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    events = new Queue(QUEUES.voiceCallEvents, { connection: redis, prefix: PREFIX });
-    store = t.app.get<FileStore>(FILE_STORE);
+    voice = await startVoiceTestApp('voicemail');
+    ({ t, events } = voice);
   });
 
-  afterAll(async () => {
-    await events.obliterate({ force: true }).catch(() => undefined);
-    await events.close();
-    redis.disconnect();
-    await t.close();
-  });
+  afterAll(() => voice?.close());
 
   /** Posts one call's events as the worker does and waits until the API applied them all. */
   async function call(tenantId: string, bodies: Record<string, unknown>[]): Promise<{ callId: string; conversationId: string }> {
     const callId = randomUUID();
     const list = bodies.map((body, index) => ({ callId, tenantId, seq: index + 1, at: Date.now(), ...body }) as unknown as VoiceCallEvent);
-    await events.addBulk(list.map((event) => ({ name: event.type, data: event, opts: { jobId: `voice.${event.callId}.${event.seq}` } })));
-    const row = await eventually(async () => {
-      const [found] = (await t.dataSource.query(`SELECT last_seq, conversation_id FROM voice_calls WHERE id = $1`, [callId])) as {
-        last_seq: number;
-        conversation_id: string | null;
-      }[];
-      expect(found?.last_seq).toBe(list.length);
-      return found!;
-    });
-    return { callId, conversationId: row.conversation_id! };
+    return { callId, conversationId: await postCallEvents(voice, list) };
   }
 
   it('closes the conversation on the voicemail line with the voicemail result, and plays the message as a voicemail', async () => {
     const tenant = await createTenant(t.dataSource);
     const tenantId = tenant.client.id;
-    await t.dataSource.query(`UPDATE clients SET language = 'en' WHERE id = $1`, [tenantId]);
+    await englishTenant(t, tenant);
     // The IVR's calls enter on the first phone line; the voicemail belongs to another one.
-    const entryLine = await createLine(t.dataSource, tenant, `Entry ${randomUUID().slice(0, 6)}`);
-    const voicemailLine = await createLine(t.dataSource, tenant, `Sales ${randomUUID().slice(0, 6)}`);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = ANY($1::uuid[])`, [[entryLine, voicemailLine]]);
+    const entryLine = await createPhoneLine(t, tenant, `Entry ${randomUUID().slice(0, 6)}`);
+    const voicemailLine = await createPhoneLine(t, tenant, `Sales ${randomUUID().slice(0, 6)}`);
     await t.dataSource.query(`UPDATE attention_lines SET created_at = created_at - interval '1 hour' WHERE id = $1`, [entryLine]);
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenantId],
-    )) as { id: string }[];
+    const trunkId = await createTrunk(t, tenant);
     const supervisor = await createStaff(t, tenant, 'SUPER');
     await createStaff(t, tenant, 'AGENT', [voicemailLine]);
 
     const bytes = wav(4.2);
-    const upload = await store.create(tenantId, 'call-recording', { contentType: 'audio/wav' });
-    await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(bytes, resolve));
+    const fileId = await storeRecording(voice, tenantId, bytes);
     const ivrId = randomUUID();
-    const started = { type: 'call.started', trunkId: trunk!.id, from: '+34600111222', to: '+34910000999', ivrId };
+    const started = { type: 'call.started', trunkId, from: '+34600111222', to: '+34910000999', ivrId };
     const { callId, conversationId } = await call(tenantId, [
       started,
       { type: 'ivr.step', ivrId, nodeId: 'main', nodeName: 'Main menu', digit: null },
       { type: 'call.voicemail', attentionLineId: voicemailLine, path: ['Main menu'] },
       { type: 'call.ended', by: 'caller', reason: 'voicemail' },
-      { type: 'call.recorded', fileId: upload.id, durationMs: 4200, agentId: null, kind: 'voicemail' },
+      { type: 'call.recorded', fileId, durationMs: 4200, agentId: null, kind: 'voicemail' },
     ]);
     expect(conversationId).toBeTruthy();
 
@@ -180,15 +131,14 @@ describe('IVR voicemail: the conversation closes with the voicemail and the mess
 
   it('refuses a recording event of an unknown kind, and links nothing', async () => {
     const tenant = await createTenant(t.dataSource);
-    const upload = await store.create(tenant.client.id, 'call-recording', { contentType: 'audio/wav' });
-    await new Promise<void>((resolve, reject) => upload.stream.on('error', reject).end(wav(0.2), resolve));
+    const fileId = await storeRecording(voice, tenant.client.id, wav(0.2));
     const callId = randomUUID();
-    const bad = { callId, tenantId: tenant.client.id, seq: 1, at: Date.now(), type: 'call.recorded', fileId: upload.id, durationMs: 200 };
+    const bad = { callId, tenantId: tenant.client.id, seq: 1, at: Date.now(), type: 'call.recorded', fileId, durationMs: 200 };
     const refused = await events.add('call.recorded', { ...bad, agentId: null, kind: 'music' } as unknown as VoiceCallEvent, {
       jobId: `voice.${callId}.1`,
     });
     await eventually(async () => expect(await refused.getState()).toMatch(/completed|failed/));
-    const rows = (await t.dataSource.query(`SELECT id FROM voice_recordings WHERE file_id = $1`, [upload.id])) as unknown[];
+    const rows = (await t.dataSource.query(`SELECT id FROM voice_recordings WHERE file_id = $1`, [fileId])) as unknown[];
     expect(rows).toEqual([]);
   });
 });
