@@ -5,10 +5,9 @@ import { eventually } from '../../../../test/support/eventually';
 import { MachineHostService } from '../../src/modules/machine-host/machine-host.service';
 import { RoutingService } from '../../src/modules/routing/routing.service';
 import type { TestTenant } from '../support/factories';
-import { createLine, createStaff, createTenant } from '../support/realtime';
 import { bearer, type TestApp } from '../support/test-app';
 import { CONSULT_PENDING_SECONDS } from '../../src/modules/voice/voice-consult.service';
-import { startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
+import { createPhoneLine, createPhoneTenant, createSoftphoneAgent, startVoiceTestApp, type VoiceTestApp } from './support/voice-test-app';
 
 /**
  * Attended (consultative) transfer of a connected phone conversation (issue #22 item 2): the connected agent's
@@ -34,47 +33,16 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
 
   afterAll(() => voice?.close());
 
-  async function phoneLine(tenant: TestTenant): Promise<string> {
-    const lineId = await createLine(t.dataSource, tenant, `Phone ${randomUUID().slice(0, 6)}`);
-    await t.dataSource.query(`UPDATE attention_lines SET channel = 'Phone' WHERE id = $1`, [lineId]);
-    return lineId;
-  }
-
-  async function phoneTenant(): Promise<{ tenant: TestTenant; lineId: string; trunkId: string }> {
-    const tenant = await createTenant(t.dataSource);
-    await t.dataSource.query(`UPDATE clients SET language = 'en' WHERE id = $1`, [tenant.client.id]);
-    const lineId = await phoneLine(tenant);
-    const [trunk] = (await t.dataSource.query(
-      `INSERT INTO trunks (client_id, name, host, transport, max_concurrent_calls) VALUES ($1, 'Carrier', 'sip.carrier.test', 'udp', 10) RETURNING id`,
-      [tenant.client.id],
-    )) as { id: string }[];
-    await t.dataSource.query(
-      `INSERT INTO softphone_configs (client_id, ws_url, domain) VALUES ($1, 'wss://sip.test/ws', 'voice.test') ON CONFLICT (client_id) DO NOTHING`,
-      [tenant.client.id],
-    );
-    return { tenant, lineId, trunkId: trunk.id };
-  }
-
   const tokens = new Map<string, string>();
 
   /** An agent with a softphone (auth user `user`), logged in and available, serving `lineId`. */
   async function agent(tenant: TestTenant, lineId: string, user: string, capacity = 3): Promise<string> {
-    const staff = await createStaff(t, tenant, 'AGENT', [lineId]);
+    const staff = await createSoftphoneAgent(t, tenant, lineId, { extension: () => user, capacity });
     tokens.set(staff.userId, staff.token);
-    await t.dataSource.query(`INSERT INTO softphone_accounts (user_id, client_id, extension, auth_user) VALUES ($1, $2, $3, $3)`, [
-      staff.userId,
-      tenant.client.id,
-      user,
-    ]);
-    const host = t.app.get(MachineHostService);
-    await host.transaction(async (manager, outbox) => {
-      await host.ensureAgent(manager, staff.userId, tenant.client.id, capacity, ['break']);
-      outbox.push(
-        ...(await host.dispatchAgent(manager, staff.userId, { type: 'agent.loggedIn' }, { kind: 'agent', id: staff.userId })).outboxIds,
-      );
-    });
     return staff.userId;
   }
+
+  const phoneTenant = () => createPhoneTenant(t);
 
   function call(tenantId: string, callId = randomUUID()) {
     let seq = 0;
@@ -220,7 +188,7 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     const { tenant, lineId, trunkId } = await phoneTenant();
     const ana = await agent(tenant, lineId, 'ana2');
     const { c, conversationId } = await connectedCall(tenant, trunkId, lineId, ana);
-    const otherLine = await phoneLine(tenant);
+    const otherLine = await createPhoneLine(t, tenant);
     // Nobody ready on the other line yet.
     const nobody = await consult('post', conversationId, ana, { attentionLineId: otherLine });
     expect(nobody.status).toBe(409);

@@ -6,6 +6,7 @@ import type { VoiceCallEvent, VoiceMonitorMode } from '@centralita/contracts';
 import * as sip from 'sip';
 import type { AgentMedia, RtpengineNg } from './rtpengine-ng';
 import { sdpAudioPort } from './pcap-to-wav';
+import { rememberDialog } from './sip-dialog';
 import { platformAnswerSdp, type OfferedAudio } from './sdp';
 import { alawToLinear, linearToAlaw, linearToUlaw, ulawToLinear } from './g711';
 
@@ -341,12 +342,7 @@ export class Monitoring {
       this.host.send(leg.invite, (response) => {
         if (response.status < 200) return;
         if (response.status < 300) {
-          if (!leg.remoteTag) {
-            const contact = Array.isArray(response.headers.contact) ? response.headers.contact[0]?.uri : undefined;
-            leg.remoteTag = String(response.headers.to.params.tag ?? '');
-            leg.remoteTarget = contact ?? leg.uri;
-            leg.routeSet = (response.headers['record-route'] ?? []).map((entry) => ({ ...entry, params: { ...entry.params } })).reverse();
-          }
+          rememberDialog(leg, response);
           this.ack(leg, response);
           if (leg.state !== 'ringing') return;
           if (leg.ringTimer) clearTimeout(leg.ringTimer);

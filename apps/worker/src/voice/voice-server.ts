@@ -20,6 +20,7 @@ import { ConsultRelay } from './consult-relay';
 import { DtmfListener, type RtpengineDtmf } from './dtmf-listener';
 import type { PublishedIvr, ResolvedInboundNumber } from './inbound-numbers';
 import { sdpAudioPort, type BargeIn } from './pcap-to-wav';
+import { rememberDialog } from './sip-dialog';
 import { carrierSourceAllowed } from './source-check';
 import { Monitoring, type MonitoredCall } from './monitoring';
 import { RtpengineNg } from './rtpengine-ng';
@@ -982,45 +983,7 @@ export class VoiceServer {
       this.emit(call, { type: 'call.connectFailed', agentId, reason: 'media' });
       return this.playHold(call);
     }
-    const self = `${this.config.sipPublicHost}:${this.config.sipPort}`;
-    const sipCallId = `${randomUUID()}@${this.config.sipPublicHost}`;
-    const from = callerNumber(call.invite);
-    const invite: sip.SipMessage = {
-      method: 'INVITE',
-      uri,
-      version: '2.0',
-      headers: {
-        via: [],
-        to: { uri, params: {} },
-        // The caller's number as the From user: the agent's phone shows who is calling.
-        from: { uri: `sip:${encodeURIComponent(from).replace(/%2B/g, '+')}@${self}`, params: { tag: localTag } },
-        'call-id': sipCallId,
-        cseq: { method: 'INVITE', seq: 1 },
-        contact: [{ uri: `sip:centralita@${self}`, params: {} }],
-        'content-type': 'application/sdp',
-        allow: ALLOW,
-        'max-forwards': '70',
-        ...(this.config.outboundProxy ? { route: this.proxyRoute() } : {}),
-        // The console's softphone opens the screen pop of this conversation (apps/web/src/softphone/screen-pop.ts).
-        ...(conversationId ? { [CONVERSATION_HEADER]: conversationId } : {}),
-      },
-      content: offerSdp,
-    };
-    const leg: AgentLeg = {
-      agentId,
-      uri,
-      sipCallId,
-      localTag,
-      invite,
-      state: 'ringing',
-      cancelReason: null,
-      ringTimer: null,
-      remoteTag: '',
-      remoteTarget: uri,
-      routeSet: [],
-      localCseq: 1,
-      answerSdp: null,
-    };
+    const leg = this.agentLeg(call, agentId, uri, localTag, { sdp: offerSdp, conversationId });
     call.agent = leg;
     this.agentLegs.set(leg.sipCallId, { call, leg });
     leg.ringTimer = setTimeout(() => this.cancelAgent(leg, 'noAnswer'), this.config.agentRingSeconds * 1000);
@@ -1030,12 +993,7 @@ export class VoiceServer {
   private onAgentResponse(call: VoiceCall, leg: AgentLeg, response: sip.SipResponse): void {
     if (response.status < 200) return;
     if (response.status < 300) {
-      if (!leg.remoteTag) {
-        const contact = Array.isArray(response.headers.contact) ? response.headers.contact[0]?.uri : undefined;
-        leg.remoteTag = String(response.headers.to.params.tag ?? '');
-        leg.remoteTarget = contact ?? leg.uri;
-        leg.routeSet = (response.headers['record-route'] ?? []).map((entry) => ({ ...entry, params: { ...entry.params } })).reverse();
-      }
+      rememberDialog(leg, response);
       this.ackAgent(leg, response); // every 2xx, retransmissions too (RFC 3261 13.2.2.4)
       if (leg.state !== 'ringing') return;
       if (leg.ringTimer) clearTimeout(leg.ringTimer);
@@ -1057,15 +1015,7 @@ export class VoiceServer {
     if (leg.ringTimer) clearTimeout(leg.ringTimer);
     leg.ringTimer = null;
     this.forgetAgent(leg);
-    const reason =
-      leg.cancelReason ??
-      (response.status === 486 || response.status === 600 || response.status === 603
-        ? 'busy'
-        : response.status === 480 || response.status === 404
-          ? 'unavailable'
-          : response.status === 408
-            ? 'noAnswer'
-            : `sip${response.status}`);
+    const reason = leg.cancelReason ?? refusalReason(response.status);
     this.log.log(`call ${call.id}: agent ${leg.agentId} answered ${response.status} (${reason})`);
     void this.serial(call, () => this.agentFailed(call, leg, reason));
   }
@@ -1407,7 +1357,7 @@ export class VoiceServer {
     await this.monitoring.stop(call.id, 'consult');
     const relay = await ConsultRelay.open(this.config.sipHost);
     const localTag = randomBytes(6).toString('hex');
-    const leg = this.consultLeg(call, agentId, uri, localTag);
+    const leg = this.agentLeg(call, agentId, uri, localTag);
     call.consult = { leg, relay, first };
     const relaySdp = (port: number) => platformAnswerSdp(call.offer!, { address: this.config.sipPublicHost, port }, 1);
     try {
@@ -1437,8 +1387,18 @@ export class VoiceServer {
     this.emit(call, { type: 'call.consultRinging', agentId, fromAgentId });
   }
 
-  /** The consulted agent's INVITE (its SDP is set once rtpengine offered their side), from the caller's number as for 'connect'. */
-  private consultLeg(call: VoiceCall, agentId: string, uri: string, localTag: string): AgentLeg {
+  /**
+   * An agent's leg and its INVITE, from the caller's number (the agent's phone shows who is calling): the connected
+   * agent's (`connect`, with the conversation for the console's screen pop) and the consulted one's (its SDP is set
+   * once rtpengine offered their side).
+   */
+  private agentLeg(
+    call: VoiceCall,
+    agentId: string,
+    uri: string,
+    localTag: string,
+    options: { sdp?: string; conversationId?: string } = {},
+  ): AgentLeg {
     const self = `${this.config.sipPublicHost}:${this.config.sipPort}`;
     const sipCallId = `${randomUUID()}@${this.config.sipPublicHost}`;
     const from = callerNumber(call.invite);
@@ -1457,8 +1417,10 @@ export class VoiceServer {
         allow: ALLOW,
         'max-forwards': '70',
         ...(this.config.outboundProxy ? { route: this.proxyRoute() } : {}),
+        // The console's softphone opens the screen pop of this conversation (apps/web/src/softphone/screen-pop.ts).
+        ...(options.conversationId ? { [CONVERSATION_HEADER]: options.conversationId } : {}),
       },
-      content: '',
+      content: options.sdp ?? '',
     };
     return {
       agentId,
@@ -1480,12 +1442,7 @@ export class VoiceServer {
   private onConsultResponse(call: VoiceCall, leg: AgentLeg, response: sip.SipResponse): void {
     if (response.status < 200) return;
     if (response.status < 300) {
-      if (!leg.remoteTag) {
-        const contact = Array.isArray(response.headers.contact) ? response.headers.contact[0]?.uri : undefined;
-        leg.remoteTag = String(response.headers.to.params.tag ?? '');
-        leg.remoteTarget = contact ?? leg.uri;
-        leg.routeSet = (response.headers['record-route'] ?? []).map((entry) => ({ ...entry, params: { ...entry.params } })).reverse();
-      }
+      rememberDialog(leg, response);
       this.ackAgent(leg, response);
       if (leg.state !== 'ringing') return;
       if (leg.ringTimer) clearTimeout(leg.ringTimer);
@@ -1660,7 +1617,7 @@ export class VoiceServer {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** What a consulted agent's final refusal stands for (as call.connectFailed's reasons). */
+/** What an agent's final refusal of the platform's INVITE stands for (call.connectFailed's and call.consultFailed's reasons). */
 function refusalReason(status: number): string {
   if (status === 486 || status === 600 || status === 603) return 'busy';
   if (status === 480 || status === 404) return 'unavailable';
@@ -1668,7 +1625,6 @@ function refusalReason(status: number): string {
   return `sip${status}`;
 }
 
-/** The caller's number from P-Asserted-Identity or From, E.164 with "+" when it reads as one. */
 /** The option of the current node a key chose (the screen pop's last IVR step), or null for a timeout or no IVR. */
 export function ivrExit(ivr: { tree: IvrTree; state: IvrWalkState } | null, digit: string | null): VoiceIvrExit | null {
   if (!ivr || !digit) return null;
@@ -1676,6 +1632,7 @@ export function ivrExit(ivr: { tree: IvrTree; state: IvrWalkState } | null, digi
   return option ? { digit, label: option.label?.trim() || null } : null;
 }
 
+/** The caller's number from P-Asserted-Identity or From, E.164 with "+" when it reads as one. */
 function callerNumber(invite: sip.SipRequest): string {
   const pai = invite.headers['p-asserted-identity'];
   const fromPai = typeof pai === 'string' ? (/<([^>]+)>/.exec(pai)?.[1] ?? pai) : undefined;

@@ -123,14 +123,14 @@ export async function createSoftphoneConfig(t: TestApp, tenant: TestTenant): Pro
 
 /**
  * An agent serving `lineId`, named `name` when given, with a softphone account (extension and auth
- * user from `extension`), logged in (capacity 3, pause reason 'break') and so available; resolves
- * with the staff member.
+ * user from `extension`), logged in (capacity 3 unless given, pause reason 'break') and so available;
+ * resolves with the staff member.
  */
 export async function createSoftphoneAgent(
   t: TestApp,
   tenant: TestTenant,
   lineId: string,
-  options: { extension: (userId: string) => string; name?: string },
+  options: { extension: (userId: string) => string; name?: string; capacity?: number },
 ) {
   const staff = await createStaff(t, tenant, 'AGENT', [lineId]);
   if (options.name !== undefined) await t.dataSource.query(`UPDATE users SET name = $2 WHERE id = $1`, [staff.userId, options.name]);
@@ -141,7 +141,7 @@ export async function createSoftphoneAgent(
   ]);
   const host = t.app.get(MachineHostService);
   await host.transaction(async (manager, outbox) => {
-    await host.ensureAgent(manager, staff.userId, tenant.client.id, 3, ['break']);
+    await host.ensureAgent(manager, staff.userId, tenant.client.id, options.capacity ?? 3, ['break']);
     outbox.push(
       ...(await host.dispatchAgent(manager, staff.userId, { type: 'agent.loggedIn' }, { kind: 'agent', id: staff.userId })).outboxIds,
     );
