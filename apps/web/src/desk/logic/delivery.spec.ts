@@ -47,6 +47,13 @@ describe('message updates', () => {
     expect(acceptMessageUpdate(message({ deliveryStatus: 'sent' }), message({ deliveryStatus: 'read' })).deliveryStatus).toBe('read');
   });
 
+  it('keeps a web-chat read mark when an older view of the message arrives after it (the send’s own answer)', () => {
+    const read = message({ deliveredAt: '2026-01-01T10:00:01Z', readAt: '2026-01-01T10:00:02Z' });
+    const late = acceptMessageUpdate(read, message());
+    expect([late.deliveredAt, late.readAt]).toEqual(['2026-01-01T10:00:01Z', '2026-01-01T10:00:02Z']);
+    expect(deliveryMark(mergeDelivered([read], [message()])[0]!)).toBe('read');
+  });
+
   it('keeps failed terminal and accepts failed after sent', () => {
     const failed = message({ deliveryStatus: 'failed', deliveryError: 'expired' });
     expect(acceptMessageUpdate(failed, message({ deliveryStatus: 'read' }))).toBe(failed);

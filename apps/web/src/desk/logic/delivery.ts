@@ -43,6 +43,10 @@ export function acceptMessageUpdate<T extends DeliveredMessage>(held: T | undefi
   const merged = { ...held, ...incoming };
   // A receipt without the attachment list (or an older view) must not drop what the desk already shows.
   if (!incoming.attachments && held.attachments) merged.attachments = held.attachments;
+  // Web chat's receipts only move forward too: the answer to the agent's own send (a view from before
+  // the visitor read it) arriving after the read mark must not turn "read" back into "delivered".
+  if (!incoming.readAt && held.readAt) merged.readAt = held.readAt;
+  if (!incoming.deliveredAt && held.deliveredAt) merged.deliveredAt = held.deliveredAt;
   return merged;
 }
 
