@@ -220,12 +220,27 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
 
     const { context, page } = await newPage(browser, { language: 'en' });
     contexts.push(context);
+    // The race that once left the desk saying "dialling": the dialer finds the line busy and pushes
+    // "waiting for a line" before the answer to the agent's dial reaches the desk. Forced here: the
+    // answer is held until the push has arrived over the page's socket.
+    const linePushed = new Promise<void>((resolve) =>
+      page.on('websocket', (socket) =>
+        socket.on('framereceived', ({ payload }) => {
+          if (String(payload).includes('"outbound.preview"') && String(payload).includes('waitingForLineSince":"')) resolve();
+        }),
+      ),
+    );
     await signIn(page, previewing.email);
     await page.waitForURL('**/dashboard/**');
     await page.goto('/conversations/agentConversations');
     await page.getByTestId('presence-available').click();
     await page.locator('[data-testid=preview-next]:not([disabled])').click();
     await page.getByTestId('preview-phone').getByText('+34600177002').waitFor();
+    await page.route('**/api/outbound/agent/preview/*/dial', async (route) => {
+      const answer = await route.fetch();
+      await linePushed;
+      await route.fulfill({ response: answer });
+    });
     await page.getByTestId('preview-dial').click();
     const waiting = page.getByTestId('preview-waiting-line');
     await waiting.waitFor({ timeout: 30_000 });

@@ -18,7 +18,7 @@ import { isApiError } from '../api/api-error';
 import { formatDateTime, formatTime } from '../format/format';
 import { createOutboundApi, isOverdue, type AgentCall, type PreviewRecord } from './outbound-api';
 import { CallScript } from './templates/CallScript';
-import { deskCallAfterPush, previewAfterLinePush } from './desk-call';
+import { deskCallAfterPush, previewAfterDial, previewAfterLinePush } from './desk-call';
 import './outbound.css';
 
 /** Presence states from which the agent may start waiting for outbound calls. */
@@ -179,7 +179,12 @@ export function OutboundDeskPanel() {
                     severity="success"
                     disabled={busy}
                     data-testid="preview-dial"
-                    onClick={() => void run(async () => setPreview(await api.previewDial(preview.callId)))}
+                    onClick={() =>
+                      void run(async () => {
+                        const answered = await api.previewDial(preview.callId);
+                        setPreview((held) => previewAfterDial(held, answered));
+                      })
+                    }
                   />
                   <Button
                     label={t('outbound.desk.skip')}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OutboundCallView } from '@centralita/contracts';
-import { deskCallAfterPush, previewAfterLinePush } from './desk-call';
+import { deskCallAfterPush, previewAfterDial, previewAfterLinePush } from './desk-call';
 import type { AgentCall, PreviewRecord } from './outbound-api';
 
 const view = (overrides: Partial<OutboundCallView>): OutboundCallView => ({
@@ -70,5 +70,32 @@ describe(previewAfterLinePush.name, () => {
   it('changes nothing for another call, or with no record previewed', () => {
     expect(previewAfterLinePush(preview, { callId: 'call-2', waitingForLineSince: '2026-11-25T10:00:00.000Z' })).toBe(preview);
     expect(previewAfterLinePush(null, { callId: 'call-1', waitingForLineSince: null })).toBeNull();
+  });
+});
+
+describe(previewAfterDial.name, () => {
+  const previewed: PreviewRecord = {
+    callId: 'call-1',
+    contactId: 'ct-1',
+    campaignId: 'c-1',
+    campaignName: 'Renewals',
+    phone: '+34910000001',
+    name: 'Ana',
+    attempt: 1,
+    dialRequested: false,
+    waitingForLineSince: null,
+  };
+  const answered = { ...previewed, dialRequested: true };
+
+  it('keeps a "waiting for a line" push that arrived before the answer to the dial', () => {
+    const pushed = previewAfterLinePush(previewed, { callId: 'call-1', waitingForLineSince: '2026-11-25T10:00:00.000Z' });
+    expect(previewAfterDial(pushed, answered)).toEqual({ ...answered, waitingForLineSince: '2026-11-25T10:00:00.000Z' });
+  });
+
+  it('takes the answer as it is otherwise', () => {
+    expect(previewAfterDial(previewed, answered)).toBe(answered);
+    expect(previewAfterDial(null, answered)).toBe(answered);
+    const other = { ...previewed, callId: 'call-2', waitingForLineSince: '2026-11-25T10:00:00.000Z' };
+    expect(previewAfterDial(other, answered)).toBe(answered);
   });
 });

@@ -23,3 +23,15 @@ export function previewAfterLinePush(preview: PreviewRecord | null, view: Outbou
   if (!preview || preview.callId !== view.callId) return preview;
   return { ...preview, waitingForLineSince: view.waitingForLineSince };
 }
+
+/**
+ * The previewed record after the answer to the agent's "dial". The dialer may already have found
+ * every trunk line busy and pushed "waiting for a line" while that request was on its way back: the
+ * answer, read before the dialer looked, must not turn the wait back into "dialling" (no second push
+ * would come until a line frees).
+ */
+export function previewAfterDial(held: PreviewRecord | null, answered: PreviewRecord): PreviewRecord {
+  if (held && held.callId === answered.callId && held.waitingForLineSince && !answered.waitingForLineSince)
+    return { ...answered, waitingForLineSince: held.waitingForLineSince };
+  return answered;
+}
