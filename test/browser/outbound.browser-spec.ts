@@ -69,7 +69,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
           machineRate: 0,
           busyRate: 0,
           failedRate: 0,
-          ringSec: { min: 0.5, max: 1 },
+          // Long enough for the board to show a ringing call's campaign as dialling even on a loaded machine.
+          ringSec: { min: 2, max: 2.5 },
           talkSec: { mean: 3600, sd: 1 },
         }),
       },
@@ -149,8 +150,22 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     await agent.waitForURL('**/dashboard/**');
     await agent.goto('/conversations/agentConversations');
     await agent.getByTestId('presence-available').click();
+    // Dialling: the board's "not dialling" reason goes away while the call is placed and rings. Only
+    // for that moment: once the agent is on the call nobody waits, and the dialer's next round says so
+    // again. Watched on every DOM change from before the agent waits, so the moment is not missed.
+    await supervisor.evaluate(() => {
+      const seen = window as unknown as { boardIdleGone?: boolean };
+      new MutationObserver((_, observer) => {
+        if (document.querySelector('[data-testid=board-idle]')) return;
+        seen.boardIdleGone = true;
+        observer.disconnect();
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const reasonGone = supervisor.waitForFunction(() => (window as unknown as { boardIdleGone?: boolean }).boardIdleGone === true, null, {
+      timeout: 60_000,
+    });
     await agent.locator('[data-testid=outbound-wait]:not([disabled])').click();
-    // The board sees the agent waiting (or already on the call: the simulator answers within a second).
+    // The board sees the agent waiting (or already on the call: the simulator answers within 2.5 s).
     await supervisor
       .locator(
         `[data-testid=board-agent-${agentId}][data-status=waitingOutboundCall], [data-testid=board-agent-${agentId}][data-status=outboundCall]`,
@@ -162,8 +177,7 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
     expect((await agent.getByTestId('pop-contact').textContent())?.length).toBeGreaterThan(2);
     await supervisor.locator(`[data-testid=board-agent-${agentId}][data-status=outboundCall]`).waitFor();
     await supervisor.locator('[data-testid=board-in-progress]', { hasText: '1' }).waitFor();
-    // Dialling again: the reason is gone.
-    await supervisor.getByTestId('board-idle').waitFor({ state: 'detached' });
+    await reasonGone;
   });
 
   it('hangs up, takes the disposition, and the board shows the finished call', async () => {
