@@ -1,6 +1,7 @@
 import { emailPreview, parseEmail, replyTokensOf, type ParsedEmail } from '@centralita/channels';
 import { LIMITS } from '@centralita/contracts';
 import { UnsubscribeSigner, unsubscribeTokenFromSubject } from '@centralita/contracts/server';
+import { isOpenConversationStatus } from '@centralita/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MessagesService, type NewAttachment } from '../conversations/messages.service';
@@ -9,9 +10,6 @@ import { MailBlacklistService } from '../mail-blacklist/mail-blacklist.service';
 import { linkEmailCampaignReply } from '../message-campaigns/email-campaigns';
 import type { ChannelAccountRow } from './channel-account.row';
 import { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
-
-/** Conversation states that take a customer's next message (the intake's open states). */
-const OPEN_STATUSES = ['Transitory', 'LiningUp', 'Active'];
 
 interface ThreadConversation {
   id: string;
@@ -70,7 +68,7 @@ export class EmailInboundService {
 
     const { attachments, notes } = await this.storeAttachments(row, mail);
     const thread = await this.thread(row, mail);
-    const open = thread && OPEN_STATUSES.includes(thread.status) ? thread : null;
+    const open = thread && isOpenConversationStatus(thread.status) ? thread : null;
     await this.dataSource.query(
       `INSERT INTO message_emails (tenant_id, account_id, direction, message_id_header, in_reply_to, "references", subject,
          from_address, to_addresses, cc_addresses, text, quoted, html, auth, thread_conversation_id, sent_at)

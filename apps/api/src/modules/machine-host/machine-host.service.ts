@@ -1,4 +1,3 @@
-import { QUEUES, roomName } from '@centralita/contracts';
 import { appendTransitionLog } from './transition-log';
 import {
   agentPresenceMachine,
@@ -15,7 +14,6 @@ import {
   type AgentPresenceEvent,
   type ConversationContext,
   type ConversationEvent,
-  type IntentOf,
   type TransitionRecord,
   type AgentLogData,
   type ConversationLogData,
@@ -24,19 +22,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { OutboxRelay } from './outbox-relay.service';
-import {
-  rememberWritten,
-  timerJobId,
-  writeOutbox,
-  writtenInTransaction,
-  type OutboxEffect,
-  type OutboxRecord,
-  type SocketEmit,
-} from './outbox';
+import { rememberWritten, writeOutbox, writtenInTransaction, type OutboxEffect, type OutboxRecord } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { writeVersioned, writeVersionedBatch, type ColumnTypes, type VersionedWrite, type Written } from './versioned-write';
-import { agentView, conversationView, type AgentRow, type ConversationRow } from './views';
+import { type AgentRow, type ConversationRow } from './views';
+import { agentIntentEffects } from './effects/agent-effects';
+import { conversationIntentEffects, readConversationPolicy, type ConversationIntent } from './effects/conversation-effects';
+import { agentPush, conversationPush, routeAgentEffect } from './effects/effect-builders';
 import { assertEmailCloseHasCase } from '../cases/email-close-rule';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -157,14 +150,6 @@ export interface NewConversation {
   customerEmail: string | null;
   visitorId: string | null;
 }
-
-const TIMER = {
-  queueTimeout: 'cqt',
-  inactivity: 'cin',
-  surveyExpiry: 'csx',
-  afterCallWork: 'acw',
-  disconnectGrace: 'adg',
-} as const;
 
 /** What the KPIs read on each log row besides the transition (libs/domain/src/kpi/kpi-log.ts). */
 function conversationLogData(context: ConversationContext): ConversationLogData {
@@ -500,7 +485,7 @@ export class MachineHostService {
       1,
       conversationLogData(created.snapshot.context),
     );
-    const outboxIds = await writeOutbox(manager, [this.conversationPush(row, null)]);
+    const outboxIds = await writeOutbox(manager, [conversationPush(row, null)]);
     return { row, outboxIds };
   }
 
@@ -547,7 +532,7 @@ export class MachineHostService {
     // ours, as they always were); then the conversation's row, log row and outbox in one statement.
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
-    effects.push(this.conversationPush(plan.next, current.agent_id));
+    effects.push(conversationPush(plan.next, current.agent_id));
     const written = await writeVersioned<ConversationRow>(manager, this.conversationWrite(plan, effects));
     if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
     this.remember(manager, written);
@@ -571,7 +556,7 @@ export class MachineHostService {
   ): Promise<Written<ConversationRow> | null | 'needs-transaction'> {
     const plan = this.planConversationStep(current, input, actor);
     if (plan.intents.length > 0) return 'needs-transaction';
-    const effects = [this.conversationPush(plan.next, current.agent_id), ...extra.effects];
+    const effects = [conversationPush(plan.next, current.agent_id), ...extra.effects];
     const written = await this.conversationWrites.submit({ ...this.conversationWrite(plan, effects), companion: extra.companion });
     if (written) this.relay.kick(written.outboxIds, written.records);
     return written;
@@ -605,7 +590,7 @@ export class MachineHostService {
       }
       if (plan.intents.some((intent) => intent.type === 'releaseAgent')) return this.dispatch('conversation', id, input, actor, tenantId);
       const effects = await this.conversationEffects(this.dataSource.manager, row, plan.next, plan.intents, actor, []);
-      effects.push(this.conversationPush(plan.next, row.agent_id));
+      effects.push(conversationPush(plan.next, row.agent_id));
       const written = await this.conversationWrites.submit(this.conversationWrite(plan, effects));
       if (written) {
         this.relay.kick(written.outboxIds, written.records);
@@ -746,7 +731,7 @@ export class MachineHostService {
     const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
-    effects.push(this.conversationPush(plan.next, current.agent_id));
+    effects.push(conversationPush(plan.next, current.agent_id));
     return { write: this.conversationWrite(plan, effects), outboxIds };
   }
 
@@ -816,19 +801,16 @@ export class MachineHostService {
       last_event: input.type,
       state_since: new Date(context.lastStateChangeAt),
     };
-    const effects = this.agentEffects(current.snapshot.context as unknown as AgentPresenceContext, next, result.intents);
+    const effects = agentIntentEffects(current.snapshot.context as unknown as AgentPresenceContext, next, result.intents, this.config);
     const requeue = result.intents.flatMap((intent) => (intent.type === 'requeueConversations' ? intent.params.conversationIds : []));
     // A chat let go during a call frees room the line's chats-during-call rule may give again (the
     // machine offers capacity only in ready; routing applies the blended rule).
     const freedOnCall = next.status === 'inCall' && input.type === 'agent.conversationReleased';
     if ((current.status !== next.status || freedOnCall) && !result.intents.some((intent) => intent.type === 'requestAssignment')) {
       // No capacity offered (a pause, a logout…), but the queues' "agents available" changed: refresh them.
-      effects.push({
-        topic: 'job',
-        payload: { queue: QUEUES.routing, name: 'agent', data: { tenantId: next.tenant_id, agentId: next.user_id } },
-      });
+      effects.push(routeAgentEffect(next));
     }
-    effects.push(this.agentPush(next));
+    effects.push(agentPush(next));
     return {
       current,
       next,
@@ -879,207 +861,73 @@ export class MachineHostService {
     };
   }
 
-  private conversationPush(row: ConversationRow, previousAgentId: string | null): OutboxEffect {
-    const view = conversationView(row);
-    const staffRooms = new Set([roomName({ kind: 'tenant', id: row.tenant_id }), roomName({ kind: 'conversation', id: row.id })]);
-    if (row.agent_id) staffRooms.add(roomName({ kind: 'agent', id: row.agent_id }));
-    if (previousAgentId) staffRooms.add(roomName({ kind: 'agent', id: previousAgentId }));
-    if (row.attention_line_id) staffRooms.add(roomName({ kind: 'line', id: row.attention_line_id }));
-    const emits: SocketEmit[] = [
-      { namespace: 'staff', rooms: [...staffRooms], event: 'conversation.updated', data: view },
-      { namespace: 'visitor', rooms: [roomName({ kind: 'conversation', id: row.id })], event: 'conversation.updated', data: view },
-    ];
-    return { topic: 'socket', payload: { emits } };
-  }
-
-  private agentPush(row: AgentRow): OutboxEffect {
-    const rooms = [roomName({ kind: 'tenant', id: row.tenant_id }), roomName({ kind: 'agent', id: row.user_id })];
-    return { topic: 'socket', payload: { emits: [{ namespace: 'staff', rooms, event: 'agent.updated', data: agentView(row) }] } };
-  }
-
-  private timer(kind: string, entityId: string, armedAt: number, delaySeconds: number, entity: EntityType, event: object): OutboxEffect {
-    return {
-      topic: 'job',
-      payload: {
-        queue: QUEUES.machineTimers,
-        name: (event as { type: string }).type,
-        jobId: timerJobId(kind, entityId, armedAt),
-        delayMs: Math.round(delaySeconds * 1000),
-        data: { entity, id: entityId, event: event as { type: string } },
-      },
-    };
-  }
-
-  private cancel(kind: string, entityId: string, armedAt: number | null): OutboxEffect[] {
-    if (armedAt === null) return [];
-    return [{ topic: 'job.remove', payload: { queue: QUEUES.machineTimers, jobId: timerJobId(kind, entityId, armedAt) } }];
-  }
-
+  /**
+   * A conversation step's effects: the plain ones from the pure conversationIntentEffects (policy
+   * read first), then those of the intents that run in this transaction (runInTransactionIntents).
+   * Plain effects are jobs only, so running the transaction's work after them changes no socket
+   * push's order.
+   */
   private async conversationEffects(
     manager: EntityManager,
     before: ConversationRow,
     after: ConversationRow,
-    intents: IntentOf<typeof conversationMachine>[],
+    intents: ConversationIntent[],
     actor: Actor,
     outboxIds: string[],
     /** Agents' rows this transaction holds (see planWithAgentsLocked), by user id. */
     agents: Map<string, AgentRow> = new Map(),
   ): Promise<OutboxEffect[]> {
-    const previous = before.snapshot.context as unknown as ConversationContext;
+    const policy = await readConversationPolicy(manager, after, intents, this.config, Date.now());
+    const effects = conversationIntentEffects(before, after, intents, policy);
+    effects.push(...(await this.runInTransactionIntents(manager, before, after, intents, actor, outboxIds, agents)));
+    return effects;
+  }
+
+  /**
+   * The conversation intents that must run in the step's transaction (releaseAgent, startInquest)
+   * and the close that happens once: the agent's release is stepped here so their load is exact the
+   * moment the conversation leaves them (its outbox ids go to `outboxIds`), and the release and
+   * close hooks answer the effects to write with the step.
+   */
+  private async runInTransactionIntents(
+    manager: EntityManager,
+    before: ConversationRow,
+    after: ConversationRow,
+    intents: ConversationIntent[],
+    actor: Actor,
+    outboxIds: string[],
+    agents: Map<string, AgentRow>,
+  ): Promise<OutboxEffect[]> {
     const effects: OutboxEffect[] = [];
     for (const intent of intents) {
-      switch (intent.type) {
-        case 'enqueueRouting':
-          effects.push({
-            topic: 'job',
-            payload: {
-              queue: QUEUES.routing,
-              name: 'line',
-              data: { tenantId: intent.params.tenantId, attentionLineId: intent.params.attentionLineId },
-            },
-          });
-          break;
-        case 'scheduleQueueTimeout': {
-          // A line without its own timeout waits the tenant's "max queue wait" (platform settings).
-          const [wait] = (await manager.query(
-            `SELECT (SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1) AS line,
-                    (SELECT (settings->>'maxQueueWaitSeconds')::int FROM platform_settings WHERE client_id = $2) AS tenant`,
-            [intent.params.attentionLineId, after.tenant_id],
-          )) as { line: number | null; tenant: number | null }[];
-          const seconds = wait.line ?? wait.tenant ?? this.config.defaultQueueTimeoutSeconds;
-          const { conversationId, armedAt } = intent.params;
-          effects.push(
-            this.timer(TIMER.queueTimeout, conversationId, armedAt, seconds, 'conversation', {
-              type: 'conversation.queueTimedOut',
-              armedAt,
-            }),
+      if (intent.type === 'releaseAgent') {
+        const { agentId, conversationId, disposition } = intent.params;
+        for (const hook of this.releaseHooks) effects.push(...(await hook(manager, before, after)));
+        const agent = agents.get(agentId);
+        // Re-queued by the agent's own logout, in this transaction: nothing left to release.
+        if (agent && !(agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds.includes(conversationId)) continue;
+        try {
+          const released = await this.dispatchAgent(
+            manager,
+            agentId,
+            { type: 'agent.conversationReleased', conversationId, ...(disposition ? { disposition } : {}) },
+            actor,
+            undefined,
+            agent,
           );
-          break;
+          outboxIds.push(...released.outboxIds);
+        } catch (error) {
+          // The agent already let go (logged out, requeued): nothing to release.
+          if (!isIllegalTransition(error) && !(error instanceof AppException && error.code === 'not_found')) throw error;
         }
-        case 'cancelQueueTimeout':
-          effects.push(...this.cancel(TIMER.queueTimeout, intent.params.conversationId, previous.queuedAt));
-          break;
-        case 'scheduleInactivityTimeout': {
-          const { conversationId, armedAt, snoozed } = intent.params;
-          // Messages do not touch the timer; one that fires after newer activity comes back here
-          // snoozed, for what is left of the timeout counted from that activity.
-          const timeout = this.config.inactivityTimeoutSeconds;
-          const seconds = snoozed ? Math.max(0, (armedAt + timeout * 1000 - Date.now()) / 1000) : timeout;
-          effects.push(
-            this.timer(TIMER.inactivity, conversationId, armedAt, seconds, 'conversation', {
-              type: 'conversation.inactivityTimedOut',
-              armedAt,
-            }),
-          );
-          break;
-        }
-        case 'cancelInactivityTimeout':
-          effects.push(...this.cancel(TIMER.inactivity, intent.params.conversationId, intent.params.armedAt));
-          break;
-        case 'scheduleSurveyExpiry': {
-          const { conversationId, armedAt } = intent.params;
-          effects.push(
-            this.timer(TIMER.surveyExpiry, conversationId, armedAt, this.config.surveyExpirySeconds, 'conversation', {
-              type: 'conversation.surveyExpired',
-              armedAt,
-            }),
-          );
-          break;
-        }
-        case 'cancelSurveyExpiry':
-          effects.push(...this.cancel(TIMER.surveyExpiry, intent.params.conversationId, previous.closedAt));
-          break;
-        case 'releaseAgent': {
-          // Same transaction, so the agent's load is exact the moment the conversation leaves them.
-          const { agentId, conversationId, disposition } = intent.params;
-          for (const hook of this.releaseHooks) effects.push(...(await hook(manager, before, after)));
-          const agent = agents.get(agentId);
-          // Re-queued by the agent's own logout, in this transaction: nothing left to release.
-          if (agent && !(agent.snapshot.context as unknown as AgentPresenceContext).activeConversationIds.includes(conversationId)) break;
-          try {
-            const released = await this.dispatchAgent(
-              manager,
-              agentId,
-              { type: 'agent.conversationReleased', conversationId, ...(disposition ? { disposition } : {}) },
-              actor,
-              undefined,
-              agent,
-            );
-            outboxIds.push(...released.outboxIds);
-          } catch (error) {
-            // The agent already let go (logged out, requeued): nothing to release.
-            if (!isIllegalTransition(error) && !(error instanceof AppException && error.code === 'not_found')) throw error;
-          }
-          break;
-        }
-        case 'dequeueRouting':
-          // The queue moved: the line's router re-pushes positions and waits (and routes what it can).
-          effects.push({
-            topic: 'job',
-            payload: {
-              queue: QUEUES.routing,
-              name: 'line',
-              data: { tenantId: before.tenant_id, attentionLineId: intent.params.attentionLineId },
-            },
-          });
-          break;
-        // Pushed by the conversation.updated event every transition writes.
-        case 'notifyAgent':
-        case 'notifyClosed':
-          break;
-        case 'startInquest':
-          // Closed by someone, the customer only answers the poll now.
-          for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
-          break;
+      } else if (intent.type === 'startInquest') {
+        // Closed by someone, the customer only answers the poll now.
+        for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
       }
     }
     // Closed: once, whichever way (an Inquest ending reaches Closed again and is not a new close).
     if (after.status === 'Closed' && isOpenConversationStatus(before.status)) {
       for (const hook of this.closeHooks) effects.push(...(await hook(manager, after)));
-    }
-    return effects;
-  }
-
-  private agentEffects(previous: AgentPresenceContext, row: AgentRow, intents: IntentOf<typeof agentPresenceMachine>[]): OutboxEffect[] {
-    const effects: OutboxEffect[] = [];
-    for (const intent of intents) {
-      switch (intent.type) {
-        case 'requestAssignment':
-          effects.push({
-            topic: 'job',
-            payload: { queue: QUEUES.routing, name: 'agent', data: { tenantId: row.tenant_id, agentId: row.user_id } },
-          });
-          break;
-        case 'requeueConversations':
-          // Not an effect after commit: the host re-queues them in the step's transaction (dispatchAgent).
-          break;
-        case 'scheduleAfterCallWorkEnd': {
-          const { agentId, armedAt } = intent.params;
-          effects.push(
-            this.timer(TIMER.afterCallWork, agentId, armedAt, this.config.afterCallWorkSeconds, 'agent', {
-              type: 'agent.afterCallWorkEnded',
-              armedAt,
-            }),
-          );
-          break;
-        }
-        case 'cancelAfterCallWorkEnd':
-          effects.push(...this.cancel(TIMER.afterCallWork, intent.params.agentId, previous.lastStateChangeAt));
-          break;
-        case 'scheduleDisconnectGrace': {
-          const { agentId, armedAt } = intent.params;
-          effects.push(
-            this.timer(TIMER.disconnectGrace, agentId, armedAt, this.config.disconnectGraceSeconds, 'agent', {
-              type: 'agent.disconnectGraceExpired',
-              armedAt,
-            }),
-          );
-          break;
-        }
-        case 'cancelDisconnectGrace':
-          effects.push(...this.cancel(TIMER.disconnectGrace, intent.params.agentId, previous.disconnectedAt));
-          break;
-      }
     }
     return effects;
   }

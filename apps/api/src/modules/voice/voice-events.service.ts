@@ -6,6 +6,7 @@ import {
   VOICEMAIL_CLOSE_REASON,
   type VoiceCallEvent,
 } from '@centralita/contracts';
+import { isOpenConversationStatus } from '@centralita/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -51,7 +52,6 @@ const EVENT_TYPES = new Set<VoiceCallEvent['type']>([
   'call.recorded',
   'call.voicemail',
 ]);
-const OPEN = new Set(['Transitory', 'LiningUp', 'Active']);
 const SYSTEM = { kind: 'system' } as const;
 
 /** A voice_calls row as PostgreSQL returns it. */
@@ -500,7 +500,7 @@ class CallStep {
       this.call.conversation_id,
       this.call.client_id,
     ])) as ConversationRow[];
-    return row && OPEN.has(row.status) ? row : null;
+    return row && isOpenConversationStatus(row.status) ? row : null;
   }
 
   customer(conversation: ConversationRow) {

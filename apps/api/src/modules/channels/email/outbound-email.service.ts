@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EMAIL_ADDRESS, htmlToPlain } from '@centralita/channels';
 import { type MessageView } from '@centralita/contracts';
 import { isMailBlocked, mailBlockedMessage } from '@centralita/contracts/server';
-import type { Actor } from '@centralita/domain';
+import { isReadyAgentStatus, OPEN_CONVERSATION_STATUSES, type Actor } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../../common/app.exception';
@@ -13,7 +13,6 @@ import type { ConversationRow } from '../../machine-host/views';
 import { EmailDeskService, parseReply } from './email-desk.service';
 import { keepDataImagesOnly, sanitizeReplyHtml } from './email-html';
 
-const OPEN_STATUSES = ['Transitory', 'LiningUp', 'Active'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An email account an agent may send from: never its servers or secrets. */
@@ -148,7 +147,7 @@ export class OutboundEmailService {
         )) as { id: string }[];
         const [open] = (await manager.query(`SELECT * FROM conversations WHERE contact_id = $1 AND status = ANY($2)`, [
           contactId,
-          OPEN_STATUSES,
+          OPEN_CONVERSATION_STATUSES,
         ])) as ConversationRow[];
         if (open) {
           if (open.status === 'Active' && open.agent_id === principal.userId) return open.id;
@@ -206,7 +205,7 @@ export class OutboundEmailService {
     } catch (error) {
       if (!isIllegalTransition(error)) throw error;
       throw conflict(
-        agent.status === 'available' || agent.status === 'busy'
+        isReadyAgentStatus(agent.status)
           ? `You have no room for another conversation (${agent.active_count} of ${agent.capacity}): close one first`
           : `You are not available (${agent.status}): become available to start a conversation`,
         { agentStatus: agent.status, activeCount: agent.active_count, capacity: agent.capacity },
