@@ -39,9 +39,28 @@ import { REDIS, RedisKeys } from '../redis/redis.module';
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
 const ROUTING_BATCH = 20;
+/**
+ * Candidates a round locks per head it routes when the line's blended rules may refuse some of them
+ * (chats during calls): agents on a call are then among the candidates and may be over the line's
+ * limit. Without that rule every candidate may take any chat, and the first agents in the policy's
+ * order are exactly the ones the round gives its heads to (see lockCandidatePage).
+ */
+const CANDIDATES_PER_HEAD_WHEN_FILTERED = 2;
 /** Presence statuses ready for conversations, and those the presence machine may be assigned one in (with inCall), as SQL lists. */
 const READY_SQL = sqlStatusList(READY_AGENT_STATUSES);
 const ASSIGNABLE_SQL = sqlStatusList(ASSIGNABLE_AGENT_STATUSES);
+
+/**
+ * Each policy's order of the candidates (selectAgent's comparisons, in SQL), so a round locks only
+ * the agents it will give its heads to. Occupancy as a float: with capacities of 1 to 5, equal ratios
+ * divide to the same float and different ones stay apart, as the cross-multiplied comparison sees them.
+ */
+const IDLE_SINCE_SQL = `(p.snapshot->'context'->>'idleSince')::bigint`;
+const OCCUPANCY_SQL = `p.active_count::float8 / p.capacity`;
+const POLICY_ORDER_SQL: Record<RoutingPolicy, string> = {
+  'longest-idle': `${IDLE_SINCE_SQL}, ${OCCUPANCY_SQL}, p.user_id`,
+  'least-occupied': `${OCCUPANCY_SQL}, ${IDLE_SINCE_SQL}, p.user_id`,
+};
 
 /** The steps a routing batch planned, written together at its end (MachineHostService.writeLockedSteps). */
 interface AssignmentSteps {
@@ -58,13 +77,28 @@ interface AgentLines {
 }
 
 /**
- * The line's agents with room (what selectAgent picks from), their rows as this transaction locked
- * them, and what each holds (calls and chats, on a call or not) for the line's blended rules.
+ * The line's agents with room that a round has locked so far (what selectAgent picks from), their
+ * rows as this transaction locked them, and what each holds (calls and chats, on a call or not) for
+ * the line's blended rules. A round locks them a page at a time in the policy's order (see
+ * lockCandidatePage) and takes the next page only when those it holds cannot serve the head at hand.
  */
 interface Candidates {
   list: AgentCandidate[];
   rows: Map<string, AgentRow>;
   loads: Map<string, BlendedLoad>;
+  /** Agents this round gave a conversation to: their place in the policy's order only moved back. */
+  served: Set<string>;
+  /** Every agent row this round locked, candidate or not: the next page starts after them. */
+  locked: string[];
+  /** No agent of the line with room is left to lock (the last page came short, or all were asked for). */
+  exhausted: boolean;
+  /** true: skip agents another transaction holds (a page at a time); false: wait for them, all at once, in id order. */
+  skipLocked: boolean;
+  pageSize: number;
+  attentionLineId: string;
+  callChannels: string[];
+  policy: RoutingPolicy;
+  blended: BlendedLineRules;
 }
 
 /** Where a view is read from: the pool, or the transaction holding the view's version (see withViewVersion). */
@@ -294,10 +328,14 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   /**
    * One pass over the line: transactions of up to ROUTING_BATCH assignments each, under the
    * line's advisory lock (one router per line across processes), until the queue is empty or no
-   * agent has room.
+   * agent has room. A transaction locks only the agents it can use and skips those another
+   * transaction holds (see candidates); when it then ran out of agents while one it skipped had
+   * room, the next transaction waits for them: the holder may be another line's router that leaves
+   * the agent room without asking for routing, and nothing else would serve this line before the sweep.
    */
   private async routeLineOnce(attentionLineId: string): Promise<number> {
     let assigned = 0;
+    let skipLocked = true;
     for (;;) {
       const batch = await this.host.transaction(
         async (manager, outbox) => {
@@ -324,11 +362,18 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
               new Date(x.queued_at!).getTime() - new Date(y.queued_at!).getTime() ||
               (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
           );
-          if (heads.length === 0) return { assigned: 0, more: false };
+          if (heads.length === 0) return { assigned: 0, more: false, skippedWithRoom: false };
           // Conversations of a channel with an offer rule are live calls (phone): the blended rules count them apart.
           const callChannels = [...this.channelRules.keys()];
-          const candidates = await this.candidates(manager, attentionLineId, callChannels);
           const { policy, blended } = await this.lineRules(manager, attentionLineId);
+          const candidates = await this.candidates(manager, {
+            attentionLineId,
+            callChannels,
+            policy,
+            blended,
+            skipLocked,
+            pageSize: heads.length * (blended.chatsDuringCall > 0 ? CANDIDATES_PER_HEAD_WHEN_FILTERED : 1),
+          });
           const loadOf = (candidate: AgentCandidate) => candidates.loads.get(candidate.agentId)!;
           // Every assignment of the batch is planned first (the rows are locked), then written
           // together: a few statements for the batch instead of two per assignment.
@@ -340,16 +385,15 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
             const rule = this.channelRules.get(head.channel);
             if (!rule) {
               // A chat: agents on a call only up to the line's chats-during-call limit.
-              if (
-                !(await this.assign(manager, outbox, head, candidates, policy, steps, (candidate) =>
-                  mayTakeChat(loadOf(candidate), blended),
-                ))
-              )
+              if (!(await this.assign(manager, outbox, head, candidates, steps, (candidate) => mayTakeChat(loadOf(candidate), blended))))
                 break;
               count++;
               continue;
             }
             // A call: never to an agent on a call, to one holding chats only when the line says so.
+            // The channel's rule judges the line's candidates together (e.g. agents who have not failed
+            // this call first): it sees them all, as it would with a round that locked them all.
+            await this.lockRemainingCandidates(manager, candidates);
             const offered = candidates.list.filter((candidate) => mayTakeCall(loadOf(candidate), blended));
             const eligible = new Set(
               offered.length === 0 ? [] : (await rule.eligible(manager, head, offered)).map((candidate) => candidate.agentId),
@@ -357,7 +401,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
             const agentId =
               eligible.size === 0
                 ? null
-                : await this.assign(manager, outbox, head, candidates, policy, steps, (candidate) => eligible.has(candidate.agentId));
+                : await this.assign(manager, outbox, head, candidates, steps, (candidate) => eligible.has(candidate.agentId));
             if (!agentId) {
               passed++;
               continue;
@@ -366,33 +410,48 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
             count++;
           }
           outbox.push(...(await this.host.writeLockedSteps(manager, steps.agents, steps.conversations)));
-          return { assigned: count, more: count > 0 && count + passed === heads.length && heads.length === ROUTING_BATCH };
+          // Heads left for want of an agent (every page was taken by then, see assign): did the round
+          // skip one with room that another transaction held?
+          const skippedWithRoom = count < heads.length && candidates.skipLocked && (await this.skippedWithRoom(manager, candidates));
+          return {
+            assigned: count,
+            more: count > 0 && count + passed === heads.length && heads.length === ROUTING_BATCH,
+            skippedWithRoom,
+          };
         },
         { retry: true },
       );
       assigned += batch.assigned;
-      if (!batch.more) return assigned;
+      if (!batch.more && !batch.skippedWithRoom) return assigned;
+      skipLocked = !batch.skippedWithRoom;
     }
   }
 
   /**
    * Plans giving one waiting conversation to the best candidate with room (written with the rest
    * of the batch), updating `candidates` with the agent's new load; answers the agent, or null when
-   * nobody (of those `allowed`, when given) can take it.
+   * nobody (of those `allowed`, when given) can take it. Takes the next page of candidates while
+   * none of those held may take it that this round has not served yet: an agent not locked yet
+   * comes after every unserved one in the policy's order, and serving only moves an agent back
+   * (busier, idle since now), so the pick is the one a round holding all of them would make.
    */
   private async assign(
     manager: EntityManager,
     outbox: string[],
     head: ConversationRow,
     candidates: Candidates,
-    policy: RoutingPolicy,
     steps: AssignmentSteps,
     allowed?: (candidate: AgentCandidate) => boolean,
   ): Promise<string | null> {
     const conversationId = head.id;
     const { list, rows } = candidates;
-    while (list.length > 0) {
-      const pick = selectAgent(allowed ? list.filter(allowed) : list, policy);
+    for (;;) {
+      const usable = allowed ? list.filter(allowed) : list;
+      if (!candidates.exhausted && !usable.some((candidate) => !candidates.served.has(candidate.agentId))) {
+        await this.lockCandidatePage(manager, candidates);
+        continue;
+      }
+      const pick = selectAgent(usable, candidates.policy);
       if (!pick) return null;
       const index = list.indexOf(pick);
       let agent: AgentStepPlan;
@@ -419,6 +478,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
         SYSTEM,
       );
       rows.set(pick.agentId, agent.next);
+      candidates.served.add(pick.agentId);
       steps.agents.push(agent);
       steps.conversations.push(conversation.write);
       outbox.push(...conversation.outboxIds);
@@ -433,52 +493,107 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       else list.splice(index, 1);
       return pick.agentId;
     }
-    return null;
   }
 
   /**
-   * The line's agents with room, locked in user-id order: a batch assigns to several agents, and
-   * routers of lines sharing agents would deadlock if each locked them in the order it picked them.
-   * Agents on a call are among them (a line may allow chats during calls; the caller applies the
-   * line's rule), with what each holds counted from the conversations Active with them, in this
+   * The round's first page of the line's agents with room, locked (see lockCandidatePage). Agents
+   * on a call are among them when the line allows chats during calls (the caller applies the line's
+   * limit), with what each holds counted from the conversations Active with them, in this
    * transaction: capacity and the blended rules are judged on the database at assignment time.
    */
-  private async candidates(manager: EntityManager, attentionLineId: string, callChannels: string[]): Promise<Candidates> {
+  private async candidates(
+    manager: EntityManager,
+    round: Pick<Candidates, 'attentionLineId' | 'callChannels' | 'policy' | 'blended' | 'skipLocked' | 'pageSize'>,
+  ): Promise<Candidates> {
+    const candidates: Candidates = {
+      ...round,
+      list: [],
+      rows: new Map(),
+      loads: new Map(),
+      served: new Set(),
+      locked: [],
+      exhausted: false,
+    };
+    await this.lockCandidatePage(manager, candidates);
+    return candidates;
+  }
+
+  /** Locks all of the line's agents with room the round does not hold yet. */
+  private async lockRemainingCandidates(manager: EntityManager, candidates: Candidates): Promise<void> {
+    if (!candidates.exhausted) await this.lockCandidatePage(manager, candidates, null);
+  }
+
+  /**
+   * Locks the next `limit` agents of the line with room, in the policy's order, skipping those
+   * another transaction holds (FOR UPDATE SKIP LOCKED): a round never waits on an agent row, so the
+   * order it locks them in cannot deadlock, and it locks only agents it can use instead of every
+   * agent of the line. Whoever holds a skipped agent routes again when it frees room (a presence
+   * step offers it, see requestAssignment), and a round left short re-runs waiting for them (see
+   * routeLineOnce). That waiting round locks them all in user-id order, the one order of the host:
+   * a batch assigns to several agents, and routers of lines sharing agents waiting for each other
+   * in the order each picked them would deadlock.
+   * Agents on a call only when the line allows chats during calls: they may take nothing else.
+   */
+  private async lockCandidatePage(
+    manager: EntityManager,
+    candidates: Candidates,
+    limit: number | null = candidates.pageSize,
+  ): Promise<void> {
+    const statuses = candidates.blended.chatsDuringCall > 0 ? ASSIGNABLE_SQL : READY_SQL;
     const rows: AgentRow[] = await manager.query(
-      `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status IN ${ASSIGNABLE_SQL} AND p.active_count < p.capacity
-       ORDER BY p.user_id FOR UPDATE OF p`,
-      [attentionLineId],
+      candidates.skipLocked
+        ? `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
+           WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity AND p.user_id <> ALL($2::uuid[])
+           ORDER BY ${POLICY_ORDER_SQL[candidates.policy]} LIMIT $3 FOR UPDATE OF p SKIP LOCKED`
+        : `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
+           WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity
+           ORDER BY p.user_id FOR UPDATE OF p`,
+      candidates.skipLocked ? [candidates.attentionLineId, candidates.locked, limit] : [candidates.attentionLineId],
     );
-    const list = rows
+    candidates.exhausted = !candidates.skipLocked || limit === null || rows.length < limit;
+    candidates.locked.push(...rows.map((row) => row.user_id));
+    const page = rows
       .map((row) => {
         const snapshot = restore(agentPresenceMachine, row.snapshot as never);
         return routingCandidate(snapshot) ?? inCallCandidate(snapshot);
       })
       .filter((c): c is AgentCandidate => c !== null);
     const held = (
-      list.length === 0
+      page.length === 0
         ? []
         : await manager.query(
             `SELECT agent_id, count(*) FILTER (WHERE channel = ANY($2::text[]))::int AS calls,
                count(*) FILTER (WHERE channel <> ALL($2::text[]))::int AS chats
              FROM conversations WHERE agent_id = ANY($1::uuid[]) AND status = 'Active' GROUP BY agent_id`,
-            [list.map((candidate) => candidate.agentId), callChannels],
+            [page.map((candidate) => candidate.agentId), candidates.callChannels],
           )
     ) as { agent_id: string; calls: number; chats: number }[];
     const counts = new Map(held.map((row) => [row.agent_id, row]));
-    const statuses = new Map(rows.map((row) => [row.user_id, row.status]));
-    const loads = new Map<string, BlendedLoad>(
-      list.map((candidate) => [
-        candidate.agentId,
-        {
-          onCall: statuses.get(candidate.agentId) === 'inCall',
-          calls: counts.get(candidate.agentId)?.calls ?? 0,
-          chats: counts.get(candidate.agentId)?.chats ?? 0,
-        },
-      ]),
-    );
-    return { list, rows: new Map(rows.map((row) => [row.user_id, row])), loads };
+    const statusOf = new Map(rows.map((row) => [row.user_id, row.status]));
+    for (const candidate of page) {
+      candidates.list.push(candidate);
+      candidates.loads.set(candidate.agentId, {
+        onCall: statusOf.get(candidate.agentId) === 'inCall',
+        calls: counts.get(candidate.agentId)?.calls ?? 0,
+        chats: counts.get(candidate.agentId)?.chats ?? 0,
+      });
+    }
+    for (const row of rows) candidates.rows.set(row.user_id, row);
+  }
+
+  /**
+   * Whether an agent of the line had room that the round did not lock (read without locking: as
+   * last committed). Asked once every page is taken, so such an agent was held by another
+   * transaction when the round skipped them.
+   */
+  private async skippedWithRoom(manager: EntityManager, candidates: Candidates): Promise<boolean> {
+    const statuses = candidates.blended.chatsDuringCall > 0 ? ASSIGNABLE_SQL : READY_SQL;
+    const [row] = (await manager.query(
+      `SELECT EXISTS (SELECT 1 FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
+         WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity AND p.user_id <> ALL($2::uuid[])) AS skipped`,
+      [candidates.attentionLineId, candidates.locked],
+    )) as { skipped: boolean }[];
+    return row.skipped;
   }
 
   /** The line's routing policy and blended rules (defaults for a line without a routing row). */
