@@ -245,6 +245,41 @@ describe('channel accounts and webhooks', () => {
       expect(await eventsOf(deleted.id)).toBe(0);
     });
 
+    it('takes an edit of the account at the next delivery on every process: rotated secret, disabled, deleted', async () => {
+      const account = await connect();
+      const body = (text: string): TestWebhookBody => ({ events: [message(`m-${randomUUID()}`, 'u1', text)] });
+      // Both processes have taken deliveries for the account before it changes.
+      expect((await post(a, account, body('uno'))).status).toBe(200);
+      expect((await post(b, account, body('dos'))).status).toBe(200);
+      const rotated = 'the rotated app secret';
+      await api()
+        .put(`/api/channel-accounts/${account.id}`)
+        .set(bearer(tenants.adminA))
+        .send({ secrets: { appSecret: rotated } })
+        .expect(200);
+      for (const t of [a, b]) {
+        const old = body('firmado con el secreto anterior');
+        expect((await post(t, account, old, signTestBody(JSON.stringify(old), SECRET))).status).toBe(401);
+        const current = body('firmado con el secreto nuevo');
+        expect((await post(t, account, current, signTestBody(JSON.stringify(current), rotated))).status).toBe(200);
+      }
+      expect(await eventsOf(account.id)).toBe(4);
+      await api().put(`/api/channel-accounts/${account.id}`).set(bearer(tenants.adminA)).send({ enabled: false }).expect(200);
+      for (const t of [a, b]) {
+        const late = body('después de desactivarla');
+        expect((await post(t, account, late, signTestBody(JSON.stringify(late), rotated))).status).toBe(404);
+      }
+      await api().put(`/api/channel-accounts/${account.id}`).set(bearer(tenants.adminA)).send({ enabled: true }).expect(200);
+      const again = body('otra vez activa');
+      expect((await post(b, account, again, signTestBody(JSON.stringify(again), rotated))).status).toBe(200);
+      await api().delete(`/api/channel-accounts/${account.id}`).set(bearer(tenants.adminA)).expect(200);
+      for (const t of [a, b]) {
+        const gone = body('después de borrarla');
+        expect((await post(t, account, gone, signTestBody(JSON.stringify(gone), rotated))).status).toBe(404);
+      }
+      expect(await eventsOf(account.id)).toBe(5);
+    });
+
     it('answers hostile bodies with 4xx, never 500: too large 413, unreadable but signed kept as failed', async () => {
       const account = await connect();
       const huge = JSON.stringify({ events: [], padding: 'x'.repeat(1024 * 1024) });

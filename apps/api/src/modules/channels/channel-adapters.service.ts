@@ -27,6 +27,9 @@ export const channelRegistryProvider: Provider = {
  */
 const KIND_SWITCHES: Partial<Record<MessagingKind, string>> = { twitter: 'CHANNEL_X_ENABLED' };
 
+/** Accounts whose decrypted view this process keeps (a bound on memory, not a cache to tune). */
+const ACCOUNT_VIEWS_KEPT = 10_000;
+
 /** The registry as the platform reads it: which kinds are usable, their form, and accounts as adapters see them. */
 @Injectable()
 export class ChannelAdaptersService {
@@ -34,6 +37,9 @@ export class ChannelAdaptersService {
     @Inject(CHANNEL_REGISTRY) private readonly registry: ChannelRegistry,
     private readonly crypto: ConfigCrypto,
   ) {}
+
+  /** The adapter view of each account at one row version (PostgreSQL's xmin), least recently made first. */
+  private readonly views = new Map<string, { version: string; account: ChannelAccount }>();
 
   /** The adapter of a kind the deployment offers, or null (unknown kind, no adapter, switched off). */
   usable(kind: string): ChannelAdapter | null {
@@ -86,5 +92,23 @@ export class ChannelAdaptersService {
       secrets: Object.fromEntries(Object.entries(row.secrets ?? {}).map(([name, value]) => [name, this.crypto.decrypt(value)])),
       verifyToken: row.verify_token,
     };
+  }
+
+  /**
+   * toAdapterAccount of the row as it was at `version` (its xmin, which every UPDATE of the row
+   * moves), made once per version: every webhook and every stored event of an account decrypted
+   * its secrets again (C1). Frozen, as adapters share it.
+   */
+  adapterAccountAt(row: ChannelAccountRow, version: string): ChannelAccount {
+    const kept = this.views.get(row.id);
+    if (kept?.version === version) return kept.account;
+    const account = this.toAdapterAccount(row);
+    Object.freeze(account.settings);
+    Object.freeze(account.secrets);
+    Object.freeze(account);
+    this.views.delete(row.id);
+    this.views.set(row.id, { version, account });
+    if (this.views.size > ACCOUNT_VIEWS_KEPT) this.views.delete(this.views.keys().next().value!);
+    return account;
   }
 }

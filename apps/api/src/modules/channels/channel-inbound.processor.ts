@@ -90,19 +90,20 @@ export class ChannelInboundProcessor implements OnModuleInit {
 
   /** Runs one stored event; `lastAttempt` gives up on receipts still unknown instead of asking for another run. */
   async process({ tenantId, eventId }: ChannelInboundJob, lastAttempt = true): Promise<void> {
-    // The event and its account in one read (an account row is never deleted, only marked).
+    // The event and its account in one read (an account row is never deleted, only marked), with
+    // the account's version: its decrypted view is made once per version (adapterAccountAt).
     const [found] = (await this.dataSource.query(
-      `SELECT to_jsonb(a) AS account, e.id, e.tenant_id, e.account_id, e.raw_body, e.processed_at
+      `SELECT to_jsonb(a) AS account, a.xmin::text AS account_version, e.id, e.tenant_id, e.account_id, e.raw_body, e.processed_at
        FROM channel_events e LEFT JOIN channel_accounts a ON a.id = e.account_id
        WHERE e.id = $1 AND e.tenant_id = $2`,
       [eventId, tenantId],
-    )) as (StoredEvent & { account: ChannelAccountRow | null })[];
+    )) as (StoredEvent & { account: ChannelAccountRow | null; account_version: string | null })[];
     if (!found || found.processed_at) return;
-    const { account: row, ...event } = found;
+    const { account: row, account_version: accountVersion, ...event } = found;
     const adapter = row && !row.deleted_at ? this.adapters.usable(row.kind) : null;
     if (!row || !adapter) return this.finish(event.id, 'The channel account was disconnected before this event was processed');
     if (row.kind === 'email') return this.takeEmail(event, row);
-    const account = this.adapters.toAdapterAccount(row);
+    const account = this.adapters.adapterAccountAt(row, accountVersion!);
     let events: InboundEvent[];
     try {
       events = adapter.parseWebhook(event.raw_body, account);

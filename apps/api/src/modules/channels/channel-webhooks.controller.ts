@@ -31,7 +31,7 @@ export class ChannelWebhooksController {
 
   private async answer(kind: string, accountId: string, req: Request, res: Response, method: 'GET' | 'POST'): Promise<void> {
     await this.webhooks.limit(clientIp(req));
-    const account = await this.webhooks.account(kind, accountId);
+    const account = await this.webhooks.account(kind, accountId, method);
     const rawBody = method === 'POST' ? await readRawBody(req, WEBHOOK_BODY_LIMIT) : Buffer.alloc(0);
     const request: WebhookRequest = { method, query: queryOf(req), headers: headersOf(req), rawBody };
     const answer = await this.webhooks.handle(account, request);

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { WebhookRequest, WebhookVerdict } from '@centralita/channels';
+import type { ChannelAccount, WebhookRequest, WebhookVerdict } from '@centralita/channels';
 import { outboxJob, QUEUES } from '@centralita/contracts';
 import { jobEffect, outboxColumns } from '@centralita/contracts/server';
 import { HttpStatus, Injectable } from '@nestjs/common';
@@ -20,8 +20,21 @@ const DELIVERY_KEY_MAX = 300;
 const LAST_EVENT_RESOLUTION_SECONDS = 10;
 /** Accounts whose last touch this process remembers (a bound, not a cache to tune). */
 const TOUCHED_ACCOUNTS_KEPT = 10_000;
+/** Accounts this process remembers for their webhooks (a bound, not a cache to tune). */
+const ACCOUNTS_KEPT = 10_000;
+/** How often a delivery is verified and stored again when its account changed meanwhile (a write that raced an edit). */
+const STORE_ATTEMPTS = 3;
 /** Headers never stored with a raw event (credentials a proxy may add). */
 const UNSTORED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/** An account as its webhook takes it: the row, its version (xmin), and its adapter view (secrets decrypted). */
+export interface WebhookAccount {
+  row: ChannelAccountRow;
+  version: string;
+  account: ChannelAccount;
+  /** As this process read it for an earlier delivery (it may have changed since). */
+  remembered: boolean;
+}
 
 /** What the controller answers a provider. */
 export type WebhookAnswer =
@@ -45,6 +58,9 @@ export class ChannelWebhooksService {
     private readonly limiter: RateLimiterService,
   ) {}
 
+  /** Each account as this process last read it, least recently read first (see account()). */
+  private readonly known = new Map<string, Omit<WebhookAccount, 'remembered'>>();
+
   /** When this process last wrote each account's last_event_at (ms), oldest first. */
   private readonly touchedAt = new Map<string, number>();
 
@@ -53,56 +69,99 @@ export class ChannelWebhooksService {
     await this.limiter.consume('channel-webhook', ip, { limit: webhooksPerIpPerMinute(), windowSeconds: 60 });
   }
 
-  /** The live, enabled account a webhook URL names, or 404 (nothing says which part was wrong). */
-  async account(kind: string, accountId: string): Promise<ChannelAccountRow> {
+  /**
+   * The live, enabled account a webhook URL names, or 404 (nothing says which part was wrong). A
+   * POST may take the account as this process last read it: its store statement only writes while
+   * the row is still that version (storeIfCurrent), so a change (disabled, deleted, secrets rotated)
+   * is seen by the very next delivery. A handshake always reads the row.
+   */
+  async account(kind: string, accountId: string, method: 'GET' | 'POST'): Promise<WebhookAccount> {
     const adapter = this.adapters.usable(kind);
     if (!adapter || !isUUID(accountId)) throw AppException.notFound();
-    const [row] = (await this.dataSource.query(
-      `SELECT * FROM channel_accounts WHERE id = $1 AND kind = $2 AND deleted_at IS NULL AND enabled`,
-      [accountId, kind],
-    )) as ChannelAccountRow[];
-    if (!row) throw AppException.notFound();
-    return row;
+    const known = method === 'POST' ? this.known.get(accountId) : undefined;
+    if (known?.row.kind === kind) return { ...known, remembered: true };
+    return this.read(kind, accountId);
   }
 
-  async handle(row: ChannelAccountRow, request: WebhookRequest): Promise<WebhookAnswer> {
-    const adapter = this.adapters.usable(row.kind)!;
-    const account = this.adapters.toAdapterAccount(row);
-    let verdict: WebhookVerdict;
-    try {
-      verdict = adapter.verifyWebhook(request, account);
-    } catch {
-      // The contract says verification never throws; one that does refuses, it never lets through.
-      verdict = { kind: 'refused', reason: 'verification failed' };
+  /** The account's row now, with its version; remembered for the next POST. */
+  private async read(kind: string, accountId: string): Promise<WebhookAccount> {
+    const [found] = (await this.dataSource.query(
+      `SELECT *, xmin::text AS row_version FROM channel_accounts WHERE id = $1 AND kind = $2 AND deleted_at IS NULL AND enabled`,
+      [accountId, kind],
+    )) as (ChannelAccountRow & { row_version: string })[];
+    if (!found) {
+      this.known.delete(accountId);
+      throw AppException.notFound();
     }
-    if (verdict.kind === 'refused') {
-      throw new AppException(request.method === 'GET' ? 'forbidden' : 'unauthorized', {
-        message: `Webhook refused: ${verdict.reason}`,
-      });
+    const { row_version: version, ...row } = found;
+    const known = { row, version, account: this.adapters.adapterAccountAt(row, version) };
+    this.known.delete(accountId);
+    this.known.set(accountId, known);
+    if (this.known.size > ACCOUNTS_KEPT) this.known.delete(this.known.keys().next().value!);
+    return { ...known, remembered: false };
+  }
+
+  async handle(target: WebhookAccount, request: WebhookRequest): Promise<WebhookAnswer> {
+    const adapter = this.adapters.usable(target.row.kind)!;
+    let current = target;
+    for (let attempt = 1; ; attempt++) {
+      const { row, account } = current;
+      let verdict: WebhookVerdict;
+      try {
+        verdict = adapter.verifyWebhook(request, account);
+      } catch {
+        // The contract says verification never throws; one that does refuses, it never lets through.
+        verdict = { kind: 'refused', reason: 'verification failed' };
+      }
+      if (verdict.kind === 'refused') {
+        // Refused with the secrets this process remembered: they may have been rotated since.
+        if (current.remembered) {
+          current = await this.read(row.kind, row.id);
+          continue;
+        }
+        throw new AppException(request.method === 'GET' ? 'forbidden' : 'unauthorized', {
+          message: `Webhook refused: ${verdict.reason}`,
+        });
+      }
+      if (verdict.kind === 'challenge') return { status: 200, contentType: verdict.contentType, body: verdict.body };
+      // A verified GET that is no handshake carries no event.
+      if (request.method === 'GET') return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId: null };
+      let deliveryId: string | null = null;
+      try {
+        deliveryId = adapter.deliveryId(request.rawBody, account);
+      } catch {
+        // No id readable: the body's hash keys it, as for providers without delivery ids.
+      }
+      const stored = await this.storeIfCurrent(current, deliveryKey(deliveryId, request.rawBody), request);
+      if (stored === 'account changed') {
+        // Read again (404 once disabled or deleted) and verified again with what it holds now.
+        // The provider retries a 503 (its at-least-once delivery): nothing was stored.
+        if (attempt >= STORE_ATTEMPTS)
+          throw new AppException('service_unavailable', {
+            message: `Channel account ${row.id} kept changing while the webhook was stored`,
+          });
+        current = await this.read(row.kind, row.id);
+        continue;
+      }
+      await this.touch(row.id);
+      return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId: stored.eventId };
     }
-    if (verdict.kind === 'challenge') return { status: 200, contentType: verdict.contentType, body: verdict.body };
-    // A verified GET that is no handshake carries no event.
-    if (request.method === 'GET') return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId: null };
-    let deliveryId: string | null = null;
-    try {
-      deliveryId = adapter.deliveryId(request.rawBody, account);
-    } catch {
-      // No id readable: the body's hash keys it, as for providers without delivery ids.
-    }
-    const eventId = await this.store(row, deliveryKey(deliveryId, request.rawBody), request);
-    await this.touch(row.id);
-    return { status: 200, contentType: 'application/json', body: '{"ok":true}', eventId };
   }
 
   /**
    * The raw event once per (account, delivery key), and its processing job, in one statement: one
    * round trip, atomic without a transaction (C1 counted six statements per webhook, four of them
    * this store as BEGIN, two inserts and COMMIT; the pg client's socket write per statement was the
-   * API's largest CPU cost). The event's id is chosen here so the job can name it before the row
-   * exists; a repeated delivery inserts nothing and enqueues nothing. Answers the new event's id,
-   * or null for a repeat.
+   * API's largest CPU cost). Written only while the account is still live at the version that
+   * verified the body; otherwise nothing is written and the answer is 'account changed'. The
+   * event's id is chosen here so the job can name it before the row exists; a repeated delivery
+   * inserts nothing and enqueues nothing (eventId null).
    */
-  private async store(row: ChannelAccountRow, key: string, request: WebhookRequest): Promise<string | null> {
+  private async storeIfCurrent(
+    { row, version }: WebhookAccount,
+    key: string,
+    request: WebhookRequest,
+  ): Promise<{ eventId: string | null } | 'account changed'> {
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !UNSTORED_HEADERS.has(name)));
     const eventId = randomUUID();
     const {
@@ -117,19 +176,24 @@ export class ChannelWebhooksService {
         ),
       ),
     ]);
-    const [queued] = (await this.dataSource.query(
-      `WITH event AS (
+    const [answer] = (await this.dataSource.query(
+      `WITH account AS (
+         SELECT id FROM channel_accounts WHERE id = $3 AND xmin = $9::xid AND enabled AND deleted_at IS NULL
+       ), event AS (
          INSERT INTO channel_events (id, tenant_id, account_id, delivery_key, raw_body, headers)
-         VALUES ($1, $2, $3, $4, $5, $6)
+         SELECT $1::uuid, $2::uuid, account.id, $4::text, $5::bytea, $6::jsonb FROM account
          ON CONFLICT (account_id, delivery_key) DO NOTHING RETURNING id
+       ), queued AS (
+         INSERT INTO outbox (topic, payload) SELECT $7::text, $8::jsonb FROM event RETURNING id
        )
-       INSERT INTO outbox (topic, payload) SELECT $7::text, $8::jsonb FROM event RETURNING id`,
-      [eventId, row.tenant_id, row.id, key, request.rawBody, headers, topic, payload],
-    )) as { id: string | number }[];
-    if (!queued) return null;
-    const outboxId = String(queued.id);
+       SELECT EXISTS (SELECT 1 FROM account) AS current, (SELECT id FROM queued) AS outbox_id`,
+      [eventId, row.tenant_id, row.id, key, request.rawBody, headers, topic, payload, version],
+    )) as { current: boolean; outbox_id: string | number | null }[];
+    if (!answer.current) return 'account changed';
+    if (answer.outbox_id === null) return { eventId: null };
+    const outboxId = String(answer.outbox_id);
     this.relay.kick([outboxId], [{ id: outboxId, topic: topic!, payload: payload! }]);
-    return eventId;
+    return { eventId };
   }
 
   /**

@@ -101,17 +101,34 @@ export class ConversationIntakeService {
   async openOrFind(input: OpenOrFindInput): Promise<IntakeConversation> {
     checkChannel(input, true);
     const contact = checkContact(input.contact);
-    // The hot path: a known contact writing again, one read.
+    const { open } = await this.findOpen(input, contact, null);
+    return open ?? this.open(input, contact);
+  }
+
+  /**
+   * The hot path, one read: a known contact's open conversation, and with a provider's message id
+   * whether that message is stored already (in any of the contact's conversations). A message of
+   * a messaging channel paid two reads for these (C1).
+   */
+  private async findOpen(
+    input: OpenOrFindInput,
+    contact: Required<IntakeContact>,
+    messageExternalId: string | null,
+  ): Promise<{ open: IntakeConversation | null; messageStored: boolean }> {
     const [found] = (await this.dataSource.query(
-      `SELECT c.*, k.id AS intake_contact_id FROM contacts k
-       JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($5)
-       WHERE k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
-      [input.tenantId, input.channel, input.channelAccountId, contact.externalId, OPEN_STATUSES],
-    )) as (ConversationRow & { intake_contact_id: string })[];
-    if (found) {
-      const { intake_contact_id: contactId, ...conversation } = found;
-      return { conversation, contactId, opened: false };
-    }
+      `SELECT c.*, k.id AS intake_contact_id, s.stored AS intake_message_stored
+       FROM (SELECT EXISTS (SELECT 1 FROM messages m
+               WHERE m.tenant_id = $1 AND m.channel = $2 AND m.channel_account_id = $3 AND m.external_id = $6)) AS s(stored)
+       LEFT JOIN (contacts k JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($5))
+         ON k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
+      [input.tenantId, input.channel, input.channelAccountId, contact.externalId, OPEN_STATUSES, messageExternalId],
+    )) as (ConversationRow & { intake_contact_id: string | null; intake_message_stored: boolean })[];
+    const { intake_contact_id: contactId, intake_message_stored: messageStored, ...conversation } = found;
+    return { open: contactId === null ? null : { conversation, contactId, opened: false }, messageStored };
+  }
+
+  /** Opens the contact's conversation (upserting the contact), or answers the one a concurrent first message opened. */
+  private open(input: OpenOrFindInput, contact: Required<IntakeContact>): Promise<IntakeConversation> {
     return this.host.transaction(
       async (manager, outbox) => {
         // Upserted and so row-locked until commit: a concurrent first message waits here, then finds
@@ -174,20 +191,23 @@ export class ConversationIntakeService {
     if (text.length < minLength || text.length > LIMITS.maxMessageLength) {
       throw invalid('text', `text must have ${minLength} to ${LIMITS.maxMessageLength} characters`);
     }
+    // Checked once: the contact the message comes from (a channel that names the conversation has none here).
+    const contact = input.conversationId === undefined ? checkContact(input.contact) : null;
     for (let attempt = 1; ; attempt++) {
-      if (external) {
-        // A provider's retry of a message already stored: answered with it, nothing opened.
-        const stored = await this.messages.storedExternal(input.tenantId, external);
+      let target: { conversationId: string; senderId: string; guard: (row: ConversationRow) => void };
+      if (input.conversationId !== undefined) {
+        // A provider's retry of a message already stored: answered with it.
+        const stored = external ? await this.messages.storedExternal(input.tenantId, external) : null;
         if (stored) return { conversationId: stored.conversationId, message: stored, conversationVersion: null };
+        target = { conversationId: input.conversationId, senderId: input.senderId, guard: input.guard };
+      } else {
+        const { open, messageStored } = await this.findOpen(input, contact!, external?.externalId ?? null);
+        // A provider's retry of a message already stored: answered with it, nothing opened.
+        const stored = messageStored ? await this.messages.storedExternal(input.tenantId, external!) : null;
+        if (stored) return { conversationId: stored.conversationId, message: stored, conversationVersion: null };
+        const { conversation, contactId } = open ?? (await this.open(input, contact!));
+        target = { conversationId: conversation.id, senderId: contactId, guard: MessagesService.requireOpen };
       }
-      const target =
-        input.conversationId !== undefined
-          ? { conversationId: input.conversationId, senderId: input.senderId, guard: input.guard }
-          : await this.openOrFind(input).then(({ conversation, contactId }) => ({
-              conversationId: conversation.id,
-              senderId: contactId,
-              guard: MessagesService.requireOpen,
-            }));
       try {
         const { message, conversationVersion } = await this.messages.send(
           {
