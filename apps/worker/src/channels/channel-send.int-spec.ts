@@ -14,7 +14,14 @@ import { createDataSource } from '../../../api/src/database/data-source';
 import { createTenant } from '../../../api/test/support/factories';
 import { createLine } from '../../../api/test/support/realtime';
 import { eventually } from '../../../../test/support/eventually';
-import { channelSendBackoff, sendChannelMessage, type ChannelSendDeps } from './channel-send';
+import {
+  CHANNEL_SEND_ORDER_HOLD_MAX_MS,
+  channelSendBackoff,
+  sendChannelJob,
+  sendChannelMessage,
+  waitsForEarlierSend,
+  type ChannelSendDeps,
+} from './channel-send';
 
 const CAPABILITIES: ChannelCapabilities = {
   textLimit: 4096,
@@ -300,6 +307,75 @@ describe('channel-send processor', () => {
     expect(adapter.calls).toHaveLength(2);
     expect(adapter.calls[1]!.at - adapter.calls[0]!.at).toBeGreaterThanOrEqual(1500);
     expect(adapter.calls.map((call) => call.context.idempotencyKey)).toEqual([messageId, messageId]);
+  });
+
+  describe('in the order of the conversation', () => {
+    /** A later pending agent message in the conversation of `pendingMessage`. */
+    async function laterMessage(conversationId: string, sequence: number, text: string, createdAgoMs = 0) {
+      const [message] = (await db.query(
+        `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text, channel, channel_account_id, delivery_status, created_at)
+         VALUES ($1, $2, $3, 'bot', $4, 'whatsapp', $5, 'pending', now() - make_interval(secs => $6::float8 / 1000)) RETURNING id`,
+        [conversationId, tenantId, sequence, text, accountId, createdAgoMs],
+      )) as { id: string }[];
+      return message!.id;
+    }
+
+    it('holds a message behind an earlier one of its conversation still pending, and only while it is recent', async () => {
+      const { messageId: first, conversationId } = await pendingMessage();
+      const second = await laterMessage(conversationId, 3, 'second');
+      expect(await waitsForEarlierSend(deps, { tenantId, messageId: first })).toBe(false);
+      expect(await waitsForEarlierSend(deps, { tenantId, messageId: second })).toBe(true);
+      await sendChannelMessage(deps, { tenantId, messageId: first }, false);
+      expect(await waitsForEarlierSend(deps, { tenantId, messageId: second })).toBe(false);
+
+      // An earlier message pending for longer than the hold (its job lost): later ones go on.
+      const { conversationId: stale } = await pendingMessage();
+      await db.query(`UPDATE messages SET created_at = now() - make_interval(secs => $2::float8 / 1000) WHERE conversation_id = $1`, [
+        stale,
+        CHANNEL_SEND_ORDER_HOLD_MAX_MS + 60_000,
+      ]);
+      expect(await waitsForEarlierSend(deps, { tenantId, messageId: await laterMessage(stale, 3, 'after a lost one') })).toBe(false);
+      // Another tenant's message id answers nothing.
+      expect(await waitsForEarlierSend(deps, { tenantId: randomUUID(), messageId: second })).toBe(false);
+    });
+
+    it("sends a bot's greeting and its answer in that order though their jobs run at once and the answer's starts first", async () => {
+      const { messageId: greeting, conversationId } = await pendingMessage(5, 'greeting');
+      const answer = await laterMessage(conversationId, 3, 'answer');
+      const name = `channel-send-order-${randomUUID()}`;
+      const connection = { url: process.env.REDIS_URL! };
+      const queue = new Queue(name, { connection, prefix: process.env.QUEUE_PREFIX });
+      // The greeting's send is held at the provider until the answer's job has been seen waiting.
+      let releaseGreeting!: () => void;
+      const greetingHeld = new Promise<void>((resolve) => (releaseGreeting = resolve));
+      adapter.script = [() => greetingHeld];
+      const worker = new Worker(
+        name,
+        (job, token) => sendChannelJob(deps, job, job.data as { tenantId: string; messageId: string }, token),
+        { connection, prefix: process.env.QUEUE_PREFIX, concurrency: 8, autorun: false },
+      );
+      try {
+        const options = { attempts: 4, backoff: { type: 'fixed', delay: 100 } };
+        await queue.add('send', { tenantId, messageId: answer }, { ...options, jobId: `channel-send.${answer}` });
+        await queue.add('send', { tenantId, messageId: greeting }, { ...options, jobId: `channel-send.${greeting}` });
+        void worker.run();
+        await eventually(async () => expect(await (await queue.getJob(`channel-send.${answer}`))!.getState()).toBe('delayed'), {
+          timeoutMs: 15_000,
+          intervalMs: 20,
+        });
+        expect(adapter.calls.map((call) => call.message.text)).toEqual(['greeting']);
+        releaseGreeting();
+        await eventually(async () => expect((await stored(answer)).delivery_status).toBe('sent'), { timeoutMs: 15_000, intervalMs: 50 });
+        // However often it waited, the answer used one attempt: the one that sent it.
+        expect((await queue.getJob(`channel-send.${answer}`))!.attemptsMade).toBe(1);
+      } finally {
+        releaseGreeting();
+        await worker.close();
+        await queue.obliterate({ force: true });
+        await queue.close();
+      }
+      expect(adapter.calls.map((call) => call.message.text)).toEqual(['greeting', 'answer']);
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { Inject, type OnModuleDestroy } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/worker-config';
-import { channelSendBackoff, sendChannelMessage, type ChannelSendDeps } from './channel-send';
+import { channelSendBackoff, sendChannelJob, type ChannelSendDeps } from './channel-send';
 
 export const CHANNEL_SEND_DB = Symbol('CHANNEL_SEND_DB');
 /** The adapters (libs/channels registry, provider URLs from the environment); a token so tests can put a test adapter in. */
@@ -35,7 +35,7 @@ export class ChannelSendProcessor extends WorkerHost implements OnModuleDestroy 
     this.deps = { db, registry, crypto, files: createFileStore(config.fileStore, (text, values) => db.query(text, values)) };
   }
 
-  async process(job: Job<ChannelSendQueueJob['data'], unknown, string>): Promise<unknown> {
+  async process(job: Job<ChannelSendQueueJob['data'], unknown, string>, token?: string): Promise<unknown> {
     const { tenantId, messageId } = job.data ?? {};
     if (typeof tenantId !== 'string' || typeof messageId !== 'string') {
       throw new UnrecoverableError(`channel-send job ${job.id} has no tenantId or messageId`);
@@ -45,8 +45,7 @@ export class ChannelSendProcessor extends WorkerHost implements OnModuleDestroy 
       throw error;
     });
     await this.ready;
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    return sendChannelMessage(this.deps, { tenantId, messageId }, lastAttempt);
+    return sendChannelJob(this.deps, job, { tenantId, messageId }, token);
   }
 
   async onModuleDestroy(): Promise<void> {

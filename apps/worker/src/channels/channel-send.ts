@@ -17,6 +17,7 @@ import {
   type FileStore,
   type MessageRow,
 } from '@centralita/contracts/server';
+import { DelayedError, type Job } from 'bullmq';
 import type { DataSource, EntityManager } from 'typeorm';
 import { sendEmailMessage } from '../email/email-send';
 
@@ -168,6 +169,54 @@ export async function sendChannelMessage(
     if (error.details.retryable && !lastAttempt) throw error;
     return fail(deps, message, error.message);
   }
+}
+
+/**
+ * How long a send waits behind an earlier message of its conversation that is still pending. A
+ * provider shows messages in the order it receives them; jobs run several at once, so a bot's
+ * greeting and its answer (or an agent's two quick replies) could otherwise arrive swapped.
+ */
+export const CHANNEL_SEND_ORDER_WAIT_MS = 250;
+/** An earlier message pending for longer than this no longer holds later ones (its job was lost or is stuck). */
+export const CHANNEL_SEND_ORDER_HOLD_MAX_MS = 10 * 60_000;
+
+/**
+ * Whether an earlier message of the same conversation is still waiting for its own send (pending,
+ * stored less than CHANNEL_SEND_ORDER_HOLD_MAX_MS ago): this one must go after it. Email keeps no
+ * such order (each mail is its own thread entry, and its send is at-most-once on its own terms).
+ */
+export async function waitsForEarlierSend(
+  deps: Pick<ChannelSendDeps, 'db'>,
+  job: { tenantId: string; messageId: string },
+): Promise<boolean> {
+  const [row] = (await deps.db.query(
+    `SELECT EXISTS (
+       SELECT 1 FROM messages earlier
+        WHERE earlier.conversation_id = m.conversation_id AND earlier.sequence < m.sequence
+          AND earlier.delivery_status = 'pending' AND earlier.created_at > now() - make_interval(secs => $3::float8 / 1000)
+     ) AS waits
+     FROM messages m WHERE m.id = $1 AND m.tenant_id = $2 AND m.delivery_status = 'pending' AND m.channel IS DISTINCT FROM 'email'`,
+    [job.messageId, job.tenantId, CHANNEL_SEND_ORDER_HOLD_MAX_MS],
+  )) as { waits: boolean }[];
+  return row?.waits === true;
+}
+
+/**
+ * One job of QUEUES.channelSend: in the conversation's order — behind an earlier message still on
+ * its way this one waits (a delay, not a failed attempt: BullMQ's DelayedError keeps the attempt
+ * count) — then sendChannelMessage, the last attempt judged from the job's options.
+ */
+export async function sendChannelJob(
+  deps: ChannelSendDeps,
+  job: Pick<Job, 'attemptsMade' | 'opts' | 'moveToDelayed'>,
+  message: { tenantId: string; messageId: string },
+  token: string | undefined,
+): Promise<ChannelSendOutcome> {
+  if (token && (await waitsForEarlierSend(deps, message))) {
+    await job.moveToDelayed(Date.now() + CHANNEL_SEND_ORDER_WAIT_MS, token);
+    throw new DelayedError();
+  }
+  return sendChannelMessage(deps, message, job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
 }
 
 /** Exactly one of text, media or template per provider message: a template; else each file (the text as the first one's caption); else the text. */
