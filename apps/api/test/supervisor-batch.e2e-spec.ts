@@ -61,7 +61,7 @@ describe('batched supervisor stream', () => {
     // The batched supervisor also watches the conversation itself: it must still get each push once.
     expect(await new Promise((resolve) => batched.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
     for (const received of [frames, plainReceived, unpacked]) received.length = 0;
-    return { tenant, id, frames, plainReceived, unpacked };
+    return { tenant, id, plain, frames, plainReceived, unpacked };
   }
 
   it('sends the pushes of one loop turn as one batch frame, in order, once; a plain socket gets them one by one', async () => {
@@ -123,7 +123,10 @@ describe('batched supervisor stream', () => {
   });
 
   it('carries every machine step of concurrent customer messages, each version once, in push order', async () => {
-    const { tenant, id, plainReceived, unpacked } = await scene();
+    const { tenant, id, plain, plainReceived, unpacked } = await scene();
+    // A customer's message only touches the conversation: it is pushed to the conversation's room
+    // (and its agent), not tenant-wide, so the plain socket watches this conversation as well.
+    expect(await new Promise((resolve) => plain.emit('join', { kind: 'conversation', id }, resolve))).toMatchObject({ ok: true });
     const messages = t.app.get(MessagesService);
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>

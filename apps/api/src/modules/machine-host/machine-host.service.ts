@@ -532,7 +532,7 @@ export class MachineHostService {
     // ours, as they always were); then the conversation's row, log row and outbox in one statement.
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
-    effects.push(conversationPush(plan.next, current.agent_id));
+    effects.push(conversationPush(plan.next, current));
     const written = await writeVersioned<ConversationRow>(manager, this.conversationWrite(plan, effects));
     if (!written) throw new AppException('conflict', { message: 'The conversation changed meanwhile; try again' });
     this.remember(manager, written);
@@ -556,7 +556,7 @@ export class MachineHostService {
   ): Promise<Written<ConversationRow> | null | 'needs-transaction'> {
     const plan = this.planConversationStep(current, input, actor);
     if (plan.intents.length > 0) return 'needs-transaction';
-    const effects = [conversationPush(plan.next, current.agent_id), ...extra.effects];
+    const effects = [conversationPush(plan.next, current), ...extra.effects];
     const written = await this.conversationWrites.submit({ ...this.conversationWrite(plan, effects), companion: extra.companion });
     if (written) this.relay.kick(written.outboxIds, written.records);
     return written;
@@ -590,7 +590,7 @@ export class MachineHostService {
       }
       if (plan.intents.some((intent) => intent.type === 'releaseAgent')) return this.dispatch('conversation', id, input, actor, tenantId);
       const effects = await this.conversationEffects(this.dataSource.manager, row, plan.next, plan.intents, actor, []);
-      effects.push(conversationPush(plan.next, row.agent_id));
+      effects.push(conversationPush(plan.next, row));
       const written = await this.conversationWrites.submit(this.conversationWrite(plan, effects));
       if (written) {
         this.relay.kick(written.outboxIds, written.records);
@@ -731,7 +731,7 @@ export class MachineHostService {
     const { plan, agents } = await this.planWithAgentsLocked(manager, current, input, actor);
     const outboxIds: string[] = [];
     const effects = await this.conversationEffects(manager, current, plan.next, plan.intents, actor, outboxIds, agents);
-    effects.push(conversationPush(plan.next, current.agent_id));
+    effects.push(conversationPush(plan.next, current));
     return { write: this.conversationWrite(plan, effects), outboxIds };
   }
 

@@ -53,19 +53,33 @@ export function routeAgentEffect(row: AgentRow): OutboxEffect {
 
 /**
  * The conversation.updated push of a step: staff in the tenant, the conversation, its line and its
- * agent (and the agent it left, so their list drops it), and the customer's widget.
+ * agent (and the agent it left, so their list drops it), and the customer's widget. A touch-only
+ * step (nothing a view shows changed but its version, event and time — a customer's message) goes
+ * only to the conversation's rooms and its agent: the supervisor board and the line's queue show
+ * nothing it changes (the board's elapsed time runs from createdAt; dashboards refresh on a timer),
+ * and fanning every message out to the tenant room made its cost grow with the supervisors online.
+ * Clients keep the highest version, so the next real transition brings them up to date.
  */
-export function conversationPush(row: ConversationRow, previousAgentId: string | null): OutboxEffect {
+export function conversationPush(row: ConversationRow, previous: ConversationRow | null): OutboxEffect {
   const view = conversationView(row);
-  const staffRooms = new Set([roomName({ kind: 'tenant', id: row.tenant_id }), roomName({ kind: 'conversation', id: row.id })]);
+  const touchOnly = previous !== null && isTouchOnly(conversationView(previous), view);
+  const staffRooms = new Set([roomName({ kind: 'conversation', id: row.id })]);
+  if (!touchOnly) staffRooms.add(roomName({ kind: 'tenant', id: row.tenant_id }));
   if (row.agent_id) staffRooms.add(roomName({ kind: 'agent', id: row.agent_id }));
-  if (previousAgentId) staffRooms.add(roomName({ kind: 'agent', id: previousAgentId }));
-  if (row.attention_line_id) staffRooms.add(roomName({ kind: 'line', id: row.attention_line_id }));
+  if (previous?.agent_id) staffRooms.add(roomName({ kind: 'agent', id: previous.agent_id }));
+  if (row.attention_line_id && !touchOnly) staffRooms.add(roomName({ kind: 'line', id: row.attention_line_id }));
   const emits: SocketEmit[] = [
     { namespace: 'staff', rooms: [...staffRooms], event: 'conversation.updated', data: view },
     { namespace: 'visitor', rooms: [roomName({ kind: 'conversation', id: row.id })], event: 'conversation.updated', data: view },
   ];
   return { topic: 'socket', payload: { emits } };
+}
+
+/** Fields every step moves; a step that changes nothing else only touched the conversation. */
+const STEP_STAMPS = new Set(['version', 'lastEvent', 'updatedAt']);
+
+function isTouchOnly(before: ReturnType<typeof conversationView>, after: ReturnType<typeof conversationView>): boolean {
+  return (Object.keys(after) as (keyof typeof after)[]).every((key) => STEP_STAMPS.has(key) || before[key] === after[key]);
 }
 
 /** The agent.updated push of a step: staff in the tenant and the agent's own sockets. */
