@@ -156,6 +156,26 @@ describe('WhatsApp Cloud API end to end (fake provider, real API, worker, Postgr
     expect(inbound).toEqual([
       expect.objectContaining({ senderKind: 'customer', text: 'Hola, ¿me ayudan con mi pedido? ñ', deliveryStatus: null }),
     ]);
+    // A WhatsApp conversation has no widget visitor: its message and its read mark go to staff rooms only.
+    const pushedTo = async (event: string, match: string, value: string) =>
+      (
+        (await a.dataSource.query(
+          `SELECT e->>'namespace' AS namespace FROM outbox o, jsonb_array_elements(o.payload->'emits') e
+           WHERE o.topic = 'socket' AND e->>'event' = $1 AND e->'data'->>$2 = $3`,
+          [event, match, value],
+        )) as { namespace: string }[]
+      ).map((row) => row.namespace);
+    expect(await pushedTo('message.created', 'id', inbound[0]!.id)).toEqual(['staff']);
+    expect(
+      data<{ read: number }>(
+        await a
+          .http()
+          .post(`/api/agent/conversations/${queued.id}/read`)
+          .set(bearer(agentToken()))
+          .send({ upToSequence: inbound[0]!.sequence }),
+      ),
+    ).toEqual({ read: 1 });
+    expect(await pushedTo('message.read', 'conversationId', queued.id)).toEqual(['staff']);
 
     // Text: stored pending, sent by the worker as Cloud API text.
     const text = await agentSends(a, agentToken(), queued.id, 'Claro, Ana. ¿Cuál es el número?');

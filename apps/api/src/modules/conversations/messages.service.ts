@@ -8,8 +8,9 @@ import { AppException } from '../../common/app.exception';
 import { NaturalBatcher } from '../../common/natural-batcher';
 import { isUniqueViolation } from '../admin/rule-check';
 import { isIllegalTransition, MachineHostService } from '../machine-host/machine-host.service';
-import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
+import { writeOutbox, type OutboxEffect, type SocketEmit } from '../machine-host/outbox';
 import { RealtimeService } from '../realtime/realtime.service';
+import { hasVisitor } from './visitor';
 import { sentimentRequest } from '../dashboards/sentiment-request';
 import { emitEphemeral } from '../machine-host/ephemeral';
 import { MESSAGE_ATTACHMENTS_SQL, messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
@@ -398,15 +399,9 @@ export class MessagesService {
   private messagePush(conversation: ConversationRow, view: MessageView): OutboxEffect {
     const rooms = [roomName({ kind: 'conversation', id: conversation.id })];
     if (conversation.agent_id) rooms.push(roomName({ kind: 'agent', id: conversation.agent_id }));
-    return {
-      topic: 'socket',
-      payload: {
-        emits: [
-          { namespace: 'staff', rooms, event: 'message.created', data: view },
-          { namespace: 'visitor', rooms: [rooms[0]], event: 'message.created', data: view },
-        ],
-      },
-    };
+    const emits: SocketEmit[] = [{ namespace: 'staff', rooms, event: 'message.created', data: view }];
+    if (hasVisitor(conversation.channel)) emits.push({ namespace: 'visitor', rooms: [rooms[0]!], event: 'message.created', data: view });
+    return { topic: 'socket', payload: { emits } };
   }
 
   /** Messages in order; the reader's fetch marks the other side's messages delivered. */
@@ -425,28 +420,21 @@ export class MessagesService {
 
   async markRead(conversationId: string, readerKind: 'customer' | 'agent', upToSequence: number): Promise<{ read: number }> {
     const otherSide = readerKind === 'customer' ? `sender_kind <> 'customer'` : `sender_kind = 'customer'`;
-    const [, count] = (await this.dataSource.query(
-      `UPDATE messages SET read_at = now(), delivered_at = COALESCE(delivered_at, now())
-       WHERE conversation_id = $1 AND sequence <= $2 AND read_at IS NULL AND ${otherSide}`,
+    // The conversation's channel comes with the same statement: it says whether a visitor can be listening.
+    const [{ read, channel }] = (await this.dataSource.query(
+      `WITH marked AS (
+         UPDATE messages SET read_at = now(), delivered_at = COALESCE(delivered_at, now())
+         WHERE conversation_id = $1 AND sequence <= $2 AND read_at IS NULL AND ${otherSide} RETURNING 1)
+       SELECT (SELECT count(*)::int FROM marked) AS read, (SELECT channel FROM conversations WHERE id = $1) AS channel`,
       [conversationId, upToSequence],
-    )) as [unknown, number];
+    )) as { read: number; channel: string | null }[];
     const view = { conversationId, readerKind, upToSequence };
     return this.host.transaction(async (manager, outbox) => {
       const room = roomName({ kind: 'conversation', id: conversationId });
-      outbox.push(
-        ...(await writeOutbox(manager, [
-          {
-            topic: 'socket',
-            payload: {
-              emits: [
-                { namespace: 'staff', rooms: [room], event: 'message.read', data: view },
-                { namespace: 'visitor', rooms: [room], event: 'message.read', data: view },
-              ],
-            },
-          },
-        ])),
-      );
-      return { read: count };
+      const emits: SocketEmit[] = [{ namespace: 'staff', rooms: [room], event: 'message.read', data: view }];
+      if (hasVisitor(channel)) emits.push({ namespace: 'visitor', rooms: [room], event: 'message.read', data: view });
+      outbox.push(...(await writeOutbox(manager, [{ topic: 'socket', payload: { emits } }])));
+      return { read };
     });
   }
 

@@ -4,9 +4,10 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
 import { MachineHostService } from '../machine-host/machine-host.service';
-import type { OutboxEffect } from '../machine-host/outbox';
+import type { OutboxEffect, SocketEmit } from '../machine-host/outbox';
 import { messageView, type ConversationRow, type MessageRow } from '../machine-host/views';
 import { OutboundRulesService } from './outbound-rules.service';
+import { hasVisitor } from './visitor';
 
 /** What a customer is told when their agent leaves (logs out, is logged out, loses the connection) with the conversation open. */
 export const REQUEUE_NOTICE: Record<Language, string> = {
@@ -76,17 +77,9 @@ export class RequeueNoticeService implements OnModuleInit {
     row.attachments = [];
     const view = messageView(row);
     const room = roomName({ kind: 'conversation', id: conversation.id });
-    const effects: OutboxEffect[] = [
-      {
-        topic: 'socket',
-        payload: {
-          emits: [
-            { namespace: 'staff', rooms: [room], event: 'message.created', data: view },
-            { namespace: 'visitor', rooms: [room], event: 'message.created', data: view },
-          ],
-        },
-      },
-    ];
+    const emits: SocketEmit[] = [{ namespace: 'staff', rooms: [room], event: 'message.created', data: view }];
+    if (hasVisitor(conversation.channel)) emits.push({ namespace: 'visitor', rooms: [room], event: 'message.created', data: view });
+    const effects: OutboxEffect[] = [{ topic: 'socket', payload: { emits } }];
     if (messaging) {
       effects.push(
         jobEffect(
