@@ -31,10 +31,7 @@ export function agentIntentEffects(
       case 'scheduleAfterCallWorkEnd': {
         const { agentId, armedAt } = intent.params;
         effects.push(
-          timerEffect(TIMER_KINDS.afterCallWork, agentId, armedAt, policy.afterCallWorkSeconds, 'agent', {
-            type: 'agent.afterCallWorkEnded',
-            armedAt,
-          }),
+          timerEffect(TIMER_KINDS.afterCallWork, agentId, armedAt, policy.afterCallWorkSeconds, 'agent', 'agent.afterCallWorkEnded'),
         );
         break;
       }
@@ -44,10 +41,14 @@ export function agentIntentEffects(
       case 'scheduleDisconnectGrace': {
         const { agentId, armedAt } = intent.params;
         effects.push(
-          timerEffect(TIMER_KINDS.disconnectGrace, agentId, armedAt, policy.disconnectGraceSeconds, 'agent', {
-            type: 'agent.disconnectGraceExpired',
+          timerEffect(
+            TIMER_KINDS.disconnectGrace,
+            agentId,
             armedAt,
-          }),
+            policy.disconnectGraceSeconds,
+            'agent',
+            'agent.disconnectGraceExpired',
+          ),
         );
         break;
       }

@@ -93,10 +93,14 @@ export function conversationIntentEffects(
           throw new Error(`No queue wait was read for line ${attentionLineId} (readConversationPolicy)`);
         }
         effects.push(
-          timerEffect(TIMER_KINDS.queueTimeout, conversationId, armedAt, queueTimeoutSeconds(wait), 'conversation', {
-            type: 'conversation.queueTimedOut',
+          timerEffect(
+            TIMER_KINDS.queueTimeout,
+            conversationId,
             armedAt,
-          }),
+            queueTimeoutSeconds(wait),
+            'conversation',
+            'conversation.queueTimedOut',
+          ),
         );
         break;
       }
@@ -110,10 +114,7 @@ export function conversationIntentEffects(
         const timeout = policy.inactivityTimeoutSeconds;
         const seconds = snoozed ? Math.max(0, (armedAt + timeout * 1000 - policy.now) / 1000) : timeout;
         effects.push(
-          timerEffect(TIMER_KINDS.inactivity, conversationId, armedAt, seconds, 'conversation', {
-            type: 'conversation.inactivityTimedOut',
-            armedAt,
-          }),
+          timerEffect(TIMER_KINDS.inactivity, conversationId, armedAt, seconds, 'conversation', 'conversation.inactivityTimedOut'),
         );
         break;
       }
@@ -123,10 +124,14 @@ export function conversationIntentEffects(
       case 'scheduleSurveyExpiry': {
         const { conversationId, armedAt } = intent.params;
         effects.push(
-          timerEffect(TIMER_KINDS.surveyExpiry, conversationId, armedAt, policy.surveyExpirySeconds, 'conversation', {
-            type: 'conversation.surveyExpired',
+          timerEffect(
+            TIMER_KINDS.surveyExpiry,
+            conversationId,
             armedAt,
-          }),
+            policy.surveyExpirySeconds,
+            'conversation',
+            'conversation.surveyExpired',
+          ),
         );
         break;
       }

@@ -21,16 +21,18 @@ export function timerEffect(
   armedAt: number,
   delaySeconds: number,
   entity: TimerEntity,
-  event: { type: string; armedAt: number },
+  eventType: string,
 ): OutboxEffect {
+  // The event the timer sends back, stamped with when it was armed (a stale one is refused).
+  const timerEvent: { type: string; armedAt: number } = { type: eventType, armedAt };
   return {
     topic: 'job',
     payload: {
       queue: QUEUES.machineTimers,
-      name: event.type,
+      name: eventType,
       jobId: timerJobId(kind, entityId, armedAt),
       delayMs: Math.round(delaySeconds * 1000),
-      data: { entity, id: entityId, event },
+      data: { entity, id: entityId, event: timerEvent },
     },
   };
 }
