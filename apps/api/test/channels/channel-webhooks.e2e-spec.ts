@@ -332,6 +332,39 @@ describe('channel accounts and webhooks', () => {
       expect(lastEventAt).not.toBeNull();
     });
 
+    it('stores a burst once per delivery when deliveries share store statements, copies of one delivery in the same statement included', async () => {
+      // Forty at once on one process: beyond the store statements in flight, deliveries share one
+      // statement (NaturalBatcher), so a delivery and its copy can be rows of the same INSERT.
+      const account = await connect();
+      const bodies: TestWebhookBody[] = Array.from({ length: 20 }, (_, i) => {
+        const id = `burst-${i}-${randomUUID()}`;
+        return { deliveryId: `d-${id}`, events: [message(id, `burst-customer-${i % 5}`, `burst message ${i}`)] };
+      });
+      const answers = await Promise.all([...bodies, ...bodies].map((body) => post(a, account, body)));
+      expect(answers.map((response) => response.status)).toEqual(answers.map(() => 200));
+      expect(await eventsOf(account.id)).toBe(20);
+      expect(
+        await count(`SELECT count(*)::int AS n FROM outbox WHERE payload->'data'->>'eventId' = ANY($1)`, [
+          ((await a.dataSource.query(`SELECT id::text FROM channel_events WHERE account_id = $1`, [account.id])) as { id: string }[]).map(
+            (row) => row.id,
+          ),
+        ]),
+      ).toBe(20);
+      await eventually(async () => {
+        expect((await conversationsOf(account.id)).map((c) => c.contact).sort()).toEqual([
+          'burst-customer-0',
+          'burst-customer-1',
+          'burst-customer-2',
+          'burst-customer-3',
+          'burst-customer-4',
+        ]);
+        expect((await messagesOf(account.id)).map((m) => m.text).sort()).toEqual(bodies.map((_, i) => `burst message ${i}`).sort());
+        expect(
+          await count(`SELECT count(*)::int AS n FROM channel_events WHERE account_id = $1 AND processed_at IS NULL`, [account.id]),
+        ).toBe(0);
+      });
+    });
+
     it('takes every message of a batch: 3 messages from 2 contacts make 2 conversations with their messages in order', async () => {
       const account = await connect();
       const at = Date.now() - 5000;

@@ -6,7 +6,9 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { NaturalBatcher } from '../../common/natural-batcher';
 import { readBodyWithin } from '../../common/raw-upload';
+import type { OutboxRecord, OutboxTopic } from '../machine-host/outbox';
 import { OutboxRelay } from '../machine-host/outbox-relay.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import type { ChannelAccountRow } from './channel-account.row';
@@ -24,6 +26,9 @@ const TOUCHED_ACCOUNTS_KEPT = 10_000;
 const ACCOUNTS_KEPT = 10_000;
 /** How often a delivery is verified and stored again when its account changed meanwhile (a write that raced an edit). */
 const STORE_ATTEMPTS = 3;
+/** Store statements in flight at once; deliveries that come meanwhile share the next one (see storeIfCurrent). */
+const STORES_IN_FLIGHT = 2;
+const DELIVERIES_PER_STORE = 64;
 /** Headers never stored with a raw event (credentials a proxy may add). */
 const UNSTORED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
@@ -35,6 +40,23 @@ export interface WebhookAccount {
   /** As this process read it for an earlier delivery (it may have changed since). */
   remembered: boolean;
 }
+
+/** One verified delivery to store with its processing job (storeIfCurrent). */
+interface DeliveryToStore {
+  eventId: string;
+  tenantId: string;
+  accountId: string;
+  /** The account row's xmin when its secrets verified the body. */
+  accountVersion: string;
+  key: string;
+  body: Buffer;
+  /** JSON text of the stored headers. */
+  headers: string;
+  topic: OutboxTopic;
+  payload: string;
+}
+
+type StoreAnswer = { eventId: string | null } | 'account changed';
 
 /** What the controller answers a provider. */
 export type WebhookAnswer =
@@ -152,12 +174,13 @@ export class ChannelWebhooksService {
    * The raw event once per (account, delivery key), and its processing job, in one statement: one
    * round trip, atomic without a transaction (C1 counted six statements per webhook, four of them
    * this store as BEGIN, two inserts and COMMIT; the pg client's socket write per statement was the
-   * API's largest CPU cost). Written only while the account is still live at the version that
-   * verified the body; otherwise nothing is written and the answer is 'account changed'. The
-   * event's id is chosen here so the job can name it before the row exists; a repeated delivery
-   * inserts nothing and enqueues nothing (eventId null).
+   * API's largest CPU cost). Deliveries that arrive while the statements in flight run share the
+   * next one (NaturalBatcher: alone, a delivery waits for nothing). Written only while the account
+   * is still live at the version that verified the body; otherwise nothing is written and the
+   * answer is 'account changed'. The event's id is chosen here so the job can name it before the
+   * row exists; a repeated delivery inserts nothing and enqueues nothing (eventId null).
    */
-  private async storeIfCurrent(
+  private storeIfCurrent(
     { row, version }: WebhookAccount,
     key: string,
     request: WebhookRequest,
@@ -176,24 +199,72 @@ export class ChannelWebhooksService {
         ),
       ),
     ]);
-    const [answer] = (await this.dataSource.query(
-      `WITH account AS (
-         SELECT id FROM channel_accounts WHERE id = $3 AND xmin = $9::xid AND enabled AND deleted_at IS NULL
+    return this.stores.submit({
+      eventId,
+      tenantId: row.tenant_id,
+      accountId: row.id,
+      accountVersion: version,
+      key,
+      body: request.rawBody,
+      headers: JSON.stringify(headers),
+      topic: topic!,
+      payload: payload!,
+    });
+  }
+
+  private readonly stores = new NaturalBatcher<DeliveryToStore, StoreAnswer>({
+    maxInFlight: STORES_IN_FLIGHT,
+    maxBatch: DELIVERIES_PER_STORE,
+    run: (deliveries) => this.storeMany(deliveries),
+  });
+
+  private async storeMany(deliveries: DeliveryToStore[]): Promise<StoreAnswer[]> {
+    // Outbox ids are taken from their sequence in the order the rows are inserted (ORDER BY n), so
+    // the events stored, in delivery order, get the queued ids in ascending order.
+    const rows = (await this.dataSource.query(
+      `WITH d AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bytea[], $6::jsonb[], $7::text[], $8::jsonb[], $9::text[])
+           WITH ORDINALITY AS d(id, tenant_id, account_id, delivery_key, raw_body, headers, topic, payload, account_version, n)
+       ), current AS (
+         SELECT d.n FROM d JOIN channel_accounts a
+           ON a.id = d.account_id AND a.xmin = d.account_version::xid AND a.enabled AND a.deleted_at IS NULL
        ), event AS (
          INSERT INTO channel_events (id, tenant_id, account_id, delivery_key, raw_body, headers)
-         SELECT $1::uuid, $2::uuid, account.id, $4::text, $5::bytea, $6::jsonb FROM account
+         SELECT d.id, d.tenant_id, d.account_id, d.delivery_key, d.raw_body, d.headers FROM d JOIN current USING (n) ORDER BY d.n
          ON CONFLICT (account_id, delivery_key) DO NOTHING RETURNING id
        ), queued AS (
-         INSERT INTO outbox (topic, payload) SELECT $7::text, $8::jsonb FROM event RETURNING id
+         INSERT INTO outbox (topic, payload) SELECT d.topic, d.payload FROM d JOIN event ON event.id = d.id ORDER BY d.n RETURNING id
        )
-       SELECT EXISTS (SELECT 1 FROM account) AS current, (SELECT id FROM queued) AS outbox_id`,
-      [eventId, row.tenant_id, row.id, key, request.rawBody, headers, topic, payload, version],
-    )) as { current: boolean; outbox_id: string | number | null }[];
-    if (!answer.current) return 'account changed';
-    if (answer.outbox_id === null) return { eventId: null };
-    const outboxId = String(answer.outbox_id);
-    this.relay.kick([outboxId], [{ id: outboxId, topic: topic!, payload: payload! }]);
-    return { eventId };
+       SELECT d.n, current.n IS NOT NULL AS current, event.id IS NOT NULL AS stored,
+         (SELECT array_agg(id ORDER BY id) FROM queued) AS outbox_ids
+       FROM d LEFT JOIN current USING (n) LEFT JOIN event ON event.id = d.id ORDER BY d.n`,
+      [
+        deliveries.map((one) => one.eventId),
+        deliveries.map((one) => one.tenantId),
+        deliveries.map((one) => one.accountId),
+        deliveries.map((one) => one.key),
+        deliveries.map((one) => one.body),
+        deliveries.map((one) => one.headers),
+        deliveries.map((one) => one.topic),
+        deliveries.map((one) => one.payload),
+        deliveries.map((one) => one.accountVersion),
+      ],
+    )) as { n: string; current: boolean; stored: boolean; outbox_ids: (string | number)[] | null }[];
+    const outboxIds = (rows[0]?.outbox_ids ?? []).map(String);
+    const kicked: OutboxRecord[] = [];
+    const answers = rows.map((found, index): StoreAnswer => {
+      if (!found.current) return 'account changed';
+      if (!found.stored) return { eventId: null };
+      const delivery = deliveries[index];
+      kicked.push({ id: outboxIds[kicked.length], topic: delivery.topic, payload: delivery.payload });
+      return { eventId: delivery.eventId };
+    });
+    if (kicked.length)
+      this.relay.kick(
+        kicked.map((one) => one.id),
+        kicked,
+      );
+    return answers;
   }
 
   /**

@@ -4,6 +4,7 @@ import { OPEN_CONVERSATION_STATUSES } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { NaturalBatcher } from '../../common/natural-batcher';
 import { isUniqueViolation } from '../admin/rule-check';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import type { ConversationRow } from '../machine-host/views';
@@ -14,6 +15,23 @@ const OPEN_STATUSES = [...OPEN_CONVERSATION_STATUSES];
 /** How often a message is tried: again when the conversation it was given to closed meanwhile, or its provider id was stored meanwhile. */
 const APPEND_ATTEMPTS = 3;
 const ID_LIMITS = { channelAccountId: 200, externalId: 512, name: 120, email: 254 } as const;
+/** Contact lookups in flight at once; those that come meanwhile share the next statement (NaturalBatcher). */
+const LOOKUPS_IN_FLIGHT = 2;
+const LOOKUPS_PER_STATEMENT = 128;
+
+/** What findOpen asks of the database for one message. */
+interface ContactLookup {
+  tenantId: string;
+  channel: string;
+  channelAccountId: string;
+  contactExternalId: string;
+  messageExternalId: string | null;
+}
+
+interface ContactFound {
+  open: IntakeConversation | null;
+  messageStored: boolean;
+}
 
 /** A customer as one channel account knows them: the provider's id for them and their profile. */
 export interface IntakeContact {
@@ -97,6 +115,13 @@ export class ConversationIntakeService {
     private readonly messages: MessagesService,
   ) {}
 
+  /** findOpen's read for many messages (of any contacts) in one statement: at C1's rates one per message was a round trip each. */
+  private readonly lookups = new NaturalBatcher<ContactLookup, ContactFound>({
+    maxInFlight: LOOKUPS_IN_FLIGHT,
+    maxBatch: LOOKUPS_PER_STATEMENT,
+    run: (asked) => this.lookUpMany(asked),
+  });
+
   /** The contact's open conversation, or a new one (Transitory, on `lineId`) when they have none. */
   async openOrFind(input: OpenOrFindInput): Promise<IntakeConversation> {
     checkChannel(input, true);
@@ -110,21 +135,42 @@ export class ConversationIntakeService {
    * whether that message is stored already (in any of the contact's conversations). A message of
    * a messaging channel paid two reads for these (C1).
    */
-  private async findOpen(
-    input: OpenOrFindInput,
-    contact: Required<IntakeContact>,
-    messageExternalId: string | null,
-  ): Promise<{ open: IntakeConversation | null; messageStored: boolean }> {
-    const [found] = (await this.dataSource.query(
-      `SELECT c.*, k.id AS intake_contact_id, s.stored AS intake_message_stored
-       FROM (SELECT EXISTS (SELECT 1 FROM messages m
-               WHERE m.tenant_id = $1 AND m.channel = $2 AND m.channel_account_id = $3 AND m.external_id = $6)) AS s(stored)
-       LEFT JOIN (contacts k JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($5))
-         ON k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
-      [input.tenantId, input.channel, input.channelAccountId, contact.externalId, OPEN_STATUSES, messageExternalId],
-    )) as (ConversationRow & { intake_contact_id: string | null; intake_message_stored: boolean })[];
-    const { intake_contact_id: contactId, intake_message_stored: messageStored, ...conversation } = found;
-    return { open: contactId === null ? null : { conversation, contactId, opened: false }, messageStored };
+  private findOpen(input: OpenOrFindInput, contact: Required<IntakeContact>, messageExternalId: string | null): Promise<ContactFound> {
+    return this.lookups.submit({
+      tenantId: input.tenantId,
+      channel: input.channel,
+      channelAccountId: input.channelAccountId,
+      contactExternalId: contact.externalId,
+      messageExternalId,
+    });
+  }
+
+  private async lookUpMany(asked: ContactLookup[]): Promise<ContactFound[]> {
+    // One row per lookup, in the order asked: a contact has at most one open conversation (uq_conversations_open_contact).
+    const rows = (await this.dataSource.query(
+      `SELECT q.n AS intake_asked, c.*, k.id AS intake_contact_id,
+         EXISTS (SELECT 1 FROM messages m
+           WHERE m.tenant_id = q.tenant_id AND m.channel = q.channel AND m.channel_account_id = q.account_id
+             AND m.external_id = q.message_external_id) AS intake_message_stored
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+         WITH ORDINALITY AS q(tenant_id, channel, account_id, contact_external_id, message_external_id, n)
+       LEFT JOIN (contacts k JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($6))
+         ON k.tenant_id = q.tenant_id AND k.channel = q.channel AND k.channel_account_id = q.account_id
+           AND k.external_id = q.contact_external_id
+       ORDER BY q.n`,
+      [
+        asked.map((one) => one.tenantId),
+        asked.map((one) => one.channel),
+        asked.map((one) => one.channelAccountId),
+        asked.map((one) => one.contactExternalId),
+        asked.map((one) => one.messageExternalId),
+        OPEN_STATUSES,
+      ],
+    )) as (ConversationRow & { intake_asked: string; intake_contact_id: string | null; intake_message_stored: boolean })[];
+    return rows.map((found) => {
+      const { intake_asked: _asked, intake_contact_id: contactId, intake_message_stored: messageStored, ...conversation } = found;
+      return { open: contactId === null ? null : { conversation, contactId, opened: false }, messageStored };
+    });
   }
 
   /** Opens the contact's conversation (upserting the contact), or answers the one a concurrent first message opened. */

@@ -56,30 +56,58 @@ export async function applyCampaignReceipt(
 }
 
 /**
- * A customer's message (a reply or a button tap) after a campaign reached them: it entered the
- * intake like any message (opening or joining the conversation on the account's line); here it is
- * linked to the campaign's latest recipient row for that phone, with the conversation.
+ * The phone a customer's message may answer a campaign from: WhatsApp contacts are their phone
+ * numbers (digits only); any other contact id (Telegram, Messenger, …) never received a campaign
+ * message, so there is nothing to link.
  */
-export async function linkCampaignReply(
-  db: Db,
-  account: Pick<ChannelAccountRow, 'id' | 'tenant_id'>,
-  contactExternalId: string,
-): Promise<void> {
+export function campaignReplyPhone(contactExternalId: string): string | null {
   const phone = contactExternalId.replace(/\D/g, '');
-  if (!phone || phone !== contactExternalId) return;
-  const linked = (await db.query(
-    `WITH linked AS (UPDATE message_campaign_recipients r SET replied_at = COALESCE(r.replied_at, now()),
-       conversation_id = COALESCE(r.conversation_id, (
-         SELECT c.id FROM conversations c JOIN contacts k ON k.id = c.contact_id
-         WHERE k.tenant_id = $1::uuid AND k.channel_account_id = $2::text AND k.external_id = $3::text ORDER BY c.created_at DESC LIMIT 1)),
-       updated_at = now()
-     WHERE r.id = (
-       SELECT q.id FROM message_campaign_recipients q
-       WHERE q.tenant_id = $1::uuid AND q.account_id = $2::uuid AND q.phone IN ($3::text, '+' || $3::text) AND q.status IN ('sent', 'delivered', 'read')
-       ORDER BY q.sent_at DESC NULLS LAST LIMIT 1) RETURNING r.campaign_id) SELECT campaign_id FROM linked`,
-    [account.tenant_id, account.id, phone],
-  )) as { campaign_id: string }[];
-  campaignBoardChanged(...linked.map((row) => row.campaign_id));
+  return phone && phone === contactExternalId ? phone : null;
+}
+
+/** A customer's message to link to the campaign that reached them (see LINK_CAMPAIGN_REPLIES_SQL). */
+export interface CampaignReply {
+  tenantId: string;
+  accountId: string;
+  phone: string;
+}
+
+/**
+ * A customer's message (a reply or a button tap) after a campaign reached them entered the intake
+ * like any message (opening or joining the conversation on the account's line); this links it to
+ * the campaign's latest recipient row for that phone, with the conversation. A data-modifying CTE
+ * named `linked` (answering campaign_id) over three arrays of one entry per message — tenant ids,
+ * account ids, phones at parameters $first, $first+1, $first+2 — so the channel intake writes it in
+ * the statement that marks its events processed (one round trip per batch of events, C1), not in
+ * one of its own per message.
+ */
+export function linkCampaignRepliesCte(first: number): string {
+  const [tenants, accounts, phones] = [first, first + 1, first + 2].map((n) => `$${n}`);
+  return `linked AS (
+       UPDATE message_campaign_recipients r SET replied_at = COALESCE(r.replied_at, now()),
+         conversation_id = COALESCE(r.conversation_id, (
+           SELECT c.id FROM conversations c JOIN contacts k ON k.id = c.contact_id
+           WHERE k.tenant_id = l.tenant_id AND k.channel_account_id = l.account_id::text AND k.external_id = l.phone
+           ORDER BY c.created_at DESC LIMIT 1)),
+         updated_at = now()
+       FROM unnest(${tenants}::uuid[], ${accounts}::uuid[], ${phones}::text[]) AS l(tenant_id, account_id, phone)
+       CROSS JOIN LATERAL (
+         SELECT q.id FROM message_campaign_recipients q
+         WHERE q.tenant_id = l.tenant_id AND q.account_id = l.account_id AND q.phone IN (l.phone, '+' || l.phone)
+           AND q.status IN ('sent', 'delivered', 'read')
+         ORDER BY q.sent_at DESC NULLS LAST LIMIT 1) AS pick
+       WHERE r.id = pick.id
+       RETURNING r.campaign_id)`;
+}
+
+/** The parameters of linkCampaignRepliesCte, in its order. */
+export function campaignReplyParams(replies: CampaignReply[]): [string[], string[], string[]] {
+  return [replies.map((one) => one.tenantId), replies.map((one) => one.accountId), replies.map((one) => one.phone)];
+}
+
+/** The campaigns whose replies a statement with linkCampaignRepliesCte linked: their boards are told. */
+export function campaignRepliesLinked(campaignIds: string[]): void {
+  if (campaignIds.length) campaignBoardChanged(...new Set(campaignIds));
 }
 
 /**
