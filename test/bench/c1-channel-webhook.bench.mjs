@@ -162,6 +162,8 @@ export default {
 
       let next = 0;
       const sentIds = [];
+      /** Wall-clock time each measured message's first delivery was sent, by provider id (stages below). */
+      const sentAt = new Map();
       const duplicates = Object.fromEntries(DUPLICATE_KINDS.map((kind) => [kind, 0]));
       const send = async (rate, secs, { duplicate }) => {
         const latencies = [];
@@ -183,6 +185,7 @@ export default {
           const text = `c1#${number} ¿Dónde está mi pedido?`;
           const original = message(contact, text, id);
           sentIds.push(id);
+          sentAt.set(id, Date.now());
           const start = performance.now();
           const delivered = new Promise((resolve, reject) => {
             pending.set(number, resolve);
@@ -267,6 +270,21 @@ export default {
       const duplicateCount = Object.values(duplicates).reduce((sum, count) => sum + count, 0);
       const answerP99 = percentile(measured.answers, 99);
 
+      // Where the time goes, per message (its first delivery): sent → stored (HTTP, verification and
+      // the store statement began: received_at), → processed (queue pickup and the intake finished:
+      // processed_at), against → screen above. Same machine, same clock.
+      const stages = (
+        await db.query(
+          `SELECT convert_from(raw_body, 'UTF8')::jsonb #>> '{entry,0,changes,0,value,messages,0,id}' AS id,
+             min(extract(epoch FROM received_at) * 1000)::float8 AS stored, min(extract(epoch FROM processed_at) * 1000)::float8 AS processed
+           FROM channel_events WHERE account_id = $1 GROUP BY 1`,
+          [account.id],
+        )
+      ).rows.filter((row) => sentAt.has(row.id));
+      const stage = (column) => stages.map((row) => row[column] - sentAt.get(row.id));
+      const describeStage = (values) => `p50 ${percentile(values, 50).toFixed(1)} / p99 ${percentile(values, 99).toFixed(1)} ms`;
+      const stageDetail = `stages from the webhook sent: stored ${describeStage(stage('stored'))}, processed ${describeStage(stage('processed'))}, on the agent's screen ${describeStage(measured.latencies)}`;
+
       const baselineRun = await measureRawMessagePipeline({ env, db, rate: RATE, seconds, tag: 'c1', conversationIds });
       const value = measured.p99;
       const misses = [
@@ -289,7 +307,7 @@ export default {
         detail:
           `${RATE} webhooks/s offered for ${seconds} s (${measured.total} messages${measured.skipped ? `, ${measured.skipped} skipped` : ''}; rate ${heldRate(measured, measured.latencies) ? 'held' : 'not held: a backlog grew'}) over ${contactCount} contacts with Active conversations and ${agentCount} agent sockets; ` +
           `webhook → screen p99 ${measured.notShown ? '≥ ' : ''}${value.toFixed(1)} ms${measured.notShown ? ` (${measured.notShown} never shown counted as ${DELIVERY_TIMEOUT_MS / 1000} s)` : ''}, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms; ` +
-          `webhook answered p99 ${answerP99.toFixed(1)} ms, p50 ${percentile(measured.answers, 50).toFixed(1)} ms (cap ${ANSWER_CAP_MS} ms); ` +
+          `webhook answered p99 ${answerP99.toFixed(1)} ms, p50 ${percentile(measured.answers, 50).toFixed(1)} ms (cap ${ANSWER_CAP_MS} ms); ${stageDetail}; ` +
           `${duplicateCount} delivered twice (${DUPLICATE_KINDS.map((kind) => `${duplicates[kind]} ${kind}`).join(', ')}): ` +
           `${stored.distinct_ids} of ${sentIds.length} messages stored (${storedTwice} twice, ${lost} lost), ${shownTwice} shown twice${shownTwice ? ` (${shownTwiceAs})` : ''} (${repeatedPushes.length} pushes of a message already shown, merged by id${repeatedPushes.length ? `: ${countBy(repeatedPushes.map((number) => duplicatedAs.get(number) ?? 'delivered once'))}` : ''}), ${storedEvents} webhook events stored; ` +
           `API CPU ${apiCpuMs.toFixed(2)} ms per message (its duplicate deliveries included), i.e. ${Math.round(apiCoreShare * 100)}% of the API process's one core at ${RATE}/s (one process takes at most ~${Math.floor(1000 / apiCpuMs)} messages/s${apiCoreShare >= 0.9 ? ': the API process is CPU-bound' : ''}); machine load average ${loadBefore.toFixed(1)} before the run (${loadAfter.toFixed(1)} at its end) on ${os.cpus().length} cores${loadBefore > os.cpus().length ? ': loaded by other processes' : ''}; ${describeLoopDelay(loopDelay)}; ` +

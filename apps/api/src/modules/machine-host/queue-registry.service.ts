@@ -15,8 +15,14 @@ export type JobHandler<Q extends QueueName = MachineQueueName> = (
   job: Job<QueueJobs[Q]['data'], void, QueueJobs[Q]['name']>,
 ) => Promise<void>;
 
-/** Queues whose immediate jobs the relay may run in this process (see runLocally). */
-const LOCAL_QUEUES: ReadonlySet<QueueName> = new Set([QUEUES.routing]);
+/**
+ * Queues whose immediate jobs the relay may run in this process (see runLocally). A webhook's
+ * event is processed by the process that stored it: the trip through Redis (add, a worker's
+ * fetch, completion: three scripts) cost C1 a third of its time from stored to processed. A run
+ * that fails goes to the queue, whose attempts and backoff take over (a receipt that came before
+ * its message, a provider's media server away).
+ */
+const LOCAL_QUEUES: ReadonlySet<QueueName> = new Set([QUEUES.routing, QUEUES.channelInbound]);
 /**
  * Local runs at once; beyond it jobs go through Redis. Twice the queue worker's concurrency: most
  * routing runs of a burst of presence changes wait on shared work (one lines lookup for many
