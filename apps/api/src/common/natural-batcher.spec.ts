@@ -78,4 +78,37 @@ describe(NaturalBatcher.name, () => {
     await expect(Promise.all(results)).resolves.toEqual(['done:a', 'refused bad', 'done:b']);
     expect(calls).toEqual([['first'], ['a', 'bad', 'b'], ['a'], ['bad'], ['b']]);
   });
+
+  describe('with lingerMs', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('holds a batch that is not full for lingerMs, sends a full one at once, and never holds an item longer', async () => {
+      const { batches, run } = controlledRun();
+      const batcher = new NaturalBatcher<string, string>({ maxInFlight: 1, maxBatch: 3, lingerMs: 20, run });
+      const early = ['a', 'b'].map((item) => batcher.submit(item));
+      jest.advanceTimersByTime(19);
+      expect(batches).toHaveLength(0);
+      jest.advanceTimersByTime(1);
+      expect(batches.map((batch) => batch.items)).toEqual([['a', 'b']]);
+      batches[0].settle();
+      await expect(Promise.all(early)).resolves.toEqual(['done:a', 'done:b']);
+
+      // Full: no wait.
+      const full = ['c', 'd', 'e'].map((item) => batcher.submit(item));
+      expect(batches.map((batch) => batch.items)).toEqual([
+        ['a', 'b'],
+        ['c', 'd', 'e'],
+      ]);
+      batches[1].settle();
+      await expect(Promise.all(full)).resolves.toHaveLength(3);
+
+      // One alone still goes after lingerMs.
+      const alone = batcher.submit('f');
+      jest.advanceTimersByTime(20);
+      expect(batches[2].items).toEqual(['f']);
+      batches[2].settle();
+      await expect(alone).resolves.toBe('done:f');
+    });
+  });
 });

@@ -108,6 +108,43 @@ describe(ConversationIntakeService.name, () => {
     expect((await conversationsOf(tenant.client.id)).map((row) => row.status)).toEqual(['Closed', 'Transitory']);
   });
 
+  it('goes past a remembered conversation that closed: a retry answers the stored message, a new one opens the next conversation', async () => {
+    // Process a remembers where each contact's last message went and skips the lookup next time.
+    const { tenant, lineId } = await tenantWithLine();
+    const [intakeA, intakeB] = intakes();
+    const first = await intakeA.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r1' }));
+    const second = await intakeA.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r2' }));
+    expect(second.conversationId).toBe(first.conversationId);
+    await a.app
+      .get(MachineHostService)
+      .dispatch('conversation', first.conversationId, { type: 'conversation.abandoned' }, { kind: 'system' }, tenant.client.id);
+
+    const retried = await intakeA.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r2' }));
+    expect({ id: retried.message.id, conversationId: retried.conversationId }).toEqual({
+      id: second.message.id,
+      conversationId: first.conversationId,
+    });
+    expect(await conversationsOf(tenant.client.id)).toHaveLength(1);
+
+    const next = await intakeA.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r3' }));
+    expect(next.conversationId).not.toBe(first.conversationId);
+    // That conversation closes on process b's watch and b opens the next: a still remembers the closed one.
+    await a.app
+      .get(MachineHostService)
+      .dispatch('conversation', next.conversationId, { type: 'conversation.abandoned' }, { kind: 'system' }, tenant.client.id);
+    const onB = await intakeB.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r4' }));
+    const onA = await intakeA.appendCustomerMessage(delivery(tenant.client.id, lineId, { externalId: 'wamid.r5' }));
+    expect(onA.conversationId).toBe(onB.conversationId);
+    expect((await conversationsOf(tenant.client.id)).map((row) => row.status)).toEqual(['Closed', 'Closed', 'Transitory']);
+    expect((await messagesOf(tenant.client.id)).map((row) => row.external_id).sort()).toEqual([
+      'wamid.r1',
+      'wamid.r2',
+      'wamid.r3',
+      'wamid.r4',
+      'wamid.r5',
+    ]);
+  });
+
   it('keeps channel accounts apart: the same contact and message ids on two accounts are two conversations and two messages', async () => {
     const { tenant, lineId } = await tenantWithLine();
     const [one, two] = await Promise.all(

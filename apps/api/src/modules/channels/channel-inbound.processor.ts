@@ -21,6 +21,7 @@ import type { ConversationRow } from '../machine-host/views';
 import type { ChannelAccountRow } from './channel-account.row';
 import { ChannelAdaptersService } from './channel-adapters.service';
 import { EmailInboundService } from './email-inbound.service';
+import { FreshChannelEvents } from './fresh-channel-events';
 import { INBOUND_MEDIA_STORE, type InboundMediaStore } from './inbound-media-store';
 import { isOptOutText } from './opt-out-words';
 import {
@@ -86,6 +87,12 @@ interface FinishedEvent {
  */
 const EVENT_STATEMENTS_IN_FLIGHT = 2;
 const EVENTS_PER_STATEMENT = 128;
+/**
+ * How long a finish waits for others to share its statement. Off the latency path: the message is
+ * on the agent's screen before its event is marked processed; a process that dies meanwhile leaves
+ * the job's outbox row undelivered, and the event runs again (idempotent).
+ */
+const FINISH_LINGER_MS = 25;
 
 /**
  * Takes in the raw events the webhook stored (QUEUES.channelInbound, consumed by the API like the
@@ -111,6 +118,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
     @Inject(INBOUND_MEDIA_STORE) private readonly media: InboundMediaStore,
     private readonly email: EmailInboundService,
     private readonly bot: BotService,
+    private readonly fresh: FreshChannelEvents,
   ) {}
 
   /** The event and its account, read for many jobs in one statement (each answered in the order asked). */
@@ -124,6 +132,7 @@ export class ChannelInboundProcessor implements OnModuleInit {
   private readonly finishes = new NaturalBatcher<FinishedEvent, void>({
     maxInFlight: EVENT_STATEMENTS_IN_FLIGHT,
     maxBatch: EVENTS_PER_STATEMENT,
+    lingerMs: FINISH_LINGER_MS,
     run: (finished) => this.finishMany(finished),
   });
 
@@ -135,7 +144,8 @@ export class ChannelInboundProcessor implements OnModuleInit {
   async process({ tenantId, eventId }: ChannelInboundJob, lastAttempt = true): Promise<void> {
     // The event and its account in one read (an account row is never deleted, only marked), with
     // the account's version: its decrypted view is made once per version (adapterAccountAt).
-    const found = await this.eventReads.submit({ tenantId, eventId });
+    // Stored by this process moments ago: taken from memory (see FreshChannelEvents); else read.
+    const found = this.fresh.take(eventId, tenantId) ?? (await this.eventReads.submit({ tenantId, eventId }));
     if (!found || found.processed_at) return;
     const { account: row, account_version: accountVersion, ...event } = found;
     const adapter = row && !row.deleted_at ? this.adapters.usable(row.kind) : null;

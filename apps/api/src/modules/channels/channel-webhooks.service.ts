@@ -13,6 +13,7 @@ import { OutboxRelay } from '../machine-host/outbox-relay.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import type { ChannelAccountRow } from './channel-account.row';
 import { ChannelAdaptersService } from './channel-adapters.service';
+import { FreshChannelEvents } from './fresh-channel-events';
 
 /** Largest webhook body taken (providers' bodies are a few kB; a batch stays far below). */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -46,7 +47,8 @@ interface DeliveryToStore {
   eventId: string;
   tenantId: string;
   accountId: string;
-  /** The account row's xmin when its secrets verified the body. */
+  /** The account row, and its xmin when its secrets verified the body. */
+  account: ChannelAccountRow;
   accountVersion: string;
   key: string;
   body: Buffer;
@@ -78,6 +80,7 @@ export class ChannelWebhooksService {
     private readonly relay: OutboxRelay,
     private readonly adapters: ChannelAdaptersService,
     private readonly limiter: RateLimiterService,
+    private readonly fresh: FreshChannelEvents,
   ) {}
 
   /** Each account as this process last read it, least recently read first (see account()). */
@@ -203,6 +206,7 @@ export class ChannelWebhooksService {
       eventId,
       tenantId: row.tenant_id,
       accountId: row.id,
+      account: row,
       accountVersion: version,
       key,
       body: request.rawBody,
@@ -257,6 +261,15 @@ export class ChannelWebhooksService {
       if (!found.stored) return { eventId: null };
       const delivery = deliveries[index];
       kicked.push({ id: outboxIds[kicked.length], topic: delivery.topic, payload: delivery.payload });
+      this.fresh.keep({
+        id: delivery.eventId,
+        tenant_id: delivery.tenantId,
+        account_id: delivery.accountId,
+        raw_body: delivery.body,
+        processed_at: null,
+        account: delivery.account,
+        account_version: delivery.accountVersion,
+      });
       return { eventId: delivery.eventId };
     });
     if (kicked.length)

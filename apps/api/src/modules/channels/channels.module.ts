@@ -14,6 +14,7 @@ import { ChannelInboundProcessor, INBOUND_MEDIA_STORE } from './channel-inbound.
 import { ChannelWebhooksController } from './channel-webhooks.controller';
 import { ChannelWebhooksService } from './channel-webhooks.service';
 import { EmailInboundService } from './email-inbound.service';
+import { FreshChannelEvents } from './fresh-channel-events';
 
 /**
  * Messaging channels, the platform side (issue 19): connected accounts, the providers' webhooks
@@ -29,6 +30,7 @@ import { EmailInboundService } from './email-inbound.service';
     ChannelAdaptersService,
     ChannelAccountsService,
     ChannelWebhooksService,
+    FreshChannelEvents,
     ChannelInboundProcessor,
     EmailInboundService,
     // Customers' files are checked and stored as any upload (the attachments module's store).
