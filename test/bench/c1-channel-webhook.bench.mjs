@@ -241,12 +241,12 @@ export default {
       const after = await drainOutbox(db, 30_000);
       // Everything the run made the API do (answers, processing, pushes), per message it was sent.
       const apiCpuMs = ((api.cpuSeconds() - cpuBefore) * 1000) / Math.max(1, measured.total - measured.skipped);
-      const componentCpu = describeComponentCpu(
-        componentsBefore,
-        componentCpuSeconds({ api: [api.pid] }),
-        measured.total - measured.skipped,
-        'message',
-      );
+      const componentsAfter = componentCpuSeconds({ api: [api.pid] });
+      const componentCpu = describeComponentCpu(componentsBefore, componentsAfter, measured.total - measured.skipped, 'message');
+      // What bounds the tail: every component shares the machine's cores, so their CPU per
+      // message × the rate is how busy the run kept the machine (waiting for a core grows the tail well before 100%).
+      const machineCpuSeconds = Object.keys(componentsAfter).reduce((sum, key) => sum + (componentsAfter[key] - componentsBefore[key]), 0);
+      const machineBusy = (machineCpuSeconds * 1000 * RATE) / Math.max(1, measured.total - measured.skipped) / 1000 / os.cpus().length;
       const loadAfter = os.loadavg()[0];
       // What bounds the rate: one API process (one event loop) has one core, so the offered rate
       // needs CPU per message × rate below 100% of it, with room for the rest of its work.
@@ -311,7 +311,7 @@ export default {
           `${duplicateCount} delivered twice (${DUPLICATE_KINDS.map((kind) => `${duplicates[kind]} ${kind}`).join(', ')}): ` +
           `${stored.distinct_ids} of ${sentIds.length} messages stored (${storedTwice} twice, ${lost} lost), ${shownTwice} shown twice${shownTwice ? ` (${shownTwiceAs})` : ''} (${repeatedPushes.length} pushes of a message already shown, merged by id${repeatedPushes.length ? `: ${countBy(repeatedPushes.map((number) => duplicatedAs.get(number) ?? 'delivered once'))}` : ''}), ${storedEvents} webhook events stored; ` +
           `API CPU ${apiCpuMs.toFixed(2)} ms per message (its duplicate deliveries included), i.e. ${Math.round(apiCoreShare * 100)}% of the API process's one core at ${RATE}/s (one process takes at most ~${Math.floor(1000 / apiCpuMs)} messages/s${apiCoreShare >= 0.9 ? ': the API process is CPU-bound' : ''}); machine load average ${loadBefore.toFixed(1)} before the run (${loadAfter.toFixed(1)} at its end) on ${os.cpus().length} cores${loadBefore > os.cpus().length ? ': loaded by other processes' : ''}; ${describeLoopDelay(loopDelay)}; ` +
-          `${componentCpu}; baseline p99: ${baselineRun.describe()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
+          `${componentCpu}, i.e. these components kept the ${os.cpus().length} cores ${Math.round(machineBusy * 100)}% busy at ${RATE}/s; baseline p99: ${baselineRun.describe()}; outbox backlog after the run ${after.initial} rows${after.left ? `, ${after.left} left after ${after.seconds.toFixed(0)} s` : ''} (after setup ${setupBacklog.initial})`,
       };
     } finally {
       for (const socket of sockets) socket.close();
