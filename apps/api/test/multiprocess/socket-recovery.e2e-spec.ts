@@ -7,7 +7,10 @@ import { bearer, startTestApp, type TestApp } from '../support/test-app';
 jest.setTimeout(60_000);
 
 /** What socket.io-client keeps of a recoverable session (private fields: the handshake sends them as `pid` and `offset`). */
-type RecoverableSocket = Socket & { _pid?: string; _lastOffset?: string };
+const sessionOf = (socket: Socket) => {
+  const kept = socket as unknown as { _pid?: string; _lastOffset?: string };
+  return { pid: kept._pid, offset: kept._lastOffset };
+};
 
 /**
  * Issue 18, item 4: a desk whose connection drops and comes back through the proxy to the other
@@ -28,8 +31,7 @@ describe('socket connection-state recovery across API processes', () => {
   afterAll(() => Promise.all([a.close(), b.close()]));
 
   const staffSocket = (url: string, auth: Record<string, unknown>) =>
-    io(`${url}${SOCKET_NAMESPACES.staff}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true }) as StaffSocket &
-      RecoverableSocket;
+    io(`${url}${SOCKET_NAMESPACES.staff}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true }) as StaffSocket;
   const connected = (socket: Socket) => new Promise<void>((resolve) => socket.once('connect', () => resolve()));
 
   it('gives a socket that reconnects to the other process every event it missed, once and in order', async () => {
@@ -37,13 +39,13 @@ describe('socket connection-state recovery across API processes', () => {
     const campaignId = await createCampaign(a.dataSource, tenant, 2);
     const agent = await createStaff(a, tenant, 'AGENT');
     const first = staffSocket(a.url, { token: agent.token });
-    let second: (StaffSocket & RecoverableSocket) | undefined;
+    let second: StaffSocket | undefined;
     try {
       const before = record(first);
       await connected(first);
       await a.http().post('/api/agent/presence/login').set(bearer(agent.token)).send({ campaignId }).expect(200);
       await eventually(() => expect(before.some((entry) => entry.event === 'agent.updated')).toBe(true));
-      const session = { pid: first._pid, offset: first._lastOffset };
+      const session = sessionOf(first);
       expect(session.pid).toEqual(expect.any(String));
 
       // The transport dies (not a deliberate disconnect), and the changes happen on either process meanwhile.
@@ -59,7 +61,7 @@ describe('socket connection-state recovery across API processes', () => {
       const after = record(second);
       await connected(second);
       // B restored the session A opened (a new one would have a new id).
-      expect(second._pid).toBe(session.pid);
+      expect(sessionOf(second).pid).toBe(session.pid);
       await eventually(() => {
         const versions = [...before, ...after]
           .filter((entry) => entry.event === 'agent.updated')

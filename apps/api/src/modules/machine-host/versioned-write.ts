@@ -1,17 +1,19 @@
 import type { TransitionRecord } from '@centralita/domain';
 import type { EntityManager } from 'typeorm';
 import { outboxColumns, type OutboxEffect, type OutboxRecord } from './outbox';
+import type { LoggedEntity } from './transition-log';
 
 /** A machine row's new state: the columns to set and what the transition log and outbox get. */
 export interface VersionedWrite {
-  table: 'conversations' | 'agent_presence';
+  /** The machine's table: the host's two, and the outbound host's call and campaign machines. */
+  table: 'conversations' | 'agent_presence' | 'outbound_calls' | 'dialer_campaigns';
   /** The key column and value of the row (`id`, `user_id`). */
   key: { column: string; value: string };
   /** The version the step was taken from: the write happens only if the row still has it. */
   version: number;
   /** Columns to set besides version (incremented) and their values, in order. */
   set: [column: string, value: unknown][];
-  entity: 'conversation' | 'agent';
+  entity: LoggedEntity;
   record: TransitionRecord;
   logData: object | null;
   effects: OutboxEffect[];

@@ -1,5 +1,6 @@
 import { OUTBOUND_SOCKET_EVENTS, roomName, type OutboundCallEventJob, type OutboundPreviewLineView } from '@centralita/contracts';
 import { appendTransitionLog } from '../machine-host/transition-log';
+import { writeVersioned } from '../machine-host/versioned-write';
 import {
   describeOutboundCallState,
   initial,
@@ -129,28 +130,32 @@ export class CallHostService {
     if (!result.changed || !result.record) throw illegalStep('the call', input.type, current.status);
     const context = result.snapshot.context;
     const stamp = (value: number | null) => (value === null ? null : new Date(value));
-    const [[row]] = (await manager.query(
-      `UPDATE outbound_calls SET status = $3, snapshot = $4, version = version + 1, last_event = $5, outcome = $6, disposition = $7,
-         agent_id = $8, end_reason = $9, answered_at = $10, connected_at = $11, hung_up_at = $12, finished_at = $13, updated_at = now()
-       WHERE id = $1 AND version = $2 RETURNING *`,
-      [
-        id,
-        current.version,
-        describeOutboundCallState(result.snapshot),
-        JSON.stringify(persist(outboundCallMachine, result.snapshot)),
-        input.type,
-        context.outcome,
-        context.disposition,
-        context.agentId,
-        context.endReason,
-        stamp(context.answeredAt),
-        stamp(context.connectedAt),
-        stamp(context.hungUpAt),
-        stamp(context.finishedAt),
+    // Versioned UPDATE and its log row in one statement (writeVersioned, every machine's persist step).
+    const written = await writeVersioned<CallRow>(manager, {
+      table: 'outbound_calls',
+      key: { column: 'id', value: id },
+      version: current.version,
+      set: [
+        ['status', describeOutboundCallState(result.snapshot)],
+        ['snapshot', JSON.stringify(persist(outboundCallMachine, result.snapshot))],
+        ['last_event', input.type],
+        ['outcome', context.outcome],
+        ['disposition', context.disposition],
+        ['agent_id', context.agentId],
+        ['end_reason', context.endReason],
+        ['answered_at', stamp(context.answeredAt)],
+        ['connected_at', stamp(context.connectedAt)],
+        ['hung_up_at', stamp(context.hungUpAt)],
+        ['finished_at', stamp(context.finishedAt)],
+        ['updated_at', new Date()],
       ],
-    )) as [CallRow[], number];
-    if (!row) throw new AppException('conflict', { message: 'The call changed meanwhile; try again' });
-    await appendTransitionLog(manager, 'outbound_call', id, row.tenant_id, result.record, row.version);
+      entity: 'outbound_call',
+      record: result.record,
+      logData: null,
+      effects: [],
+    });
+    if (!written) throw new AppException('conflict', { message: 'The call changed meanwhile; try again' });
+    const row = written.row;
     let latest = row;
     for (const intent of result.intents as IntentOf<typeof outboundCallMachine>[]) {
       switch (intent.type) {

@@ -14,6 +14,7 @@ import {
   type TransitionRecord,
 } from '@centralita/domain';
 import { appendTransitionLog } from '../machine-host/transition-log';
+import { writeVersioned } from '../machine-host/versioned-write';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -76,22 +77,27 @@ export class CampaignHostService {
     const result = step(dialerCampaignMachine, snapshot, { ...input, at: Date.now(), actor } as DialerCampaignEvent);
     if (!result.changed || !result.record) throw illegalStep('the campaign', input.type, current.status);
     const timer = campaignTimer(result.snapshot);
-    const [[row]] = (await manager.query(
-      `UPDATE dialer_campaigns SET status = $3, snapshot = $4, version = version + 1, last_event = $5, timer_event = $6, timer_at = $7,
-         updated_at = now()
-       WHERE id = $1 AND version = $2 RETURNING *`,
-      [
-        id,
-        current.version,
-        describeCampaignState(result.snapshot),
-        JSON.stringify(persist(dialerCampaignMachine, result.snapshot)),
-        input.type,
-        timer?.event ?? null,
-        timer?.at ?? null,
+    // Versioned UPDATE and its log row in one statement (writeVersioned, every machine's persist step).
+    const written = await writeVersioned<CampaignRow>(manager, {
+      table: 'dialer_campaigns',
+      key: { column: 'id', value: id },
+      version: current.version,
+      set: [
+        ['status', describeCampaignState(result.snapshot)],
+        ['snapshot', JSON.stringify(persist(dialerCampaignMachine, result.snapshot))],
+        ['last_event', input.type],
+        ['timer_event', timer?.event ?? null],
+        ['timer_at', timer?.at ?? null],
+        ['updated_at', new Date()],
       ],
-    )) as [CampaignRow[], number];
-    if (!row) throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again', messageKey: 'changedMeanwhile' });
-    await appendTransitionLog(manager, 'dialer_campaign', id, row.tenant_id, result.record, row.version);
+      entity: 'dialer_campaign',
+      record: result.record,
+      logData: null,
+      effects: [],
+    });
+    if (!written)
+      throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again', messageKey: 'changedMeanwhile' });
+    const row = written.row;
     if (timer && Number(current.timer_at) !== timer.at) w.deadlines.push(timer.at);
     w.boards.add(id);
     return row;
