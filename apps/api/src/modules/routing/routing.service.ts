@@ -33,8 +33,10 @@ import { emitEphemeral } from '../machine-host/ephemeral';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
+import { hasVisitor } from '../conversations/visitor';
 import { RealtimeService } from '../realtime/realtime.service';
 import { REDIS, RedisKeys } from '../redis/redis.module';
+import { QUEUE_PUBLISH_INTERVAL_MS, QueuePublishThrottle } from './queue-publisher';
 
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
@@ -144,8 +146,8 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private sweeper: NodeJS.Timeout | null = null;
   /** Routing runs in progress in this process, by line (see routeLine). */
   private readonly lineRuns = new Map<string, LineRun>();
-  /** Queue pushes in progress in this process, by line (see publishQueueSoon). */
-  private readonly publishing = new Map<string, { again: boolean }>();
+  /** Queue pushes of this process, paced per line (see publishQueueSoon). */
+  private readonly publishing: QueuePublishThrottle;
   /** Campaign queue pushes in progress in this process, by campaign (see publishCampaignSoon). */
   private readonly publishingCampaigns = new Map<string, { again: boolean }>();
   /** Conditions some channels put on being offered (see ChannelOfferRule), by channel code. */
@@ -169,7 +171,14 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
+    @Inject(QUEUE_PUBLISH_INTERVAL_MS) publishIntervalMs: number,
+  ) {
+    this.publishing = new QueuePublishThrottle(
+      publishIntervalMs,
+      (attentionLineId) => this.publishQueue(attentionLineId),
+      (_line, error) => this.logger.warn(`queue push: ${error.message}`),
+    );
+  }
 
   /** Registers the offer conditions of a channel's conversations (one rule per channel). */
   registerChannelRule(channel: string, rule: ChannelOfferRule): void {
@@ -193,6 +202,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
 
   onApplicationShutdown(): void {
     if (this.sweeper) clearInterval(this.sweeper);
+    this.publishing.stop();
   }
 
   private async onJob(job: Job): Promise<void> {
@@ -675,21 +685,31 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /** Position and estimated wait of every waiting customer of the line, in serving order. */
-  async positions(attentionLineId: string, db: Db = this.dataSource): Promise<QueuePositionView[]> {
-    const waiting: { id: string; version: string }[] = await db.query(
+  positions(attentionLineId: string, db: Db = this.dataSource): Promise<QueuePositionView[]> {
+    return this.rankedPositions(attentionLineId, db, () => true);
+  }
+
+  /** Positions of the waiting customers whose channel `include` keeps, each ranked among everyone waiting. */
+  private async rankedPositions(
+    attentionLineId: string,
+    db: Db,
+    include: (channel: string | null) => boolean,
+  ): Promise<QueuePositionView[]> {
+    const waiting: { id: string; version: string; channel: string | null }[] = await db.query(
       // $1 is typed once for both uses: a bare `'line:' || $1` would make it text against a uuid column.
-      `SELECT id, ${VIEW_VERSION_SQL(`'line:' || $1::uuid`)} AS version FROM conversations
+      `SELECT id, channel, ${VIEW_VERSION_SQL(`'line:' || $1::uuid`)} AS version FROM conversations
        WHERE attention_line_id = $1::uuid AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id`,
       [attentionLineId],
     );
-    if (waiting.length === 0) return [];
+    const kept = waiting.map((row, index) => ({ row, position: index + 1 })).filter(({ row }) => include(row.channel));
+    if (kept.length === 0) return [];
     const { times, slots } = await this.lineServing(attentionLineId, db);
-    return waiting.map((row, index) => {
-      const estimate = estimateWait(index + 1, times, slots);
+    return kept.map(({ row, position }) => {
+      const estimate = estimateWait(position, times, slots);
       return {
         conversationId: row.id,
         attentionLineId,
-        position: index + 1,
+        position,
         estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
         nobodyServing: slots === 0,
         version: Number(row.version),
@@ -740,11 +760,13 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   /**
-   * Pushes the line's queue soon: calls while a push is being prepared fold into one more push
-   * after it, so a busy line costs one queue view per routing round, not one per event.
+   * Pushes the line's queue soon, paced (QUEUE_PUBLISH_INTERVAL_MS): the first call pushes at once,
+   * calls while that push runs or within the interval after it fold into one trailing push, so a
+   * busy line costs at most one queue view and one round of position pushes per interval, however
+   * many routing rounds it has, and its customers still end told their last position.
    */
   publishQueueSoon(attentionLineId: string): void {
-    this.coalesce(this.publishing, attentionLineId, () => this.publishQueue(attentionLineId));
+    this.publishing.request(attentionLineId);
   }
 
   /**
@@ -821,15 +843,18 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     // The line's view and its customers' positions share the line's version, read in one transaction.
     const { line, changed } = await this.withViewVersion(`line:${attentionLineId}`, async (db, previous) => {
       const line = await this.lineQueue(attentionLineId, db);
-      // Only customers whose position or estimate moved since any process last told them hear about it.
+      // Only customers whose position or estimate moved since any process last told them hear about
+      // it, and only widget visitors: a messaging channel's customer has no socket to hear it on.
       const told: Record<string, string> = {};
       const changed: QueuePositionView[] = [];
-      for (const position of await this.positions(attentionLineId, db)) {
+      for (const position of await this.rankedPositions(attentionLineId, db, hasVisitor)) {
         const key = `${position.position}/${position.estimatedWaitSeconds}/${position.nobodyServing}`;
         told[position.conversationId] = key;
         if (previous[position.conversationId] !== key) changed.push(position);
       }
-      return { value: { line, changed }, told };
+      // Nobody moved and nobody left: what was told stands, no need to write it again.
+      const same = changed.length === 0 && Object.keys(told).length === Object.keys(previous).length;
+      return { value: { line, changed }, told: same ? undefined : told };
     });
     const { tenantId, campaignId, ...view } = line;
     emitEphemeral(this.realtime, {
