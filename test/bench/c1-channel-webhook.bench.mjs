@@ -10,7 +10,7 @@
 // bytes and delivery key differ, so only the message's provider id catches it), or either of them
 // after the original reached the agent. At the end every message is counted by provider id in the
 // database and on the agents' screens: zero duplicates and zero losses are part of the cap.
-// Baseline: P2's raw message pipeline (echo + queue pickup + insert) at the same rate, same run.
+// Baseline: P2's raw message pipeline (bare HTTP → one INSERT → same adapter, same agent sockets) at the same rate, same run.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -27,7 +27,7 @@ import {
   drainOutbox,
   heldRate,
   linkAgents,
-  measureRawMessagePipeline,
+  measureRawPipeline,
   openLoop,
   percentile,
   pool,
@@ -59,7 +59,7 @@ class NotShown extends Error {
 
 export default {
   id: 'C1',
-  title: 'Signed channel webhook (WhatsApp, one message) → agent screen p99 vs P2 raw pipeline (echo + queue pickup + insert)',
+  title: 'Signed channel webhook (WhatsApp, one message) → agent screen p99 vs P2 raw pipeline (bare HTTP → one INSERT → same adapter)',
   goal: { ratio: 2, direction: 'max' },
   async run({ env, quick, databaseUrl }) {
     // The machine may be shared (other processes' tests): its load before this run starts
@@ -285,7 +285,7 @@ export default {
       const describeStage = (values) => `p50 ${percentile(values, 50).toFixed(1)} / p99 ${percentile(values, 99).toFixed(1)} ms`;
       const stageDetail = `stages from the webhook sent: stored ${describeStage(stage('stored'))}, processed ${describeStage(stage('processed'))}, on the agent's screen ${describeStage(measured.latencies)}`;
 
-      const baselineRun = await measureRawMessagePipeline({ env, db, rate: RATE, seconds, tag: 'c1', conversationIds });
+      const baselineRun = await measureRawPipeline({ env, db, api, sockets, rate: RATE, seconds, conversationIds });
       const value = measured.p99;
       const misses = [
         answerP99 > ANSWER_CAP_MS ? `webhook answer p99 ${answerP99.toFixed(1)} ms > ${ANSWER_CAP_MS} ms` : null,

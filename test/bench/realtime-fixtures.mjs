@@ -10,7 +10,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { io } from 'socket.io-client';
-import { atServerPriority, startServer } from './lib.mjs';
+import { atServerPriority, componentCpuSeconds, startServer } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { STAFF_BATCH_AUTH, deliverStaffBatch } = require('@centralita/contracts');
@@ -22,8 +22,12 @@ export const DEMO_CLIENT_ID = '00000000-0000-4000-8000-000000000002';
 const ISSUER = 'centralita';
 const AUDIENCE = 'centralita-console';
 
-/** The built API as a child with its own queue / socket-stream prefix (benchmarks never share one). */
-export function startApi(env, tag, extra = {}) {
+/**
+ * The built API as a child with its own queue / socket-stream prefix (benchmarks never share one),
+ * answered as `queuePrefix` beside the server: a raw pipeline emitting on the API's own socket
+ * stream needs it (measureRawPipeline).
+ */
+export async function startApi(env, tag, extra = {}) {
   const childEnv = {
     ...env,
     QUEUE_PREFIX: `${env.QUEUE_PREFIX}-${tag}-${Date.now().toString(36)}`,
@@ -32,12 +36,13 @@ export function startApi(env, tag, extra = {}) {
     ...extra,
   };
   // BENCH_PROFILE_DIR=/some/dir: the API child writes a V8 CPU profile there when it stops.
-  if (process.env.BENCH_PROFILE_DIR)
-    return startIpcServer(path.join(here, 'servers/api-server-ipc.cjs'), childEnv, [
-      '--cpu-prof',
-      `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`,
-    ]);
-  return startServer(path.join(here, 'servers/api-server.cjs'), childEnv);
+  const server = process.env.BENCH_PROFILE_DIR
+    ? await startIpcServer(path.join(here, 'servers/api-server-ipc.cjs'), childEnv, [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`,
+      ])
+    : await startServer(path.join(here, 'servers/api-server.cjs'), childEnv);
+  return { ...server, queuePrefix: childEnv.QUEUE_PREFIX };
 }
 
 export function pool(databaseUrl, max = 8) {
@@ -421,48 +426,79 @@ export async function drainOutbox(db, ms) {
 }
 
 /**
- * P2's raw message pipeline, the baseline of P2 and C1: the sum of three primitives' p99 at the
- * same offered rate, each on bare components beside the platform's own: a Socket.IO echo (ack
- * round trip on a bare server), a BullMQ pickup (add → bare worker start) and a PostgreSQL
- * single-row INSERT (over `db`, one row per message naming one of `conversationIds`). Starts and
- * stops its own bare server and worker.
+ * P2's raw message pipeline, the baseline of P2 and C1 (QUALITY.md: bare HTTP → one PostgreSQL
+ * statement → emit on the same adapter, same generator, same sockets). servers/raw-message-pipeline.cjs
+ * takes POST /message, inserts the row in one statement and emits `message.created` to the agent's
+ * room on the API's own socket stream (`api.queuePrefix`); the API process relays it to the agent
+ * sockets the benchmark connected to it (`sockets`, /staff). Driven by the same open-loop generator
+ * (openLoop, maxInFlight rate × 2) and the same HTTP client (call) as the product run, round-robin
+ * over `conversationIds`, each posted with the agent it is assigned to (read from `db`). Latency:
+ * POST start → an agent socket receiving the message.created with its clientMessageId. CPU per
+ * message over the timed window: the raw server (its pid, /proc), the API relaying, every
+ * PostgreSQL process and Redis (componentCpuSeconds). Starts and stops its own server.
  */
-export async function measureRawMessagePipeline({ env, db, rate, seconds, tag, conversationIds }) {
-  const bare = await startServer(path.join(here, 'servers/bare-socketio.cjs'), env);
-  const raw = await rawQueue(env, tag);
-  const echoClients = [];
+export async function measureRawPipeline({ env, db, api, sockets, conversationIds, rate, seconds }) {
+  const { rows } = await db.query(`SELECT id, agent_id FROM conversations WHERE id = ANY($1::uuid[]) AND agent_id IS NOT NULL`, [
+    conversationIds,
+  ]);
+  if (rows.length === 0) throw new Error('raw message pipeline: none of the conversations has an agent');
+  const targets = rows.map((row) => ({ conversationId: row.id, agentId: row.agent_id }));
+  const raw = await startServer(path.join(here, 'servers/raw-message-pipeline.cjs'), { ...env, QUEUE_PREFIX: api.queuePrefix });
+  const pending = new Map();
+  const onMessage = (view) => {
+    const settle = pending.get(view.clientMessageId);
+    if (settle) {
+      pending.delete(view.clientMessageId);
+      settle(performance.now());
+    }
+  };
+  for (const socket of sockets) socket.on('message.created', onMessage);
+  const send = async (offered, secs) => {
+    const latencies = [];
+    const run = await openLoop({ rate: offered, seconds: secs, maxInFlight: offered * 2 }, async (i) => {
+      const { conversationId, agentId } = targets[i % targets.length];
+      const clientMessageId = randomUUID();
+      const start = performance.now();
+      const delivered = new Promise((resolve, reject) => {
+        pending.set(clientMessageId, resolve);
+        setTimeout(() => reject(new Error('not delivered within 20 s')), 20_000).unref();
+      });
+      delivered.catch(() => undefined); // awaited below; a failed POST must not leave it unhandled
+      await call(raw.url, '/message', { body: { conversationId, agentId, text: `raw ${i}`, clientMessageId } });
+      latencies.push((await delivered) - start);
+    });
+    pending.clear();
+    return { ...run, latencies };
+  };
   try {
-    echoClients.push(...(await pooled(Array.from({ length: 20 }), 10, () => connect(bare.url, '', null))));
-    const echo = [];
-    await openLoop({ rate, seconds }, async (i) => {
-      const start = performance.now();
-      await new Promise((resolve) => echoClients[i % echoClients.length].emit('echo', i, resolve));
-      echo.push(performance.now() - start);
-    });
-    raw.reset();
-    await openLoop({ rate, seconds }, () => raw.add());
-    await raw.waitFor(Math.round(rate * seconds) - 1);
-    const pickup = [...raw.state.pickups];
-    await db.query(
-      `CREATE TABLE IF NOT EXISTS bench_p2_insert (id bigserial PRIMARY KEY, conversation_id uuid NOT NULL, text varchar(500) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const inserts = [];
-    await openLoop({ rate, seconds }, async (i) => {
-      const start = performance.now();
-      await db.query(`INSERT INTO bench_p2_insert (conversation_id, text) VALUES ($1, $2)`, [
-        conversationIds[i % conversationIds.length],
-        `hello ${i}`,
-      ]);
-      inserts.push(performance.now() - start);
-    });
-    const parts = { echo: percentile(echo, 99), pickup: percentile(pickup, 99), insert: percentile(inserts, 99) };
+    await send(30, 1); // warm-up: pool connections, the adapter's stream reader, JIT
+    const rawBefore = raw.cpuSeconds();
+    const before = componentCpuSeconds({ api: [api.pid] });
+    const { result: run, loopDelay } = await withLoopDelay(() => send(rate, seconds));
+    const after = componentCpuSeconds({ api: [api.pid] });
+    const rawCpu = raw.cpuSeconds() - rawBefore;
+    const messages = Math.max(1, run.total - run.skipped);
+    const perMessage = (cpuSeconds) => (cpuSeconds * 1000) / messages;
+    const cpu = {
+      rawServer: perMessage(rawCpu),
+      api: perMessage(after.api - before.api),
+      postgres: perMessage(after.postgres - before.postgres),
+      redis: perMessage(after.redis - before.redis),
+      loadGenerator: perMessage(after.loadGenerator - before.loadGenerator),
+    };
+    const parts = { p99: percentile(run.latencies, 99), p50: percentile(run.latencies, 50), cpu };
     return {
       parts,
-      baseline: parts.echo + parts.pickup + parts.insert,
-      describe: () => `echo ${parts.echo.toFixed(1)} + pickup ${parts.pickup.toFixed(1)} + insert ${parts.insert.toFixed(1)} ms`,
+      run,
+      baseline: parts.p99,
+      describe: () =>
+        `raw pipeline (bare HTTP → one INSERT → message.created on the API's socket stream, relayed by the API to the same agent sockets) at ${rate} msg/s for ${seconds} s: p99 ${parts.p99.toFixed(1)} ms, p50 ${parts.p50.toFixed(1)} ms` +
+        `${run.failed || run.skipped ? ` (${run.failed} failed or not delivered within 20 s, ${run.skipped} skipped)` : ''}, ${describeLoopDelay(loopDelay)}; ` +
+        `CPU per message: raw server ${cpu.rawServer.toFixed(2)} ms, API relaying ${cpu.api.toFixed(2)} ms, PostgreSQL ${cpu.postgres.toFixed(2)} ms, Redis ${cpu.redis.toFixed(2)} ms, load generator ${cpu.loadGenerator.toFixed(2)} ms` +
+        ` (all ${(cpu.rawServer + cpu.api + cpu.postgres + cpu.redis + cpu.loadGenerator).toFixed(2)} ms)`,
     };
   } finally {
-    for (const socket of echoClients) socket.close();
-    for (const stop of [() => raw.close(), () => bare.stop()]) await stop().catch(() => undefined);
+    for (const socket of sockets) socket.off('message.created', onMessage);
+    await raw.stop().catch(() => undefined);
   }
 }
