@@ -5,8 +5,9 @@
 // supervisor connects a /staff socket (supervisors as the console does: the tenant-wide stream in
 // batches, STAFF_BATCH_AUTH), and customers POST messages to Active conversations at 500 msg/s
 // offered (open loop, at most 256 in flight, the rest counted as skipped; timed after a 3 s warm-up
-// at that rate) while the servers' CPU (/proc utime+stime) and memory are read. S1 runs it against
-// one API process, S2 against two API processes and two workers behind HAProxy.
+// at that rate) while the servers' CPU (/proc utime+stime) and memory are read. S2 runs it against
+// two API processes and two workers behind HAProxy; S1 uses the fixture with its own load
+// (s1-load.mjs: customer and agent messages 1:1, routing churn, a rate sweep).
 import { randomUUID } from 'node:crypto';
 import {
   DEMO_CLIENT_ID,
@@ -138,6 +139,12 @@ async function fixture(db, agents, lines) {
       presence.map((p) => p.version),
     ],
   );
+  await insertConversations(db, conversations);
+  return conversations;
+}
+
+/** Writes conversation rows built as `fixture` builds them, in chunks of 2,000. */
+async function insertConversations(db, conversations) {
   for (let start = 0; start < conversations.length; start += 2000) {
     const chunk = conversations.slice(start, start + 2000);
     const col = (key) => chunk.map((c) => c[key]);
@@ -158,7 +165,49 @@ async function fixture(db, agents, lines) {
       ],
     );
   }
-  return conversations;
+}
+
+/**
+ * `count` more conversations LiningUp on `lines` (round robin), queued now, written as the fixture
+ * writes its own: S1's open-conversation slope pads the queues with them. Answers their ids.
+ */
+export async function insertQueuedConversations(db, lines, count) {
+  const { conversationMachine, initial, persist, describeConversationState } = domain;
+  const now = Date.now();
+  const conversations = [];
+  for (let k = 0; k < count; k++) {
+    const id = randomUUID();
+    const lineId = lines[k % lines.length];
+    let conversation = initial(conversationMachine, {
+      id,
+      tenantId: DEMO_CLIENT_ID,
+      channel: 'webchat',
+      at: now,
+      actor: { kind: 'customer' },
+    }).snapshot;
+    conversation = stepOk(conversationMachine, conversation, {
+      type: 'conversation.menuCompleted',
+      queryTypeId: 'q',
+      submenuId: 's',
+      attentionLineId: lineId,
+      pollId: null,
+      priority: 0,
+      at: now + 1,
+      actor: { kind: 'customer' },
+    });
+    conversations.push({
+      id,
+      line: lineId,
+      agent: null,
+      status: describeConversationState(conversation),
+      queuedAt: new Date(conversation.context.queuedAt).toISOString(),
+      snapshot: JSON.stringify(persist(conversationMachine, conversation)),
+      version: 2,
+      visitor: randomUUID(),
+    });
+  }
+  await insertConversations(db, conversations);
+  return conversations.map((c) => c.id);
 }
 
 /**
