@@ -268,7 +268,8 @@ async function churnAssignments({ env, fx, proxyUrl, db, since }) {
 
 export default {
   id: 'S2',
-  title: 'Scale load (customer messages, 500/s offered) over two API processes and two workers behind HAProxy vs the same load on one API process, same box',
+  title:
+    'Scale load (customer messages, 500/s offered) over two API processes and two workers behind HAProxy vs the same load on one API process, same box',
   goal: { ratio: 0.9, direction: 'min' },
   async run({ env, quick, databaseUrl, earlier = [] }) {
     const version = haproxyVersion();
