@@ -77,7 +77,13 @@ function processInfo(pid) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { comm, ppid: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+    return {
+      comm,
+      ppid: Number(fields[1]),
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100,
+      // cutime + cstime: the children it has reaped (a PostgreSQL backend that exited is counted here, by the postmaster).
+      reapedChildrenSeconds: (Number(fields[13]) + Number(fields[14])) / 100,
+    };
   } catch {
     return null;
   }
@@ -87,9 +93,10 @@ function processInfo(pid) {
  * CPU seconds used so far by each component of a run (QUALITY.md: "CPU time per unit read from
  * /proc for each process"): the API and worker processes given, every PostgreSQL process (the
  * postmaster and its backends, found by name: the machine's one server), redis-server, the proxy
- * processes given (S2's HAProxy), and this process, the load generator. A backend that exits
- * during a window takes its CPU with it, so windows are measured while the servers' pools stay
- * connected.
+ * processes given (S2's HAProxy), and this process, the load generator. PostgreSQL and Redis also
+ * count the CPU of their children that exited (cutime + cstime): a backend whose pool closed it
+ * during a window moves its CPU to the postmaster's children time instead of taking it away, so a
+ * window's figure never goes negative.
  */
 export function componentCpuSeconds({ api = [], worker = [], proxy = [] } = {}) {
   const totals = { api: 0, postgres: 0, redis: 0, worker: 0, proxy: 0, loadGenerator: processCpuSeconds(process.pid) };
@@ -100,7 +107,8 @@ export function componentCpuSeconds({ api = [], worker = [], proxy = [] } = {}) 
     const info = processInfo(pid);
     if (!info) continue;
     const component = mine.get(pid) ?? (info.comm === 'postgres' ? 'postgres' : info.comm === 'redis-server' ? 'redis' : null);
-    if (component) totals[component] += info.cpuSeconds;
+    if (component)
+      totals[component] += info.cpuSeconds + (component === 'postgres' || component === 'redis' ? info.reapedChildrenSeconds : 0);
   }
   return totals;
 }
