@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../src/modules/auth/principal';
+import { DeskService } from '../src/modules/conversations/desk.service';
 import { MessagesService } from '../src/modules/conversations/messages.service';
 import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
 import { createTenant } from './support/factories';
@@ -5,12 +8,12 @@ import { createLine, openConversation } from './support/realtime';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
- * A customer's message takes the one-statement path (no transaction, no row lock: the
- * conversation's version and the unique message number decide), while an agent's message takes
- * the row lock. Both at once, on one conversation, from two API processes, with the same client
- * message ids sent twice at the same time: every message is stored once, numbered 1…n without a
- * gap, and each customer message is exactly one machine step. The customer's menu choice, also
- * written without a transaction, is checked the same way.
+ * Customers' and agents' text messages take the one-statement path (no transaction, no row lock:
+ * the conversation's version and the unique message number decide). Both at once, on one
+ * conversation, from two API processes, with the same client message ids sent twice at the same
+ * time: every message is stored once, numbered 1…n without a gap, and each customer message is
+ * exactly one machine step. The customer's menu choice, also written without a transaction, is
+ * checked the same way.
  */
 describe('concurrent messages on one conversation across two API processes', () => {
   let a: TestApp;
@@ -38,9 +41,16 @@ describe('concurrent messages on one conversation across two API processes', () 
         ),
       ),
     );
+    // Half the agent's replies are sent twice at once too (a resend under the same client id).
     const agentSends = Array.from({ length: 12 }, (_, i) =>
       services[i % 2].send(
-        { conversationId: id, tenantId: tenant.client.id, sender: { kind: 'agent', id: 'agent-1' }, text: `agent ${i}` },
+        {
+          conversationId: id,
+          tenantId: tenant.client.id,
+          sender: { kind: 'agent', id: 'agent-1' },
+          text: `agent ${i % 6}`,
+          clientMessageId: `a-${i % 6}`,
+        },
         open,
       ),
     );
@@ -48,14 +58,15 @@ describe('concurrent messages on one conversation across two API processes', () 
     const customerViews = customerSent.map((sent) => sent.message);
     const agentViews = agentSent.map((sent) => sent.message);
 
-    // Both copies of a customer message answer the same stored message.
+    // Both copies of a message answer the same stored message.
     for (let i = 0; i < customerIds.length; i++) expect(customerViews[2 * i].id).toBe(customerViews[2 * i + 1].id);
+    for (let i = 0; i < 6; i++) expect(agentViews[i].id).toBe(agentViews[i + 6].id);
 
     const stored = (await a.dataSource.query(
       `SELECT sequence, sender_kind, client_message_id, text FROM messages WHERE conversation_id = $1 ORDER BY sequence`,
       [id],
     )) as { sequence: number; sender_kind: string; client_message_id: string | null; text: string }[];
-    expect(stored).toHaveLength(customerIds.length + agentViews.length);
+    expect(stored).toHaveLength(customerIds.length + 6);
     expect(stored.map((row) => row.sequence)).toEqual(stored.map((_, i) => i + 1));
     expect(
       stored
@@ -77,7 +88,7 @@ describe('concurrent messages on one conversation across two API processes', () 
     const [conversation] = (await a.dataSource.query(`SELECT version FROM conversations WHERE id = $1`, [id])) as { version: number }[];
     expect(conversation.version).toBe(1 + customerIds.length);
 
-    // And one message.created push per stored message.
+    // And one message.created push per stored message (a resend pushes nothing new).
     const pushes = (await a.dataSource.query(
       `SELECT count(*)::int AS n FROM outbox WHERE topic = 'socket' AND payload::text LIKE $1 AND payload::text LIKE '%message.created%'`,
       [`%${id}%`],
@@ -175,5 +186,108 @@ describe('concurrent messages on one conversation across two API processes', () 
     ).rejects.toMatchObject({
       code: 'not_found',
     });
+  });
+});
+
+/**
+ * An agent's reply without files, template or buttons: the conversation read (or kept), then the
+ * message and its pushes in one statement that writes only if the conversation still has the
+ * version the guard passed — no transaction, no row lock.
+ */
+describe('agent replies without a transaction', () => {
+  let a: TestApp;
+
+  beforeAll(async () => {
+    a = await startTestApp();
+  });
+  afterAll(() => a.close());
+
+  /** An Active conversation handled by a new agent id (the row only: agent messages do not step the machine). */
+  async function activeConversation(channel = 'webchat', channelAccountId: string | null = null) {
+    const tenant = await createTenant(a.dataSource);
+    const lineId = await createLine(a.dataSource, tenant, 'Agent replies');
+    const id = await openConversation(a, tenant, lineId);
+    const agentId = randomUUID();
+    await a.dataSource.query(
+      `UPDATE conversations SET status = 'Active', agent_id = $2, channel = $3, channel_account_id = $4 WHERE id = $1`,
+      [id, agentId, channel, channelAccountId],
+    );
+    const principal = { clientId: tenant.client.id, userId: agentId, permissions: [] } as unknown as Principal;
+    return { tenant, id, agentId, principal };
+  }
+
+  const storedMessages = (id: string) =>
+    a.dataSource.query(`SELECT id, sequence, text, client_message_id FROM messages WHERE conversation_id = $1 ORDER BY sequence`, [
+      id,
+    ]) as Promise<{ id: string; sequence: number; text: string; client_message_id: string | null }[]>;
+
+  it('stores a desk reply in at most two statements without the row lock; a resend under its client id stores it once', async () => {
+    const { id, principal } = await activeConversation();
+    const desk = a.app.get(DeskService);
+    const locks = jest.spyOn(a.app.get(MachineHostService), 'lockConversation');
+    const statements = jest.spyOn(a.dataSource, 'query');
+    const first = await desk.send(principal, id, { text: '  hello  ', clientMessageId: 'r-1' });
+    const firstStatements = statements.mock.calls.length;
+    const resent = await Promise.all([0, 1, 2].map(() => desk.send(principal, id, { text: 'hello', clientMessageId: 'r-1' })));
+    const locked = locks.mock.calls.filter(([, conversationId]) => conversationId === id);
+    statements.mockRestore();
+    locks.mockRestore();
+
+    expect(locked).toHaveLength(0);
+    expect(firstStatements).toBeLessThanOrEqual(2);
+    expect(first).toMatchObject({ sequence: 1, text: 'hello', senderKind: 'agent', clientMessageId: 'r-1', deliveryStatus: null });
+    for (const again of resent) expect(again.id).toBe(first.id);
+    expect(await storedMessages(id)).toEqual([{ id: first.id, sequence: 1, text: 'hello', client_message_id: 'r-1' }]);
+    const pushes = (await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox WHERE topic = 'socket' AND payload::text LIKE $1 AND payload::text LIKE '%message.created%'`,
+      [`%${first.id}%`],
+    )) as { n: number }[];
+    expect(pushes[0].n).toBe(1);
+  });
+
+  it('refuses a reply once the conversation was transferred or closed, as the locked path does, even from a kept row', async () => {
+    const { id, principal } = await activeConversation();
+    const desk = a.app.get(DeskService);
+    // The first reply leaves this process keeping the conversation's row (Active, this agent).
+    await desk.send(principal, id, { text: 'before' });
+
+    await a.dataSource.query(`UPDATE conversations SET agent_id = $2, version = version + 1 WHERE id = $1`, [id, randomUUID()]);
+    const refused = {
+      code: 'illegal_transition',
+      message: 'Only the agent handling an Active conversation may write to it (it is Active)',
+    };
+    await expect(desk.send(principal, id, { text: 'after transfer' })).rejects.toMatchObject(refused);
+
+    await a.dataSource.query(`UPDATE conversations SET agent_id = $2, status = 'Closed', version = version + 1 WHERE id = $1`, [
+      id,
+      principal.userId,
+    ]);
+    await expect(desk.send(principal, id, { text: 'after close' })).rejects.toMatchObject({
+      code: 'illegal_transition',
+      message: 'Only the agent handling an Active conversation may write to it (it is Closed)',
+    });
+    expect((await storedMessages(id)).map((row) => row.text)).toEqual(['before']);
+  });
+
+  it('writes a reply to a messaging channel pending, with its channel-send job, in the same statement', async () => {
+    const accountId = randomUUID();
+    const { tenant, id, agentId } = await activeConversation('telegram', accountId);
+    const { message } = await a.app
+      .get(MessagesService)
+      .send(
+        { conversationId: id, tenantId: tenant.client.id, sender: { kind: 'agent', id: agentId }, text: 'on its way' },
+        () => undefined,
+      );
+    expect(message.deliveryStatus).toBe('pending');
+    const [row] = (await a.dataSource.query(
+      `SELECT channel, channel_account_id, delivery_status, delivery_updated_at FROM messages WHERE id = $1`,
+      [message.id],
+    )) as { channel: string; channel_account_id: string; delivery_status: string; delivery_updated_at: Date | null }[];
+    expect(row).toMatchObject({ channel: 'telegram', channel_account_id: accountId, delivery_status: 'pending' });
+    expect(row.delivery_updated_at).not.toBeNull();
+    const jobs = (await a.dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE topic = 'job' AND payload::text LIKE $1`, [
+      `%channel-send.${message.id}%`,
+    ])) as { n: number }[];
+    expect(jobs[0].n).toBe(1);
   });
 });

@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { eventually } from '../../../test/support/eventually';
 import { SENTIMENT_DB, SentimentProcessor } from '../../worker/src/sentiment/sentiment.processor';
-import { scoreMessage } from '../../worker/src/sentiment/sentiment-store';
+import { scoreMessage, scoreMessages } from '../../worker/src/sentiment/sentiment-store';
 import { connectStaff, createCampaign, createLine, createStaff, createTenant, data, record, type StaffMember } from './support/realtime';
 import { bearer, startTestApp, type TestApp } from './support/test-app';
 
@@ -226,5 +226,50 @@ describe('sentiment of customer messages (worker job, real Redis and PostgreSQL)
     );
     expect(again.id).toBe(once.id);
     expect(await requests(once.id)).toBe(1);
+  });
+
+  it('scores several messages in one transaction, deciding each conversation’s alert message by message', async () => {
+    const angry = await chat('Rosa');
+    const calm = await chat('Iker');
+    // Stored without requests (the worker does not race this call), numbered after anything already there.
+    const store = async (conversationId: string, text: string) =>
+      (
+        (await t.dataSource.query(
+          `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, text)
+           SELECT id, tenant_id, (SELECT COALESCE(max(sequence), 0) + 1 FROM messages WHERE conversation_id = $1), 'customer', $2
+           FROM conversations WHERE id = $1 RETURNING id`,
+          [conversationId, text],
+        )) as { id: string }[]
+      )[0]!.id;
+    const neutral = await store(angry.conversation.id, 'Hola, tengo una pregunta');
+    const negative = await store(angry.conversation.id, 'Esto es horrible, estoy muy enfadado, el servicio es pésimo');
+    const stillNegative = await store(angry.conversation.id, 'Horrible, pésimo');
+    const positive = await store(calm.conversation.id, 'Muchas gracias, excelente atención');
+
+    // A connection of its own, as the worker's: its transactions are this call's only.
+    const db = await new DataSource({
+      type: 'postgres',
+      url: process.env.DATABASE_URL,
+      synchronize: false,
+      extra: { max: 1 },
+    }).initialize();
+    closers.push({ close: () => void db.destroy() });
+    const transactions = jest.spyOn(db, 'transaction');
+    const outcomes = await scoreMessages(db, [stillNegative, positive, neutral, negative]);
+    expect(transactions).toHaveBeenCalledTimes(1);
+    // As one at a time in the conversation's order: the second message turns it negative, the third keeps it there.
+    expect(outcomes).toEqual(['scored', 'scored', 'scored', 'alerted']);
+    expect(await stored(positive)).toMatchObject({ sentiment_label: 'positive' });
+    expect(await stored(stillNegative)).toMatchObject({ sentiment_label: 'negative' });
+
+    const alerts = (await t.dataSource.query(
+      `SELECT payload FROM outbox WHERE topic = 'socket' AND payload::text LIKE '%sentiment.alert%' AND payload::text LIKE $1`,
+      [`%${angry.conversation.id}%`],
+    )) as { payload: { emits: { data: SentimentAlertView }[] } }[];
+    expect(alerts).toHaveLength(1);
+    const scores = await Promise.all([neutral, negative].map(async (id) => (await stored(id)).sentiment_score!));
+    expect(alerts[0]!.payload.emits[0]!.data.rolling).toBeCloseTo((scores[0]! + scores[1]!) / 2, 6);
+    // Scored already: a second batch changes nothing.
+    expect(await scoreMessages(db, [negative, positive])).toEqual(['skipped', 'skipped']);
   });
 });

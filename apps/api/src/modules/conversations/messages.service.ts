@@ -13,6 +13,7 @@ import { RealtimeService } from '../realtime/realtime.service';
 import { hasVisitor } from './visitor';
 import { sentimentRequest } from '../dashboards/sentiment-request';
 import { emitEphemeral } from '../machine-host/ephemeral';
+import type { CompanionInsert } from '../machine-host/versioned-write';
 import { MESSAGE_ATTACHMENTS_SQL, messageView, noteView, type ConversationRow, type MessageRow } from '../machine-host/views';
 
 export interface NewMessage {
@@ -38,6 +39,8 @@ export interface NewMessage {
   /**
    * Checks run under the conversation's row lock, after `guard`, before anything is stored (an
    * agent's message to a messaging channel: opt-out and reply window). Throwing stores nothing.
+   * They are about sending through a channel: a web chat conversation has none to run, and its
+   * message may be stored without the lock (sendAlone).
    */
   beforeStore?: (manager: EntityManager, conversation: ConversationRow) => Promise<void>;
 }
@@ -80,8 +83,8 @@ export interface ExternalMessageId {
   externalId: string;
 }
 
-/** How often a customer's message is read and written again when the conversation moved meanwhile. */
-const CUSTOMER_MESSAGE_ATTEMPTS = 6;
+/** How often a message on the unlocked path is read and written again when the conversation moved meanwhile. */
+const MESSAGE_ATTEMPTS = 6;
 /** Conversations whose last written row this process keeps for the next customer message (~3 KB each). */
 const CONVERSATIONS_KEPT = 10_000;
 
@@ -142,21 +145,27 @@ export class MessagesService {
     }
     // A customer's message also asks the worker to score it, in the same outbox write (messageEffects).
     // Attachments are rows of their own: only the transaction of the locked path writes them with the message.
-    const alone = input.sender.kind === 'customer' && !input.attachments?.length && !input.beforeStore && !input.buttons?.length;
+    // Checks before storing (beforeStore) send it there too, unless the conversation is web chat's (sendAlone).
+    const alone = !input.attachments?.length && !input.buttons?.length && !input.template;
     return (alone ? await this.sendAlone(input, guard) : null) ?? (await this.sendLocked(input, guard));
   }
 
   /**
-   * A customer's message in one or two round trips, the hot path of every chat: the conversation
-   * as this process last wrote it (see lastWritten), or else read (with its last sequence and any
-   * message already stored under this client id); its machine stepped; then one statement writes
-   * the conversation (version-checked), its log row, the message and the pushes
-   * (MachineHostService.writeConversationAlone). No transaction, no row lock: if the version
-   * moved, or the number or client id was taken (unique), nothing was written and it is read and
-   * tried again. Answers null to leave it to the locked path (a step with intents, or attempts used up).
+   * A message in one or two round trips, the hot path of every chat: the conversation as this
+   * process last wrote it (see lastWritten), or else read (with its last sequence and any message
+   * already stored under this client id); then one statement. A customer's message steps the
+   * machine: the statement writes the conversation (version-checked), its log row, the message
+   * and the pushes (MachineHostService.writeConversationAlone). An agent's (or the bot's) leaves
+   * the conversation as it is: the message and its pushes are inserted only if the conversation
+   * still has the version `guard` passed (MachineHostService.insertAtConversationVersion), so a
+   * reply overtaken by a close or a transfer is read again and refused as before. No transaction,
+   * no row lock: if the version moved, or the number or client id was taken (unique), nothing was
+   * written and it is read and tried again. Answers null to leave it to the locked path (a step
+   * with intents, checks to run under the lock, or attempts used up).
    */
   private async sendAlone(input: NewMessage, guard: (row: ConversationRow) => void): Promise<SentMessage | null> {
-    for (let attempt = 1; attempt <= CUSTOMER_MESSAGE_ATTEMPTS; attempt++) {
+    const customer = input.sender.kind === 'customer';
+    for (let attempt = 1; attempt <= MESSAGE_ATTEMPTS; attempt++) {
       const kept = attempt === 1 ? this.keptConversation(input.conversationId) : undefined;
       const current = kept ?? (await this.readForMessage(input));
       if (!current || current.row.tenant_id !== input.tenantId) throw AppException.notFound();
@@ -164,6 +173,7 @@ export class MessagesService {
         return { message: await this.storedMessage(current.storedMessageId), conversationVersion: current.row.version };
       }
       const conversation = current.row;
+      if (input.beforeStore && conversation.channel !== 'webchat') return null;
       try {
         guard(conversation);
       } catch (error) {
@@ -172,40 +182,50 @@ export class MessagesService {
         this.lastWritten.delete(input.conversationId);
         continue;
       }
+      const outbound = isOutbound(input, conversation);
       const message: MessageRow = {
         id: randomUUID(),
         conversation_id: conversation.id,
         sequence: current.lastSequence + 1,
         sender_kind: input.sender.kind,
         sender_id: input.sender.id ?? null,
-        text: input.text,
+        // Staff text is stored trimmed, as the locked path stores it.
+        text: customer ? input.text : input.text.trim(),
         client_message_id: input.clientMessageId ?? null,
         created_at: sentAt(input.at),
         delivered_at: null,
         read_at: null,
+        delivery_status: outbound ? 'pending' : null,
       };
       const view = messageView(message);
+      const companion: CompanionInsert = {
+        table: 'messages',
+        values: {
+          id: [message.id, 'uuid'],
+          sequence: [message.sequence, 'int'],
+          sender_kind: [message.sender_kind, 'text'],
+          sender_id: [message.sender_id, 'text'],
+          text: [message.text, 'text'],
+          client_message_id: [message.client_message_id, 'text'],
+          // Always the same columns, null for web chat: batched writes need one companion shape.
+          channel: [input.external?.channel ?? (outbound ? conversation.channel : null), 'text'],
+          channel_account_id: [input.external?.channelAccountId ?? (outbound ? conversation.channel_account_id : null), 'text'],
+          external_id: [input.external?.externalId ?? null, 'text'],
+          created_at: [message.created_at, 'timestamptz'],
+          delivery_status: [message.delivery_status, 'text'],
+          delivery_updated_at: [outbound ? message.created_at : null, 'timestamptz'],
+        },
+        fromRow: { conversation_id: 'id', tenant_id: 'tenant_id' },
+      };
+      const effects = this.messageEffects(conversation, view);
+      if (outbound) effects.push(channelSendEffect(conversation.tenant_id, message.id));
       try {
-        const written = await this.host.writeConversationAlone(conversation, { type: 'conversation.messageReceived' }, input.sender, {
-          effects: this.messageEffects(conversation, view),
-          companion: {
-            table: 'messages',
-            values: {
-              id: [message.id, 'uuid'],
-              sequence: [message.sequence, 'int'],
-              sender_kind: [message.sender_kind, 'text'],
-              sender_id: [message.sender_id, 'text'],
-              text: [message.text, 'text'],
-              client_message_id: [message.client_message_id, 'text'],
-              // Always the same columns, null for web chat: batched writes need one companion shape.
-              channel: [input.external?.channel ?? null, 'text'],
-              channel_account_id: [input.external?.channelAccountId ?? null, 'text'],
-              external_id: [input.external?.externalId ?? null, 'text'],
-              created_at: [message.created_at, 'timestamptz'],
-            },
-            fromRow: { conversation_id: 'id', tenant_id: 'tenant_id' },
-          },
-        });
+        const written = customer
+          ? await this.host.writeConversationAlone(conversation, { type: 'conversation.messageReceived' }, input.sender, {
+              effects,
+              companion,
+            })
+          : await this.host.insertAtConversationVersion(conversation, { effects, companion });
         if (written === 'needs-transaction') return null;
         if (written) {
           this.keepConversation(written.row, message.sequence);
@@ -303,10 +323,7 @@ export class MessagesService {
         outbox.push(...stepped.outboxIds);
         conversationVersion = stepped.row.version;
       }
-      // Staff writing to a messaging channel: the worker sends it through the channel's adapter. It is
-      // stored under the conversation's account (receipts find it by the provider's id per account)
-      // and `pending` until the worker's answer; web chat's own messages need no delivery.
-      const outbound = input.sender.kind !== 'customer' && conversation.channel !== 'webchat' && Boolean(conversation.channel_account_id);
+      const outbound = isOutbound(input, conversation);
       const [row] = (await manager.query(
         `INSERT INTO messages (conversation_id, tenant_id, sequence, sender_kind, sender_id, text, client_message_id,
            channel, channel_account_id, external_id, created_at, delivery_status, delivery_updated_at, template, buttons)
@@ -350,17 +367,7 @@ export class MessagesService {
       const view = messageView(row);
       const effects = this.messageEffects(conversation, view);
       // In the same transaction: committed, the message reaches the worker even if this process dies now.
-      if (outbound) {
-        effects.push(
-          jobEffect(
-            outboxJob(
-              QUEUES.channelSend,
-              { name: 'send', data: { tenantId: input.tenantId, messageId: row.id } },
-              { jobId: `channel-send.${row.id}` },
-            ),
-          ),
-        );
-      }
+      if (outbound) effects.push(channelSendEffect(input.tenantId, row.id));
       outbox.push(...(await writeOutbox(manager, effects)));
       return { message: view, conversationVersion };
     });
@@ -480,6 +487,20 @@ export class MessagesService {
       });
     }
   }
+}
+
+/**
+ * Staff writing to a messaging channel: the worker sends it through the channel's adapter. It is
+ * stored under the conversation's account (receipts find it by the provider's id per account) and
+ * `pending` until the worker's answer; web chat's own messages need no delivery.
+ */
+function isOutbound(input: NewMessage, conversation: ConversationRow): boolean {
+  return input.sender.kind !== 'customer' && conversation.channel !== 'webchat' && Boolean(conversation.channel_account_id);
+}
+
+/** The worker's job that sends a stored outbound message, written with it (committed, it is sent even if this process dies). */
+function channelSendEffect(tenantId: string, messageId: string): OutboxEffect {
+  return jobEffect(outboxJob(QUEUES.channelSend, { name: 'send', data: { tenantId, messageId } }, { jobId: `channel-send.${messageId}` }));
 }
 
 /** A message's time: the channel's, but never in the future (a provider's clock may run ahead). */

@@ -25,7 +25,15 @@ import { OutboxRelay } from './outbox-relay.service';
 import { rememberWritten, writeOutbox, writtenInTransaction, type OutboxEffect, type OutboxRecord } from './outbox';
 import { REALTIME_CONFIG, type RealtimeConfig } from './realtime-config';
 import { NaturalBatcher } from '../../common/natural-batcher';
-import { writeVersioned, writeVersionedBatch, type ColumnTypes, type VersionedWrite, type Written } from './versioned-write';
+import {
+  insertAtVersion,
+  writeVersioned,
+  writeVersionedBatch,
+  type ColumnTypes,
+  type CompanionInsert,
+  type VersionedWrite,
+  type Written,
+} from './versioned-write';
 import { type AgentRow, type ConversationRow } from './views';
 import { agentIntentEffects } from './effects/agent-effects';
 import { conversationIntentEffects, readConversationPolicy, type ConversationIntent } from './effects/conversation-effects';
@@ -558,6 +566,26 @@ export class MachineHostService {
     if (plan.intents.length > 0) return 'needs-transaction';
     const effects = [conversationPush(plan.next, current), ...extra.effects];
     const written = await this.conversationWrites.submit({ ...this.conversationWrite(plan, effects), companion: extra.companion });
+    if (written) this.relay.kick(written.outboxIds, written.records);
+    return written;
+  }
+
+  /**
+   * A row of a conversation that is no step of its machine (an agent's message), with its outbox
+   * rows, in one statement outside any transaction: written only while the conversation still has
+   * the version of `current`, the row the caller checked (insertAtVersion); then handed to the
+   * relay. Null, having written nothing, when the version moved.
+   */
+  async insertAtConversationVersion(
+    current: ConversationRow,
+    extra: { effects: OutboxEffect[]; companion: CompanionInsert },
+  ): Promise<Written<ConversationRow> | null> {
+    const written = await insertAtVersion<ConversationRow>(this.dataSource.manager, {
+      table: 'conversations',
+      key: { column: 'id', value: current.id },
+      version: current.version,
+      ...extra,
+    });
     if (written) this.relay.kick(written.outboxIds, written.records);
     return written;
   }

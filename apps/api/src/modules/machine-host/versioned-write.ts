@@ -98,6 +98,56 @@ export async function writeVersioned<TRow>(manager: EntityManager, write: Versio
   };
 }
 
+/**
+ * A row that belongs to a machine's row without stepping it (an agent's message leaves its
+ * conversation's state and version alone), with its outbox rows.
+ */
+export interface AtVersionInsert {
+  table: VersionedWrite['table'];
+  key: VersionedWrite['key'];
+  /** The version the caller's checks were made on: the insert happens only if the row still has it. */
+  version: number;
+  companion: CompanionInsert;
+  effects: OutboxEffect[];
+}
+
+/**
+ * Inserts `companion` and its outbox rows in one statement, only if the machine's row still has
+ * `version` — the checks the caller made on that row (who may write, in which state) still hold,
+ * without a transaction or a row lock. Every step of the row moves its version, so a write whose
+ * checks were overtaken writes nothing and answers null. Answers the row as it is (same version).
+ */
+export async function insertAtVersion<TRow>(manager: EntityManager, write: AtVersionInsert): Promise<Written<TRow> | null> {
+  const params: unknown[] = [write.key.value, write.version];
+  const placeholder = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const { topics, payloads } = outboxColumns(write.effects);
+  const topicsParam = placeholder(topics);
+  const payloadsParam = placeholder(payloads);
+  const companion = companionSql(write.companion, (_column, value, type) => `${placeholder(value)}::${type}`);
+  const [found] = (await manager.query(
+    `WITH u AS (
+       SELECT * FROM ${write.table} WHERE ${write.key.column} = $1 AND version = $2
+     ), companion AS (${companion}
+     ), queued AS (
+       INSERT INTO outbox (topic, payload)
+       SELECT t, p::jsonb FROM u, unnest(${topicsParam}::text[], ${payloadsParam}::text[]) WITH ORDINALITY AS e(t, p, n) ORDER BY n
+       RETURNING id
+     )
+     SELECT u.*, ARRAY(SELECT id::text FROM queued ORDER BY id) AS outbox_ids FROM u`,
+    params,
+  )) as (TRow & { outbox_ids: string[] })[];
+  if (!found) return null;
+  const { outbox_ids: outboxIds, ...row } = found;
+  return {
+    row: row as TRow,
+    outboxIds,
+    records: outboxIds.map((id, index) => ({ id, topic: topics[index], payload: payloads[index] })),
+  };
+}
+
 /** `INSERT INTO <table> (…) SELECT <own values>, u.<copied> FROM u<join>`, each own value rendered by `render`. */
 function companionSql(companion: CompanionInsert, render: (column: string, value: unknown, type: ColumnType) => string, join = ''): string {
   const own = Object.entries(companion.values);
