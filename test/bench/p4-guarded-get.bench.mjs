@@ -1,5 +1,7 @@
 // P4: a guarded, validated GET that touches no database (GET /api/clock: JWT check, principal
-// from the Redis cache, query validation, envelope) against the bare express adapter.
+// from the Redis cache, query validation, envelope) against the bare express adapter. The ratio is
+// what QUALITY.md poses: server CPU per request, guarded ÷ bare (from /proc, same load on both);
+// throughput and p99 are kept in the detail for the record.
 import path from 'node:path';
 import { load, median, startServer } from './lib.mjs';
 
@@ -7,8 +9,8 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 
 export default {
   id: 'P4',
-  title: 'Guarded, validated GET vs the bare HTTP adapter',
-  goal: { ratio: 0.7, direction: 'min' },
+  title: 'CPU per guarded, validated GET vs the bare HTTP adapter',
+  goal: { ratio: 1.4, direction: 'max' },
   async run({ env, quick }) {
     const api = await startServer(path.join(here, 'servers/api-server.cjs'), env);
     const bare = await startServer(path.join(here, 'servers/bare-express.cjs'), env);
@@ -27,8 +29,8 @@ export default {
       // Warm both, then alternate so drift on a shared machine hits both sides alike.
       await load(api.url, { path: '/api/clock?clientTime=1', headers, seconds: 1 });
       await load(bare.url, { path: '/api/clock?clientTime=1', seconds: 1 });
-      // CPU per request of each server as well: on a shared machine the rates drift with the
-      // neighbours, the CPU a request costs much less (it is what the ratio really compares).
+      // CPU per request of each server: on a shared machine the rates drift with the neighbours,
+      // the CPU a request costs much less, which is why QUALITY.md poses P4 in it.
       const measured = async (server, options) => {
         const cpuBefore = server.cpuSeconds();
         const result = await load(server.url, options);
@@ -38,14 +40,14 @@ export default {
         baseline.push(await measured(bare, { path: '/api/clock?clientTime=1', seconds }));
         guarded.push(await measured(api, { path: '/api/clock?clientTime=1', headers, seconds }));
       }
-      const value = median(guarded.map((r) => r.rps));
-      const base = median(baseline.map((r) => r.rps));
+      const value = median(guarded.map((r) => r.cpuUs));
+      const base = median(baseline.map((r) => r.cpuUs));
       return {
         value,
         baseline: base,
         ratio: value / base,
-        unit: 'req/s',
-        detail: `${rounds}×${seconds} s per side, 20 connections; p99 ${median(guarded.map((r) => r.p99Ms))} ms guarded vs ${median(baseline.map((r) => r.p99Ms))} ms bare; server CPU per request ${median(guarded.map((r) => r.cpuUs)).toFixed(0)} µs guarded vs ${median(baseline.map((r) => r.cpuUs)).toFixed(0)} µs bare`,
+        unit: 'µs CPU/req',
+        detail: `server CPU per request (user + system from /proc over each window ÷ requests answered), median of ${rounds}×${seconds} s per side alternating, 20 connections; throughput ${Math.round(median(guarded.map((r) => r.rps))).toLocaleString('en-US')} req/s guarded vs ${Math.round(median(baseline.map((r) => r.rps))).toLocaleString('en-US')} req/s bare; p99 ${median(guarded.map((r) => r.p99Ms))} ms guarded vs ${median(baseline.map((r) => r.p99Ms))} ms bare`,
       };
     } finally {
       await api.stop();

@@ -1,7 +1,9 @@
 // P6: machine events per second through the real host (MachineHostService.dispatch: restore,
 // step, versioned update, transition-log row, outbox rows, relay delivery after commit) against a
-// pure loop of xstate's transition() over the same events in this same process. Agents come from
-// BENCH_AGENTS (comma-separated user ids); prints one JSON line with both rates.
+// pure loop of xstate's transition() over the same events in this same process (recorded, no longer
+// P6's baseline). Agents come from BENCH_AGENTS (comma-separated user ids); prints one JSON line with
+// the rates and `samples`: the rows one pause and one resume of the host wrote (agent row columns,
+// transition-log row, outbox rows), which the raw pg loop (raw-machine-loop.cjs) writes in turn.
 const path = require('node:path');
 const dist = path.resolve(__dirname, '../../../apps/api/dist');
 const { createApp } = require(`${dist}/main.js`);
@@ -54,6 +56,7 @@ async function main() {
   const events = await run(seconds * 1000);
   await relay.idle(); // the relay's deliveries (socket push, routing job) are part of the host's work
   const hostSeconds = (performance.now() - started) / 1000;
+  const samples = await sampleWrites(host, relay, agents[0]);
 
   // The pure loops, the same alternating events on one snapshot, no I/O. The baseline is what
   // QUALITY.md names: xstate's own pure transition(). Our step() (which the host runs) is timed as
@@ -98,9 +101,50 @@ async function main() {
   const stepped = timed(viaStep);
   await app.close();
   process.stdout.write(
-    `${JSON.stringify({ hostRate: events / hostSeconds, events, hostSeconds, pureRate: pure.rate, pureEvents: pure.events, stepRate: stepped.rate, agents: agents.length })}\n`,
+    `${JSON.stringify({ hostRate: events / hostSeconds, events, hostSeconds, pureRate: pure.rate, pureEvents: pure.events, stepRate: stepped.rate, agents: agents.length, samples })}\n`,
   );
   process.exit(0);
+}
+
+/**
+ * One pause and one resume of `agentId` after the timed run, with what each wrote: the outbox rows
+ * the relay is handed (caught on their way to relay.kick, which then runs as usual), the agent row
+ * as the statement left it and its transition-log row. The raw loop writes the same rows.
+ */
+async function sampleWrites(host, relay, agentId) {
+  const actor = { kind: 'agent', id: agentId };
+  const kick = relay.kick;
+  const samples = {};
+  try {
+    for (const event of [eventFor(0), eventFor(1)]) {
+      let outbox = [];
+      relay.kick = function (ids, records) {
+        outbox = records.map((record) => ({ topic: record.topic, payload: record.payload }));
+        return kick.apply(this, [ids, records]);
+      };
+      const row = await host.dispatch('agent', agentId, event, actor);
+      const [log] = await host['dataSource'].query(
+        `SELECT entity_type, from_state, to_state, event, actor_kind, actor_id, data FROM transition_log
+         WHERE entity_id = $1 ORDER BY version DESC LIMIT 1`,
+        [agentId],
+      );
+      samples[event.type] = {
+        row: {
+          status: row.status,
+          capacity: row.capacity,
+          active_count: row.active_count,
+          snapshot: row.snapshot,
+          last_event: row.last_event,
+        },
+        log,
+        outbox,
+      };
+    }
+  } finally {
+    relay.kick = kick;
+  }
+  await relay.idle();
+  return samples;
 }
 
 main().catch((error) => {
