@@ -180,11 +180,34 @@ describe('Agent desk through a working day', () => {
     await presence(ana, 'pause');
     const queued = await startChat(second, 'Queued Quentin', `quentin-${randomBytes(2).toString('hex')}@example.com`);
     await second.getByTestId('webchat-queue').waitFor();
-    for (const text of ['Hello?', 'Anyone there?']) {
-      await second.getByTestId('webchat-input').fill(text);
-      await second.getByTestId('webchat-input').press('Enter');
-      await second.getByTestId('message-list').getByText(text).waitFor();
-    }
+    // The customer types on while the first message is in flight: its answer is held until the
+    // second is typed and Enter pressed (a loaded server answers late, and the socket may show the
+    // message first). Both are sent, in order, once each, and nothing typed is lost.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const sends = '**/api/webchat/conversation/messages';
+    await second.route(sends, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    const input = second.getByTestId('webchat-input');
+    const firstSent = second.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/conversation/messages'));
+    await input.fill('Hello?');
+    await input.press('Enter');
+    await firstSent;
+    await input.fill('Anyone there?');
+    await input.press('Enter');
+    answer();
+    for (const text of ['Hello?', 'Anyone there?']) await second.getByTestId('message-list').getByText(text, { exact: true }).waitFor();
+    await second.unroute(sends);
+    expect(await input.inputValue()).toBe('');
+    const texts = await second
+      .getByTestId('message-list')
+      .getByText(/^(Hello\?|Anyone there\?)$/)
+      .allTextContents();
+    expect(texts).toEqual(['Hello?', 'Anyone there?']);
     await presence(ana, 'available');
     await item(ana.page, queued).getByTestId('unread-count').getByText('2').waitFor();
     // The chat that was open stays open.

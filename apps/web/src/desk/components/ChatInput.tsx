@@ -13,6 +13,7 @@ import {
   inputRows,
   insertAt,
   isSendKey,
+  afterSend,
   outgoingMessage,
   outgoingText,
   slashQuery,
@@ -85,6 +86,12 @@ export function ChatInput({
   const [caret, setCaret] = useState(0);
   const [emojiOpen, setEmojiOpen] = useState(false);
   const [sending, setSending] = useState(false);
+  // The send in flight and what the box holds now: read by a send that ends after renders its closure missed.
+  const sendingNow = useRef(false);
+  const textNow = useRef(text);
+  textNow.current = text;
+  // Enter was pressed while a send was in flight (see afterSend).
+  const sendWhenAnswered = useRef(false);
   const [pickerOpen, setPickerOpen] = useState(false);
   const [search, setSearch] = useState('');
   const area = useRef<HTMLTextAreaElement>(null);
@@ -142,22 +149,36 @@ export function ChatInput({
     });
   };
 
-  const send = async () => {
-    const outgoing = outgoingText(text);
-    if (outgoing === null || disabled || sending) return;
+  const send = async (): Promise<void> => {
+    const composed = textNow.current;
+    const outgoing = outgoingText(composed);
+    if (outgoing === null || disabled) return;
+    if (sendingNow.current) {
+      sendWhenAnswered.current = true;
+      return;
+    }
+    sendingNow.current = true;
     setSending(true);
     const message = outgoingMessage(pending.current, outgoing, newClientMessageId);
     pending.current = message;
+    let next = { clear: false, sendNext: false };
     try {
       await onSend(message.text, message.clientMessageId);
       pending.current = null;
-      setText('');
-      setCaret(0);
-      stopTyping();
+      next = afterSend(composed, textNow.current, sendWhenAnswered.current);
+      if (next.clear) {
+        textNow.current = '';
+        setText('');
+        setCaret(0);
+        stopTyping();
+      }
     } finally {
+      sendingNow.current = false;
+      sendWhenAnswered.current = false;
       setSending(false);
       window.requestAnimationFrame(() => area.current?.focus());
     }
+    if (next.sendNext) await send();
   };
 
   // Each file is checked against the channel's rules first; only what passes is uploaded, one

@@ -1,5 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { characterCount, clampInput, inputRows, insertAt, isSendKey, outgoingMessage, outgoingText, slashQuery } from './chat-input';
+import {
+  afterSend,
+  characterCount,
+  clampInput,
+  inputRows,
+  insertAt,
+  isSendKey,
+  outgoingMessage,
+  outgoingText,
+  slashQuery,
+} from './chat-input';
 
 describe('chat input rules', () => {
   it('sends on Enter without Shift', () => {
@@ -85,5 +95,24 @@ describe(outgoingMessage.name, () => {
     const mint = minter();
     const failed = outgoingMessage(null, 'hola', mint);
     expect(outgoingMessage(failed, 'hola, buenas', mint).clientMessageId).toBe('m-2');
+  });
+});
+
+describe(afterSend.name, () => {
+  it('clears the box when it still holds what was sent', () => {
+    expect(afterSend('Hello?', 'Hello?', false)).toEqual({ clear: true, sendNext: false });
+  });
+
+  it('keeps what the user typed while the send was in flight, and sends nothing without Enter', () => {
+    expect(afterSend('Hello?', 'Anyone', false)).toEqual({ clear: false, sendNext: false });
+  });
+
+  it('sends next the text on which Enter was pressed meanwhile', () => {
+    expect(afterSend('Hello?', 'Anyone there?', true)).toEqual({ clear: false, sendNext: true });
+  });
+
+  it('never sends the same text twice for a double Enter, nor an empty box', () => {
+    expect(afterSend('Hello?', 'Hello?', true)).toEqual({ clear: true, sendNext: false });
+    expect(afterSend('Hello?', '   ', true)).toEqual({ clear: false, sendNext: false });
   });
 });

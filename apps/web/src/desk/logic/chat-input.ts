@@ -38,6 +38,18 @@ export function outgoingMessage(pending: OutgoingMessage | null, text: string, m
   return pending !== null && pending.text === text ? pending : { text, clientMessageId: mint() };
 }
 
+/**
+ * What the composer does once a send it started is answered. The box stays editable while a send is in
+ * flight, and the message may show (pushed over the socket) before the answer does, so the user may
+ * already be typing the next one: the box is cleared only if it still holds exactly what was sent
+ * (`composed`), and new text on which Enter was pressed meanwhile is sent next, in order. Never a
+ * lost message, never one sent twice.
+ */
+export function afterSend(composed: string, now: string, enterPressedMeanwhile: boolean): { clear: boolean; sendNext: boolean } {
+  const unchanged = now === composed;
+  return { clear: unchanged, sendNext: !unchanged && enterPressedMeanwhile && outgoingText(now) !== null };
+}
+
 /** Rows the textarea shows: one per line, at most four (then it scrolls). */
 export function inputRows(raw: string): number {
   const lines = raw.split('\n').length;
