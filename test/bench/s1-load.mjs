@@ -250,6 +250,18 @@ export async function measureS1Load({ env, quick, fx, db, api, worker }) {
       },
     });
     const churnSince = new Date(Date.now() - 1000);
+    // BENCH_S1_CHURN_ONLY=<seconds>: only the churn, that long, then stop (with BENCH_PROFILE_DIR,
+    // a CPU profile of what a close and a new chat cost the API with every socket connected).
+    const churnOnly = Number(process.env.BENCH_S1_CHURN_ONLY ?? 0);
+    if (churnOnly > 0) {
+      const before = componentCpuSeconds(components);
+      await sleep(churnOnly * 1000);
+      const after = componentCpuSeconds(components);
+      const counts = await churn.stop();
+      churn = null;
+      const line = `churn only ${churnOnly} s: ${counts.closes} closes (p99 ${ms(percentile(counts.closeLatencies, 99))} ms), ${counts.opens} new chats (p99 ${ms(percentile(counts.openLatencies, 99))} ms), ${counts.failed} failed; ${describeComponentCpu(before, after, counts.closes, 'close + new chat')}`;
+      return { value: 0, steps: [], slopes: {}, describe: () => line };
+    }
     // Before any message: what the processes use for the sockets, the churn and their own timers.
     const idleBefore = componentCpuSeconds(components);
     await sleep(2000);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EPHEMERAL_EVENTS, emitEphemeral } from './ephemeral';
+import { EPHEMERAL_EVENTS, emitEphemeral, emitEphemeralPerRoom } from './ephemeral';
 
 const SRC = path.join(__dirname, '..', '..');
 
@@ -18,7 +18,7 @@ describe('one way out for pushes', () => {
     const allowed = new Set(['modules/machine-host/outbox-relay.service.ts', 'modules/machine-host/ephemeral.ts']);
     const offenders = sources(SRC)
       .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
-      .filter((file) => !allowed.has(file) && /\brealtime\.emit\(/.test(readFileSync(path.join(SRC, file), 'utf8')));
+      .filter((file) => !allowed.has(file) && /\brealtime\.(emit|emitPerRoom)\(/.test(readFileSync(path.join(SRC, file), 'utf8')));
     expect(offenders).toEqual([]);
   });
 
@@ -28,6 +28,20 @@ describe('one way out for pushes', () => {
     const data = { conversationId: 'c', senderKind: 'customer' as const, typing: true };
     emitEphemeral(realtime, { namespace: 'staff', rooms: ['conversation:c'], event: 'typing', data });
     expect(calls).toEqual([['staff', ['conversation:c'], 'typing', data]]);
+  });
+
+  it('passes per-room pushes to the realtime service as given, and refuses state', () => {
+    const calls: unknown[][] = [];
+    const realtime = { emitPerRoom: (...args: unknown[]) => void calls.push(args) };
+    const data = { conversationId: 'c', attentionLineId: 'l', position: 2, estimatedWaitSeconds: 60, nobodyServing: false, version: 3 };
+    emitEphemeralPerRoom(realtime, { namespace: 'visitor', event: 'queue.position', pushes: [{ room: 'conversation:c', data }] });
+    expect(calls).toEqual([['visitor', 'queue.position', [{ room: 'conversation:c', data }]]]);
+    emitEphemeralPerRoom(realtime, {
+      namespace: 'staff',
+      // @ts-expect-error a conversation's state is pushed by its outbox rows, never ephemerally
+      event: 'conversation.updated',
+      pushes: [],
+    });
   });
 
   it('lists only events that are not state', () => {

@@ -12,7 +12,8 @@ import type { SocketEmit } from './outbox';
  * - `queue.updated` / `campaignQueue.updated` (staff): a line's or campaign's waiting list, read
  *   after each routing round and coalesced per line/campaign; the next round (or the routing
  *   sweep) pushes a fresh one, and the console reads it over REST when it (re)connects.
- * - `queue.position` (visitor): a waiting customer's position and estimate, derived the same way.
+ * - `queue.position` (visitor): a waiting customer's position and estimate, derived the same way;
+ *   one per waiting customer, so they go by emitEphemeralPerRoom: only to the processes' own sockets.
  * - `outbound.board` (staff): a dialer campaign's board, re-read and pushed after each change.
  * - `messageCampaign.board` (staff): a message campaign's board, the same way (the worker's own
  *   board pushes, after its sends, do go through the outbox: it has no relay).
@@ -37,4 +38,20 @@ export type EphemeralEmit = Extract<SocketEmit, { event: EphemeralEvent }>;
 /** Pushes one ephemeral event now, on every API process (see EPHEMERAL_EVENTS for what may go here). */
 export function emitEphemeral(realtime: Pick<RealtimeService, 'emit'>, emit: EphemeralEmit): void {
   realtime.emit(emit.namespace, emit.rooms, emit.event, emit.data);
+}
+
+/** One ephemeral event to many rooms, each push with its own data (see emitEphemeralPerRoom). */
+export type EphemeralPerRoomEmit = EphemeralEmit extends infer E
+  ? E extends EphemeralEmit
+    ? { namespace: E['namespace']; event: E['event']; pushes: { room: string; data: E['data'] }[] }
+    : never
+  : never;
+
+/**
+ * Pushes one ephemeral event to many rooms, each its own data, from any process to every process's
+ * own sockets in those rooms (RealtimeService.emitPerRoom): for a push per waiting customer, most of
+ * whom have no socket.
+ */
+export function emitEphemeralPerRoom(realtime: Pick<RealtimeService, 'emitPerRoom'>, emit: EphemeralPerRoomEmit): void {
+  realtime.emitPerRoom(emit.namespace, emit.event, emit.pushes);
 }

@@ -29,7 +29,7 @@ import { NaturalBatcher } from '../../common/natural-batcher';
 import { isIllegalTransition, MachineHostService, type AgentStepPlan } from '../machine-host/machine-host.service';
 import type { VersionedWrite } from '../machine-host/versioned-write';
 import type { AgentRow, ConversationRow } from '../machine-host/views';
-import { emitEphemeral } from '../machine-host/ephemeral';
+import { emitEphemeral, emitEphemeralPerRoom } from '../machine-host/ephemeral';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
@@ -864,12 +864,10 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
       data: view,
     });
     if (campaignId) this.publishCampaignSoon(tenantId, campaignId);
-    for (const position of changed)
-      emitEphemeral(this.realtime, {
-        namespace: 'visitor',
-        rooms: [roomName({ kind: 'conversation', id: position.conversationId })],
-        event: 'queue.position',
-        data: position,
-      });
+    emitEphemeralPerRoom(this.realtime, {
+      namespace: 'visitor',
+      event: 'queue.position',
+      pushes: changed.map((position) => ({ room: roomName({ kind: 'conversation', id: position.conversationId }), data: position })),
+    });
   }
 }
