@@ -113,6 +113,30 @@ export function componentCpuSeconds({ api = [], worker = [], proxy = [] } = {}) 
   return totals;
 }
 
+/**
+ * What bounds a CPU-per-unit ratio, measured: the component whose CPU per unit grew most over the
+ * baseline's, with its share of the whole gap (the load generator left out: it is not the product).
+ * `product` and `baseline` are { before, after, units } around componentCpuSeconds readings.
+ */
+export function cpuGapBound(product, baseline, unit) {
+  const labels = { api: 'API', postgres: 'PostgreSQL', redis: 'Redis', worker: 'worker', proxy: 'HAProxy' };
+  const per = (side, key) => ((side.after[key] - side.before[key]) * 1000) / Math.max(1, side.units);
+  const gaps = Object.keys(labels).map((key) => ({ key, gap: per(product, key) - per(baseline, key) }));
+  const total = gaps.reduce((sum, { gap }) => sum + gap, 0);
+  if (!(total > 0)) return null;
+  const [top] = gaps.sort((a, b) => b.gap - a.gap);
+  return (
+    `${labels[top.key]} CPU ${per(product, top.key).toFixed(2)} vs ${per(baseline, top.key).toFixed(2)} ms per ${unit}, ` +
+    `${Math.round((100 * top.gap) / total)}% of the ${total.toFixed(2)} ms gap`
+  );
+}
+
+/** How busy the machine's cores were between two componentCpuSeconds readings `seconds` apart, every component counted. */
+export function machineBusy(before, after, seconds) {
+  const used = Object.keys(after).reduce((sum, key) => sum + (after[key] - before[key]), 0);
+  return `${Math.round((100 * used) / (seconds * os.cpus().length))}% of ${os.cpus().length} cores busy`;
+}
+
 /** "API 3.10 ms, PostgreSQL 1.20 ms, …" per unit between two componentCpuSeconds readings. */
 export function describeComponentCpu(before, after, units, unit) {
   const labels = {

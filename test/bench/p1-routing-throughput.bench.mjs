@@ -18,7 +18,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { componentCpuSeconds, describeComponentCpu, startServer } from './lib.mjs';
+import { componentCpuSeconds, cpuGapBound, describeComponentCpu, startServer } from './lib.mjs';
 import {
   accessToken,
   call,
@@ -194,6 +194,11 @@ export default {
         unit: 'CPU ms per routed conversation',
         withinCap: misses.length === 0,
         capMiss: misses.join('; ') || undefined,
+        bound: cpuGapBound(
+          { before: productBefore, after: productAfter, units: n },
+          { before: rawBefore, after: rawAfter, units: timedIds.length },
+          'routed conversation',
+        ),
         detail:
           `${n} conversations, ${productAgents.length} agents × capacity ${CAPACITY} on one line, ${IN_FLIGHT} menu calls in flight; ` +
           `product (API + PostgreSQL + Redis): ${productDescribed} (menu calls done in ${((menusDone - routedStart) / 1000).toFixed(1)} s, all Active after ${routedSeconds.toFixed(1)} s, outbox ${drained.initial} rows then ${drained.left ? `${drained.left} still undelivered after ${drained.seconds.toFixed(0)} s` : `drained in ${drained.seconds.toFixed(1)} s`}); ` +

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { componentCpuSeconds, describeComponentCpu, startServer } from './lib.mjs';
+import { componentCpuSeconds, cpuGapBound, describeComponentCpu, machineBusy, startServer } from './lib.mjs';
 import {
   accessToken,
   call,
@@ -252,6 +252,12 @@ export default {
         unit: 'ms p99',
         withinCap: misses.length === 0,
         capMiss: misses.join('; ') || undefined,
+        // Both runs carry the same background traffic for the same time, so the per-change gap is the product's own work.
+        bound: `${cpuGapBound(
+          { before: real.before, after: real.after, units: changes(real) },
+          { before: raw.before, after: raw.after, units: changes(raw) },
+          'change',
+        )}; ${machineBusy(real.before, real.after, real.wall)} during the product run (${machineBusy(raw.before, raw.after, raw.wall)} raw)`,
         detail:
           `${RATE} changes/s offered for ${seconds} s (open loop, ${AGENTS} agents alternating pause/available, one change in flight each) → ${supervisorCount} supervisor sockets on the API (batched tenant stream); ` +
           `product: ${describeRun(real)}; raw (servers/raw-board.cjs: HTTP → one-row UPDATE → agent.updated on the API's Redis streams adapter → the same sockets): ${describeRun(raw)}; ` +

@@ -10,7 +10,7 @@
 // and /available, each agent alternating), p99 event → committed (the API answers after the
 // statement committed) ≤ 50 ms; a miss of the cap is the row's verdict (withinCap / capMiss).
 import path from 'node:path';
-import { describeComponentCpu, componentCpuSeconds } from './lib.mjs';
+import { describeComponentCpu, componentCpuSeconds, machineBusy } from './lib.mjs';
 import {
   accessToken,
   call,
@@ -69,8 +69,10 @@ async function openLoopCap({ env, db, quick }) {
     await drainOutbox(db, 10_000);
     const latencies = [];
     const before = componentCpuSeconds({ api: [api.pid] });
+    const started = performance.now();
     const { result: run, loopDelay } = await withLoopDelay(() => offer(rate, seconds, latencies));
     const after = componentCpuSeconds({ api: [api.pid] });
+    const wall = (performance.now() - started) / 1000;
     const p99 = percentile(latencies, 99);
     return {
       count,
@@ -82,6 +84,7 @@ async function openLoopCap({ env, db, quick }) {
       within: run.failed === 0 && run.skipped === 0 && p99 !== null && p99 <= CAP_P99_MS,
       loopDelay,
       cpu: describeComponentCpu(before, after, run.total - run.skipped, 'event'),
+      busy: machineBusy(before, after, wall),
     };
   } finally {
     await api.stop();
@@ -128,6 +131,8 @@ export default {
         unit: 'events/s',
         withinCap: cap.within,
         capMiss: `open loop p99 ${cap.p99?.toFixed(1)} ms > ${CAP_P99_MS} ms or calls failed / skipped`,
+        // The open loop's latency is what the cores can give it: how busy they were, and how late the generator itself ran.
+        bound: `${cap.busy} during the open loop (CPU per event × ${cap.rate}/s), ${describeLoopDelay(cap.loopDelay)}`,
         detail:
           `${host.events} agent pause/resume events by ${host.agents} concurrent agents over ${host.hostSeconds.toFixed(1)} s through the host (relay drained: its socket pushes, routing jobs and delivered marks are part of the host's work; concurrent agents' events share statements) ` +
           `vs ${raw.events} by the raw pg loop over ${raw.seconds.toFixed(1)} s (plain pg, pool max 10 as the API's, ${CONCURRENT_AGENTS} agents, one CTE per event: versioned UPDATE of agent_presence + transition_log row + the host's own outbox rows, pause ${effects('agent.paused')}, resume ${effects('agent.resumed')}; no relay). ` +
