@@ -36,7 +36,7 @@ import {
   until,
   withLoopDelay,
 } from './realtime-fixtures.mjs';
-import { componentCpuSeconds, describeComponentCpu } from './lib.mjs';
+import { componentCpuSeconds, cpuGapBoundPerUnit, describeComponentCpu } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { metaJson, metaSignature } = require('@centralita/channels');
@@ -283,6 +283,20 @@ export default {
       ).rows.filter((row) => sentAt.has(row.id));
       const stage = (column) => stages.map((row) => row[column] - sentAt.get(row.id));
       const describeStage = (values) => `p50 ${percentile(values, 50).toFixed(1)} / p99 ${percentile(values, 99).toFixed(1)} ms`;
+      // The stage with the longest p99 share: storing (webhook sent → stored), processing (→ processed: the conversation's step and outbox), or the push (→ on screen).
+      const stageP99 = (values) => percentile(values, 99) ?? 0;
+      const stageShares = [
+        ['storing', stageP99(stage('stored'))],
+        ['processing', stageP99(stage('processed')) - stageP99(stage('stored'))],
+        ['the push to the screen', stageP99(measured.latencies) - stageP99(stage('processed'))],
+      ].sort((a, b) => b[1] - a[1]);
+      const stageBound = `${stageShares[0][0]} (${stageShares[0][1].toFixed(1)} ms of the p99 from the webhook sent)`;
+      const perMessage = Object.fromEntries(
+        ['api', 'postgres', 'redis'].map((key) => [
+          key,
+          ((componentsAfter[key] - componentsBefore[key]) * 1000) / Math.max(1, measured.total - measured.skipped),
+        ]),
+      );
       const stageDetail = `stages from the webhook sent: stored ${describeStage(stage('stored'))}, processed ${describeStage(stage('processed'))}, on the agent's screen ${describeStage(measured.latencies)}`;
 
       const baselineRun = await measureRawPipeline({ env, db, api, sockets, rate: RATE, seconds, conversationIds });
@@ -304,6 +318,16 @@ export default {
         unit: 'ms p99',
         withinCap: misses.length === 0,
         capMiss: misses.join('; ') || undefined,
+        // Where the tail goes (the stage that takes longest) and what the cores spend on it beyond the raw pipeline's work.
+        bound: `${stageBound}; ${cpuGapBoundPerUnit(
+          perMessage,
+          {
+            api: baselineRun.parts.cpu.rawServer + baselineRun.parts.cpu.api,
+            postgres: baselineRun.parts.cpu.postgres,
+            redis: baselineRun.parts.cpu.redis,
+          },
+          'message',
+        )}; the components kept the ${os.cpus().length} cores ${Math.round(machineBusy * 100)}% busy`,
         detail:
           `${RATE} webhooks/s offered for ${seconds} s (${measured.total} messages${measured.skipped ? `, ${measured.skipped} skipped` : ''}; rate ${heldRate(measured, measured.latencies) ? 'held' : 'not held: a backlog grew'}) over ${contactCount} contacts with Active conversations and ${agentCount} agent sockets; ` +
           `webhook → screen p99 ${measured.notShown ? '≥ ' : ''}${value.toFixed(1)} ms${measured.notShown ? ` (${measured.notShown} never shown counted as ${DELIVERY_TIMEOUT_MS / 1000} s)` : ''}, p50 ${percentile(measured.latencies, 50).toFixed(1)} ms; ` +

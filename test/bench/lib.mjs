@@ -113,20 +113,29 @@ export function componentCpuSeconds({ api = [], worker = [], proxy = [] } = {}) 
   return totals;
 }
 
+const BOUND_LABELS = { api: 'API', postgres: 'PostgreSQL', redis: 'Redis', worker: 'worker', proxy: 'HAProxy' };
+
 /**
- * What bounds a CPU-per-unit ratio, measured: the component whose CPU per unit grew most over the
- * baseline's, with its share of the whole gap (the load generator left out: it is not the product).
- * `product` and `baseline` are { before, after, units } around componentCpuSeconds readings.
+ * What bounds a ratio, measured: the component whose CPU per unit grew most over the baseline's,
+ * with its share of the whole gap (the load generator left out: it is not the product). `product`
+ * and `baseline` are { before, after, units } around componentCpuSeconds readings.
  */
 export function cpuGapBound(product, baseline, unit) {
-  const labels = { api: 'API', postgres: 'PostgreSQL', redis: 'Redis', worker: 'worker', proxy: 'HAProxy' };
-  const per = (side, key) => ((side.after[key] - side.before[key]) * 1000) / Math.max(1, side.units);
-  const gaps = Object.keys(labels).map((key) => ({ key, gap: per(product, key) - per(baseline, key) }));
+  const per = (side) =>
+    Object.fromEntries(
+      Object.keys(BOUND_LABELS).map((key) => [key, ((side.after[key] - side.before[key]) * 1000) / Math.max(1, side.units)]),
+    );
+  return cpuGapBoundPerUnit(per(product), per(baseline), unit);
+}
+
+/** cpuGapBound from CPU ms per unit by component ({ api, postgres, redis, worker?, proxy? }) on each side. */
+export function cpuGapBoundPerUnit(product, baseline, unit) {
+  const gaps = Object.keys(BOUND_LABELS).map((key) => ({ key, gap: (product[key] ?? 0) - (baseline[key] ?? 0) }));
   const total = gaps.reduce((sum, { gap }) => sum + gap, 0);
   if (!(total > 0)) return null;
   const [top] = gaps.sort((a, b) => b.gap - a.gap);
   return (
-    `${labels[top.key]} CPU ${per(product, top.key).toFixed(2)} vs ${per(baseline, top.key).toFixed(2)} ms per ${unit}, ` +
+    `${BOUND_LABELS[top.key]} CPU ${(product[top.key] ?? 0).toFixed(2)} vs ${(baseline[top.key] ?? 0).toFixed(2)} ms per ${unit}, ` +
     `${Math.round((100 * top.gap) / total)}% of the ${total.toFixed(2)} ms gap`
   );
 }
