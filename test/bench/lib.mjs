@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: child servers, HTTP load with autocannon, medians.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -138,6 +138,74 @@ export function cpuGapBoundPerUnit(product, baseline, unit) {
     `${BOUND_LABELS[top.key]} CPU ${(product[top.key] ?? 0).toFixed(2)} vs ${(baseline[top.key] ?? 0).toFixed(2)} ms per ${unit}, ` +
     `${Math.round((100 * top.gap) / total)}% of the ${total.toFixed(2)} ms gap`
   );
+}
+
+/**
+ * A CPU profile of `server` (started with servers/api-server.cjs and BENCH_PROFILE_OUT=`file`)
+ * while `work` runs: SIGUSR2 starts the profiler in the child, the next one stops it and the child
+ * writes the profile. Answers `work`'s result and the profile.
+ */
+export async function profileWindow(server, file, work) {
+  rmSync(file, { force: true });
+  process.kill(server.pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the child's profiler starts on its next turn
+  const result = await work();
+  process.kill(server.pid, 'SIGUSR2');
+  for (let waited = 0; !existsSync(file); waited += 50) {
+    if (waited > 10_000) throw new Error(`no CPU profile from ${server.pid} in ${file}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100)); // written in one call; let it finish
+  return { result, profile: JSON.parse(readFileSync(file, 'utf8')) };
+}
+
+/**
+ * Where a V8 CPU profile's busy time went, by package: each sample goes to the nearest frame that
+ * belongs to a package (node_modules/<name>) or to the app's own code (apps|libs/<name>/…/<module>),
+ * else to Node's internals (the HTTP server, sockets). Answers every package's share of the busy
+ * time (idle, GC and program time left out of the whole), largest first: [{ name, share }].
+ */
+export function profileShares(profile) {
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const owner = (url) => {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    if (pkg) return pkg[1];
+    const own = /\/(apps|libs)\/([^/]+)\/(?:dist\/)?(?:src\/)?(?:modules\/)?([^/.]+)/.exec(url);
+    return own ? `${own[2]}:${own[3]}` : null;
+  };
+  const time = new Map();
+  profile.samples.forEach((id, index) => time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const shares = new Map();
+  let busy = 0;
+  for (const [id, micros] of time) {
+    const name = byId.get(id).callFrame.functionName;
+    if (name === '(idle)' || name === '(garbage collector)' || name === '(program)') continue;
+    busy += micros;
+    let label = null;
+    for (let at = id; at !== undefined && !label; at = parents.get(at)) label = owner(byId.get(at).callFrame.url);
+    label ??= 'node internals';
+    shares.set(label, (shares.get(label) ?? 0) + micros);
+  }
+  return [...shares].sort((a, b) => b[1] - a[1]).map(([name, micros]) => ({ name, share: micros / Math.max(1, busy) }));
+}
+
+/**
+ * What a per-request CPU gap is made of, measured: each side's CPU per request (from /proc) split
+ * by package in the shares of its profile (profileShares), and the packages whose µs per request
+ * grew most, largest first: "@nestjs/core +40 µs, …".
+ */
+export function packageGap(product, baseline, top = 4) {
+  const perRequest = (side) => new Map(side.shares.map(({ name, share }) => [name, share * side.cpuUs]));
+  const ours = perRequest(product);
+  const theirs = perRequest(baseline);
+  return [...new Set([...ours.keys(), ...theirs.keys()])]
+    .map((name) => ({ name, gap: (ours.get(name) ?? 0) - (theirs.get(name) ?? 0) }))
+    .sort((a, b) => b.gap - a.gap)
+    .slice(0, top)
+    .map(({ name, gap }) => `${name} ${gap >= 0 ? '+' : ''}${Math.round(gap)} µs`)
+    .join(', ');
 }
 
 /** How busy the machine's cores were between two componentCpuSeconds readings `seconds` apart, every component counted. */

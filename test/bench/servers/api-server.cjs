@@ -1,4 +1,6 @@
 // The built API (apps/api/dist) listening on a free loopback port; prints {"port": N} when ready.
+// Profiles a window of its load on SIGUSR2 (profile-on-signal.cjs).
+require('./profile-on-signal.cjs');
 const path = require('node:path');
 const { createApp } = require(path.resolve(__dirname, '../../../apps/api/dist/main.js'));
 

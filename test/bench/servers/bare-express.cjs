@@ -1,5 +1,7 @@
 // Baseline of P4: the bare HTTP adapter under Nest (express), answering the same JSON envelope
-// with no guard, validation, interceptor or filter. Prints {"port": N} when ready.
+// with no guard, validation, interceptor or filter. Prints {"port": N} when ready. Profiles a
+// window of its load on SIGUSR2 (profile-on-signal.cjs).
+require('./profile-on-signal.cjs');
 const express = require('express');
 
 const app = express();
