@@ -1,46 +1,15 @@
-// The scale load of S1 and S2 (not a benchmark itself: no `.bench.mjs`). Fixture (untimed): agents,
-// supervisors and open conversations written straight to PostgreSQL with snapshots produced by the
-// real machines (libs/domain): every agent logged in on one of 20 lines holding 5 Active
-// conversations (capacity 5), the other half of the conversations LiningUp. Then every agent and
-// supervisor connects a /staff socket (supervisors as the console does: the tenant-wide stream in
-// batches, STAFF_BATCH_AUTH), and customers POST messages to Active conversations at 500 msg/s
-// offered (open loop, at most 256 in flight, the rest counted as skipped; timed after a 3 s warm-up
-// at that rate) while the servers' CPU (/proc utime+stime) and memory are read. S2 runs it against
-// two API processes and two workers behind HAProxy; S1 uses the fixture with its own load
-// (s1-load.mjs: customer and agent messages 1:1, routing churn, a rate sweep).
+// The scale fixture of S1 and S2 (not a benchmark itself: no `.bench.mjs`), written untimed
+// straight to PostgreSQL with snapshots produced by the real machines (libs/domain): every agent
+// logged in on one of 20 lines holding 5 Active conversations (capacity 5), the other half of the
+// conversations LiningUp, plus the supervisors. The load run on it is s1-load.mjs's (customer and
+// agent messages 1:1, routing churn, a rate sweep): S1 on one API process and one worker, S2 on two
+// of each behind HAProxy and on one of each as its baseline. retireScaleFixture clears a finished
+// run's fixture so the next run on the same database starts as it did.
 import { randomUUID } from 'node:crypto';
-import {
-  DEMO_CLIENT_ID,
-  accessToken,
-  call,
-  connect,
-  connectSupervisor,
-  createLine,
-  createUsers,
-  describeLoopDelay,
-  domain,
-  heldRate,
-  linkAgents,
-  openLoop,
-  percentile,
-  pooled,
-  procStats,
-  sleep,
-  visitorToken,
-  withLoopDelay,
-} from './realtime-fixtures.mjs';
-import { componentCpuSeconds, describeComponentCpu } from './lib.mjs';
+import { DEMO_CLIENT_ID, createLine, createUsers, domain, linkAgents } from './realtime-fixtures.mjs';
 
 export const LINES = 20;
 export const CAPACITY = 5;
-export const TARGET_RATE = 500;
-/**
- * Warm-up at the offered rate before the timed phase, so that it measures the steady state: with a
- * warm-up of 50 messages, the first two timed seconds went to JIT compilation and to opening the
- * load generator's connections (a backlog of seconds in every run, then p50 ~25 ms for the rest).
- * The warm-up's messages go to conversations the timed phase does not use.
- */
-export const WARM_UP_SECONDS = 3;
 const SYSTEM = { kind: 'system' };
 
 function stepOk(machine, snapshot, event) {
@@ -235,139 +204,14 @@ export async function scaleFixture(db, { quick, tag }) {
   return { lines, agents, supervisors, conversations, active, agentCount, supervisorCount };
 }
 
-const sum = (values) => values.reduce((total, value) => total + value, 0);
-
 /**
- * Connects every staff socket to `url`, then runs the warm-up and the timed message phase.
- * `servers`: the API processes ({pid, memory()}), whose CPU and memory are summed; `components`:
- * the pids of componentCpuSeconds (api, worker, proxy); `staffOptions(index)` and
- * `postOptions(i)`: extra socket.io-client options of the index-th staff member (agents first) and
- * extra `call` options of the i-th message (how S2 spreads them over its processes). `whileConnected`
- * runs after the timed phase while the sockets are still open (S2's recovery check); its answer is
- * returned as `extra`; `processes` ({label: pid}): processes whose CPU per message is also
- * answered one by one (`perProcess`).
+ * Takes a finished run's fixture out of the way of the next one, its processes stopped: every
+ * conversation on its lines (the fixture's, the churn's, the slopes'; their messages go with them)
+ * and its agents' presence rows. S2 measures two sides on one database; without this the second
+ * would carry the first one's open conversations and logged-in agents.
  */
-export async function measureScaleLoad({
-  env,
-  quick,
-  fx,
-  url,
-  servers,
-  components,
-  staffOptions = () => ({}),
-  postOptions = () => ({}),
-  whileConnected,
-  processes = {},
-}) {
-  const seconds = quick ? 4 : 15;
-  const sockets = [];
-  const cpuSeconds = () => sum(servers.map((server) => procStats(server.pid).cpuSeconds));
-  const memory = async () => {
-    const readings = await Promise.all(servers.map((server) => server.memory()));
-    return { rss: sum(readings.map((m) => m.rss)), heapUsed: sum(readings.map((m) => m.heapUsed)) };
-  };
-  try {
-    const idle = cpuSeconds();
-    const connectStart = performance.now();
-    const pending = new Map();
-    const agentSockets = new Array(fx.agents.length);
-    const staff = [...fx.agents.map((user) => ({ user, agent: true })), ...fx.supervisors.map((user) => ({ user, agent: false }))];
-    await pooled(staff, 50, async ({ user, agent }, index) => {
-      const token = accessToken(env.JWT_SECRET, user);
-      // Supervisors as the console connects them: the tenant-wide stream in batches.
-      const options = staffOptions(index);
-      const socket = agent ? await connect(url, '/staff', token, {}, options) : await connectSupervisor(url, token, options);
-      sockets.push(socket);
-      if (agent) {
-        agentSockets[index] = socket;
-        socket.on('message.created', (view) => {
-          const entry = pending.get(view.clientMessageId);
-          if (entry) {
-            pending.delete(view.clientMessageId);
-            entry(performance.now());
-          }
-        });
-      }
-    });
-    const connectSeconds = (performance.now() - connectStart) / 1000;
-    await sleep(2000);
-    const connected = cpuSeconds();
-    const memoryConnected = await memory();
-
-    // Warm-up, then the timed message phase.
-    const tokens = fx.active.map((c) => visitorToken(env.JWT_SECRET, c.id, c.visitor));
-    const latencies = [];
-    let delivered = 0;
-    // Arrival times (ms) of the first and last delivery of the timed phase: the delivered rate is
-    // measured over their span (see below).
-    let firstArrival = Infinity;
-    let lastArrival = -Infinity;
-    const message = async (i) => {
-      const clientMessageId = randomUUID();
-      const start = performance.now();
-      const arrived = new Promise((resolve, reject) => {
-        pending.set(clientMessageId, resolve);
-        setTimeout(() => {
-          pending.delete(clientMessageId);
-          reject(new Error('not delivered within 20 s'));
-        }, 20_000).unref();
-      });
-      arrived.catch(() => undefined); // awaited below; a failed POST must not leave it unhandled
-      await call(url, '/api/webchat/conversation/messages', {
-        token: tokens[i % tokens.length],
-        body: { text: `hi ${i}`, clientMessageId },
-        ...postOptions(i % tokens.length),
-      });
-      const at = await arrived;
-      latencies.push(at - start);
-      firstArrival = Math.min(firstArrival, at);
-      lastArrival = Math.max(lastArrival, at);
-      delivered++;
-    };
-    await openLoop({ rate: TARGET_RATE, seconds: WARM_UP_SECONDS, maxInFlight: 256 }, message);
-    latencies.length = 0;
-    delivered = 0;
-    firstArrival = Infinity;
-    lastArrival = -Infinity;
-    const before = cpuSeconds();
-    const componentsBefore = componentCpuSeconds(components);
-    const processesBefore = Object.values(processes).map((pid) => procStats(pid).cpuSeconds);
-    const { result: run, loopDelay } = await withLoopDelay(() =>
-      openLoop({ rate: TARGET_RATE, seconds, maxInFlight: 256 }, (i) => message(i + WARM_UP_SECONDS * TARGET_RATE)),
-    );
-    const after = cpuSeconds();
-    const componentsAfter = componentCpuSeconds(components);
-    const processesAfter = Object.values(processes).map((pid) => procStats(pid).cpuSeconds);
-    const memoryAfter = await memory();
-    // A run that held the offered rate (heldRate, P2's rule for its probes, and every message
-    // delivered) delivered 500 msg/s. Otherwise the rate is what it delivered over the span of its
-    // deliveries (first to last, plus one interval), never shorter than the offered window.
-    // Dividing every run by the whole run (first send to last delivery) charged the last
-    // message's latency as lost throughput, so even a server that kept up read just under 500.
-    const held = delivered === run.total && heldRate(run, latencies);
-    const deliverySeconds = (lastArrival - firstArrival) / 1000 + 1 / TARGET_RATE;
-    const achieved = held ? TARGET_RATE : delivered > 1 ? delivered / Math.max(deliverySeconds, run.total / TARGET_RATE) : 0;
-    const cpu = (after - before) / run.seconds;
-    if (process.env.BENCH_VERBOSE)
-      console.error(JSON.stringify({ achieved, run, cpu, connectSeconds, rss: memoryAfter.rss, p99: percentile(latencies, 99) }));
-    const extra = whileConnected ? await whileConnected({ agentSockets }) : undefined;
-    const mib = (bytes) => `${Math.round(bytes / 2 ** 20)} MiB`;
-    const perProcess = Object.keys(processes)
-      .map((label, i) => `${label} ${(((processesAfter[i] - processesBefore[i]) * 1000) / Math.max(1, delivered)).toFixed(2)} ms`)
-      .join(', ');
-    return {
-      achieved,
-      extra,
-      /** "api-1 3.10 ms, …": CPU per message of each of `processes` ({label: pid}) in the timed phase. */
-      perProcess,
-      /** "… p99 … ms POST → agent socket (…); <server> CPU …, RSS …; CPU per message: …" */
-      describe: (serverLabel) =>
-        `${quick ? 'QUICK, a tenth: ' : ''}${fx.agentCount} agent + ${fx.supervisorCount} supervisor sockets (connected in ${connectSeconds.toFixed(1)} s), ${fx.conversations.length} open conversations (${fx.active.length} Active, rest LiningUp on ${LINES} lines); ` +
-        `${TARGET_RATE} msg/s offered for ${seconds} s after a ${WARM_UP_SECONDS} s warm-up at that rate (${held ? 'held' : 'not held'}): ${delivered} delivered over ${deliverySeconds.toFixed(2)} s from first to last, ${run.skipped} skipped (256 in flight cap), ${run.failed} failed, p50 ${percentile(latencies, 50)?.toFixed(0)} ms / p99 ${percentile(latencies, 99)?.toFixed(0)} ms POST → agent socket (${describeLoopDelay(loopDelay)}); ` +
-        `${serverLabel} CPU ${(cpu * 100).toFixed(0)}% of one core during messages (${(((connected - idle) / connectSeconds) * 100).toFixed(0)}% while connecting), RSS ${mib(memoryConnected.rss)} connected → ${mib(memoryAfter.rss)} after, heap ${mib(memoryAfter.heapUsed)}; ` +
-        `${describeComponentCpu(componentsBefore, componentsAfter, delivered, 'message')}`,
-    };
-  } finally {
-    for (const socket of sockets) socket.close();
-  }
+export async function retireScaleFixture(db, fx) {
+  await db.query(`DELETE FROM conversations WHERE attention_line_id = ANY($1::uuid[]) OR entry_line_id = ANY($1::uuid[])`, [fx.lines]);
+  await db.query(`DELETE FROM agent_presence WHERE user_id = ANY($1::uuid[])`, [fx.agents.map((agent) => agent.id)]);
+  await db.query('ANALYZE conversations');
 }
