@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { MachineHostService } from './machine-host.service';
+import { MachineRows, PgMachineRows } from './machine-rows';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 import { QueueRegistry } from './queue-registry.service';
 
-/** The machine host, its outbox relay and retention sweep, and the API's own queues (timers, routing requests). */
+/** The machine host (its rows behind MachineRows), its outbox relay and retention sweep, and the API's own queues (timers, routing requests). */
 @Module({
   imports: [RealtimeModule],
-  providers: [QueueRegistry, OutboxRelay, OutboxRetention, MachineHostService],
+  providers: [QueueRegistry, OutboxRelay, OutboxRetention, { provide: MachineRows, useClass: PgMachineRows }, MachineHostService],
   exports: [QueueRegistry, OutboxRelay, OutboxRetention, MachineHostService],
 })
 export class MachineHostModule {}

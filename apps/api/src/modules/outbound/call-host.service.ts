@@ -1,19 +1,8 @@
 import { OUTBOUND_SOCKET_EVENTS, roomName, type OutboundCallEventJob, type OutboundPreviewLineView } from '@centralita/contracts';
 import { appendTransitionLog } from '../machine-host/transition-log';
 import { writeVersioned } from '../machine-host/versioned-write';
-import {
-  describeOutboundCallState,
-  initial,
-  nextAttempt,
-  outboundCallMachine,
-  persist,
-  restore,
-  step,
-  type Actor,
-  type CallOutcome,
-  type IntentOf,
-  type OutboundCallEvent,
-} from '@centralita/domain';
+import { planCreate, planStep, stepWrite } from '../machine-host/machine-runner';
+import { nextAttempt, type Actor, type CallOutcome } from '@centralita/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
@@ -22,7 +11,7 @@ import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { CampaignHostService } from './campaign-host.service';
 import {
   callView,
-  illegalStep,
+  outboundCallBinding,
   retryPolicyOf,
   SYSTEM,
   WRAP_UP_SECONDS,
@@ -33,10 +22,11 @@ import {
 import { OutboundTransactions, type Work } from './outbound-transaction.service';
 
 /**
- * The host of the `outbound-call` machine: lock → step → row + snapshot v+1 + transition_log +
- * outbox in one transaction, with the agent's presence stepped through MachineHostService.dispatchAgent
- * in the same transaction. Its intents become effects here: an agent booked, abandon and wrap-up
- * timers, the outcome recorded on the contact (which may complete the campaign), the call pushed.
+ * The host of the `outbound-call` machine: lock → step (the runner, outboundCallBinding) → row +
+ * snapshot v+1 + transition_log + outbox in one transaction, with the agent's presence stepped
+ * through MachineHostService.dispatchAgent in the same transaction. Its intents become effects
+ * here: an agent booked, abandon and wrap-up timers, the outcome recorded on the contact (which may
+ * complete the campaign), the call pushed.
  */
 @Injectable()
 export class CallHostService {
@@ -57,17 +47,20 @@ export class CallHostService {
       const [exists] = (await manager.query(`SELECT id FROM outbound_calls WHERE id = $1`, [job.callId])) as { id: string }[];
       if (exists) return null;
       const actor = SYSTEM;
-      const created = initial(outboundCallMachine, {
-        id: job.callId,
-        tenantId: job.tenantId,
-        campaignId: job.campaignId,
-        contactId: job.contactId,
-        phone: job.phone,
-        attempt: job.attempt,
-        abandonThresholdMs: job.abandonThresholdMs,
-        at: job.at,
+      const created = planCreate(
+        outboundCallBinding,
+        {
+          id: job.callId,
+          tenantId: job.tenantId,
+          campaignId: job.campaignId,
+          contactId: job.contactId,
+          phone: job.phone,
+          attempt: job.attempt,
+          abandonThresholdMs: job.abandonThresholdMs,
+        },
         actor,
-      });
+        job.at,
+      );
       const inserted = (await manager.query(
         `INSERT INTO outbound_calls (id, tenant_id, campaign_id, contact_id, phone, attempt, status, snapshot, version, last_event, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10) ON CONFLICT DO NOTHING RETURNING *`,
@@ -78,9 +71,9 @@ export class CallHostService {
           job.contactId,
           job.phone,
           job.attempt,
-          describeOutboundCallState(created.snapshot),
-          JSON.stringify(persist(outboundCallMachine, created.snapshot)),
-          created.record.event,
+          created.status,
+          created.snapshotJson,
+          created.lastEvent,
           new Date(job.at),
         ],
       )) as CallRow[];
@@ -93,7 +86,7 @@ export class CallHostService {
         await manager.query(`DELETE FROM outbound_live_numbers WHERE call_id = $1`, [job.callId]);
         return null;
       }
-      await appendTransitionLog(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1);
+      await appendTransitionLog(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1, created.logData);
       // A preview call that waited for a trunk line has one now: its agent's desk stops saying so.
       await this.pushPreviewLine(manager, w, job.callId);
       return this.stepCall(manager, w, job.callId, { type: 'call.dialed' }, actor, undefined, job.at);
@@ -125,39 +118,14 @@ export class CallHostService {
     const current = locked?.id === id ? locked : await this.lockCall(manager, id, tenantId);
     // Read after the lock: a step that waited for it is never dated before the one that held it.
     const stepAt = at ?? Date.now();
-    const snapshot = restore(outboundCallMachine, current.snapshot as never);
-    const result = step(outboundCallMachine, snapshot, { ...input, at: Math.max(stepAt, 0), actor } as OutboundCallEvent);
-    if (!result.changed || !result.record) throw illegalStep('the call', input.type, current.status);
-    const context = result.snapshot.context;
-    const stamp = (value: number | null) => (value === null ? null : new Date(value));
+    const plan = planStep(outboundCallBinding, current, input, actor, Math.max(stepAt, 0));
+    const { context } = plan;
     // Versioned UPDATE and its log row in one statement (writeVersioned, every machine's persist step).
-    const written = await writeVersioned<CallRow>(manager, {
-      table: 'outbound_calls',
-      key: { column: 'id', value: id },
-      version: current.version,
-      set: [
-        ['status', describeOutboundCallState(result.snapshot)],
-        ['snapshot', JSON.stringify(persist(outboundCallMachine, result.snapshot))],
-        ['last_event', input.type],
-        ['outcome', context.outcome],
-        ['disposition', context.disposition],
-        ['agent_id', context.agentId],
-        ['end_reason', context.endReason],
-        ['answered_at', stamp(context.answeredAt)],
-        ['connected_at', stamp(context.connectedAt)],
-        ['hung_up_at', stamp(context.hungUpAt)],
-        ['finished_at', stamp(context.finishedAt)],
-        ['updated_at', new Date()],
-      ],
-      entity: 'outbound_call',
-      record: result.record,
-      logData: null,
-      effects: [],
-    });
+    const written = await writeVersioned<CallRow>(manager, stepWrite(outboundCallBinding, plan, []));
     if (!written) throw new AppException('conflict', { message: 'The call changed meanwhile; try again' });
     const row = written.row;
     let latest = row;
-    for (const intent of result.intents as IntentOf<typeof outboundCallMachine>[]) {
+    for (const intent of plan.intents) {
       switch (intent.type) {
         case 'requestAgent': {
           await lockDialerMatching(manager, row.tenant_id);

@@ -1,32 +1,27 @@
 import {
   campaignTimer,
-  describeCampaignState,
-  dialerCampaignMachine,
-  initial,
   LIVE_CAMPAIGN_STATUSES,
-  persist,
-  restore,
-  step,
   type Actor,
   type CampaignStatus,
-  type DialerCampaignEvent,
   type DialingMode,
   type TransitionRecord,
 } from '@centralita/domain';
+import { planCreate, planStep, stepWrite } from '../machine-host/machine-runner';
 import { appendTransitionLog } from '../machine-host/transition-log';
 import { writeVersioned } from '../machine-host/versioned-write';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
-import { illegalStep, SYSTEM, type CampaignEventInput, type CampaignRow } from './outbound-rows';
+import { dialerCampaignBinding, SYSTEM, type CampaignEventInput, type CampaignRow } from './outbound-rows';
 import { OutboundTransactions, type Work } from './outbound-transaction.service';
 
 /**
- * The host of the `dialer-campaign` machine: lock → step → row + snapshot v+1 + transition_log in
- * one transaction. The timer the campaign's state guards (its start, its window's end) is a deadline
- * written by the same UPDATE (`timer_event`, `timer_at`), so it commits or rolls back with the step
- * and no process can die between the two; CampaignTimerSweeper fires it. The dialer paces every
- * campaign whose row says `running`, so `startDialing`/`stopDialing` need no effect here.
+ * The host of the `dialer-campaign` machine: lock → step (the runner, dialerCampaignBinding) → row +
+ * snapshot v+1 + transition_log in one transaction. The timer the campaign's state guards (its
+ * start, its window's end) is a deadline written by the same UPDATE (`timer_event`, `timer_at`), so
+ * it commits or rolls back with the step and no process can die between the two;
+ * CampaignTimerSweeper fires it. The dialer paces every campaign whose row says `running`, so
+ * `startDialing`/`stopDialing` need no effect here.
  */
 @Injectable()
 export class CampaignHostService {
@@ -40,12 +35,8 @@ export class CampaignHostService {
     mode: DialingMode,
     actor: Actor,
   ): Promise<{ snapshot: string; record: TransitionRecord; status: string }> {
-    const created = initial(dialerCampaignMachine, { id, tenantId, mode, at: Date.now(), actor });
-    return {
-      snapshot: JSON.stringify(persist(dialerCampaignMachine, created.snapshot)),
-      record: created.record,
-      status: describeCampaignState(created.snapshot),
-    };
+    const created = planCreate(dialerCampaignBinding, { id, tenantId, mode }, actor);
+    return { snapshot: created.snapshotJson, record: created.record, status: created.status };
   }
 
   async logCampaignCreated(manager: EntityManager, id: string, tenantId: string, record: TransitionRecord): Promise<void> {
@@ -73,28 +64,10 @@ export class CampaignHostService {
     tenantId?: string,
   ): Promise<CampaignRow> {
     const current = await this.lockCampaign(manager, id, tenantId);
-    const snapshot = restore(dialerCampaignMachine, current.snapshot as never);
-    const result = step(dialerCampaignMachine, snapshot, { ...input, at: Date.now(), actor } as DialerCampaignEvent);
-    if (!result.changed || !result.record) throw illegalStep('the campaign', input.type, current.status);
-    const timer = campaignTimer(result.snapshot);
+    const plan = planStep(dialerCampaignBinding, current, input, actor);
+    const timer = campaignTimer(plan.snapshot);
     // Versioned UPDATE and its log row in one statement (writeVersioned, every machine's persist step).
-    const written = await writeVersioned<CampaignRow>(manager, {
-      table: 'dialer_campaigns',
-      key: { column: 'id', value: id },
-      version: current.version,
-      set: [
-        ['status', describeCampaignState(result.snapshot)],
-        ['snapshot', JSON.stringify(persist(dialerCampaignMachine, result.snapshot))],
-        ['last_event', input.type],
-        ['timer_event', timer?.event ?? null],
-        ['timer_at', timer?.at ?? null],
-        ['updated_at', new Date()],
-      ],
-      entity: 'dialer_campaign',
-      record: result.record,
-      logData: null,
-      effects: [],
-    });
+    const written = await writeVersioned<CampaignRow>(manager, stepWrite(dialerCampaignBinding, plan, []));
     if (!written)
       throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again', messageKey: 'changedMeanwhile' });
     const row = written.row;

@@ -1,5 +1,10 @@
 import type { OutboundCallView } from '@centralita/contracts';
 import {
+  campaignTimer,
+  describeCampaignState,
+  describeOutboundCallState,
+  dialerCampaignMachine,
+  outboundCallMachine,
   sqlStatusList,
   type Actor,
   type DialerCampaignEvent,
@@ -7,7 +12,7 @@ import {
   type OutboundCallEvent,
   type RetryPolicy,
 } from '@centralita/domain';
-import { AppException } from '../../common/app.exception';
+import type { MachineBinding } from '../machine-host/machine-runner';
 
 /** The rows of the outbound machines, their views, and what every outbound step shares. */
 
@@ -73,12 +78,82 @@ export interface CallRow {
   carrier_seq?: number;
 }
 
-export function illegalStep(noun: string, eventType: string, status: string): AppException {
-  return new AppException('illegal_transition', {
-    message: `${eventType} is not allowed while ${noun} is ${status}`,
-    data: { event: eventType, state: status },
-  });
-}
+const stamp = (value: number | null): Date | null => (value === null ? null : new Date(value));
+
+/** The outbound-call machine on `outbound_calls`, keyed by id (see machine-runner.ts). */
+export const outboundCallBinding: MachineBinding<typeof outboundCallMachine, CallRow, CallEventInput> = {
+  machine: outboundCallMachine,
+  table: 'outbound_calls',
+  keyColumn: 'id',
+  keyOf: (row) => row.id,
+  entity: 'outbound_call',
+  noun: 'the call',
+  statusOf: describeOutboundCallState,
+  derive: (current, { snapshot, context, input }) => ({
+    ...current,
+    status: describeOutboundCallState(snapshot),
+    last_event: input.type,
+    outcome: context.outcome,
+    disposition: context.disposition,
+    agent_id: context.agentId,
+    end_reason: context.endReason,
+    answered_at: stamp(context.answeredAt),
+    connected_at: stamp(context.connectedAt),
+    hung_up_at: stamp(context.hungUpAt),
+    finished_at: stamp(context.finishedAt),
+  }),
+  columns: (next, snapshotJson) => [
+    ['status', next.status],
+    ['snapshot', snapshotJson],
+    ['last_event', next.last_event],
+    ['outcome', next.outcome],
+    ['disposition', next.disposition],
+    ['agent_id', next.agent_id],
+    ['end_reason', next.end_reason],
+    ['answered_at', next.answered_at],
+    ['connected_at', next.connected_at],
+    ['hung_up_at', next.hung_up_at],
+    ['finished_at', next.finished_at],
+    ['updated_at', new Date()],
+  ],
+  logData: () => null,
+  initialLogData: () => null,
+};
+
+/**
+ * The dialer-campaign machine on `dialer_campaigns`, keyed by id. The one timer its state guards is
+ * written by the step's own UPDATE (timer_event, timer_at), so it commits or rolls back with it.
+ */
+export const dialerCampaignBinding: MachineBinding<typeof dialerCampaignMachine, CampaignRow, CampaignEventInput> = {
+  machine: dialerCampaignMachine,
+  table: 'dialer_campaigns',
+  keyColumn: 'id',
+  keyOf: (row) => row.id,
+  entity: 'dialer_campaign',
+  noun: 'the campaign',
+  statusOf: describeCampaignState,
+  derive: (current, { snapshot, input }) => {
+    const timer = campaignTimer(snapshot);
+    return {
+      ...current,
+      status: describeCampaignState(snapshot),
+      last_event: input.type,
+      timer_event: timer?.event ?? null,
+      // bigint: PostgreSQL answers it as text, as the row read has it.
+      timer_at: timer === null ? null : String(timer.at),
+    };
+  },
+  columns: (next, snapshotJson) => [
+    ['status', next.status],
+    ['snapshot', snapshotJson],
+    ['last_event', next.last_event],
+    ['timer_event', next.timer_event],
+    ['timer_at', next.timer_at === null ? null : Number(next.timer_at)],
+    ['updated_at', new Date()],
+  ],
+  logData: () => null,
+  initialLogData: () => null,
+};
 
 export function retryPolicyOf(campaign: Pick<CampaignRow, 'max_attempts' | 'retry_delays'>): RetryPolicy {
   const byOutcome: RetryPolicy['byOutcome'] = {};

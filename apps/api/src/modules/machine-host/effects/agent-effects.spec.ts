@@ -1,7 +1,7 @@
 import { QUEUES } from '@centralita/contracts';
 import type { AgentPresenceContext } from '@centralita/domain';
 import type { AgentRow } from '../views';
-import { agentIntentEffects, type AgentIntent } from './agent-effects';
+import { agentIntentEffects, agentStepEffects, type AgentIntent } from './agent-effects';
 
 const STATE_SINCE = 1_700_000_000_000;
 const DISCONNECTED_AT = 1_700_000_100_000;
@@ -80,5 +80,32 @@ describe(agentIntentEffects.name, () => {
       { type: 'requestAssignment', params: { agentId: 'a1', tenantId: 't1', freeSlots: 1 } },
     ]);
     expect(effects.map((effect) => effect.topic)).toEqual(['job.remove', 'job']);
+  });
+});
+
+describe(agentStepEffects.name, () => {
+  const routeAgent = { topic: 'job', payload: { queue: QUEUES.routing, name: 'agent', data: { tenantId: 't1', agentId: 'a1' } } };
+  const before = (status: string): AgentRow => ({ ...row, status, snapshot: { ...row.snapshot, context: previous() as never } });
+  const topics = (status: string, after: AgentRow, eventType: string, intents: AgentIntent[] = []) =>
+    agentStepEffects(before(status), after, eventType, intents, policy).map((effect) =>
+      effect.topic === 'socket' ? 'agent.updated' : (effect.payload as { name: string }).name,
+    );
+
+  it('refreshes routing when the state changed without capacity offered, and pushes the agent last', () => {
+    expect(topics('available', { ...row, status: 'paused' }, 'agent.paused')).toEqual(['agent', 'agent.updated']);
+    expect(agentStepEffects(before('available'), { ...row, status: 'paused' }, 'agent.paused', [], policy)[0]).toEqual(routeAgent);
+  });
+
+  it('leaves the refresh to the capacity offer when the step offers it', () => {
+    const offer: AgentIntent = { type: 'requestAssignment', params: { agentId: 'a1', tenantId: 't1', freeSlots: 3 } };
+    expect(topics('paused', row, 'agent.resumed', [offer])).toEqual(['agent', 'agent.updated']);
+  });
+
+  it('only pushes a step that kept the state', () => {
+    expect(topics('available', row, 'agent.capacityChanged')).toEqual(['agent.updated']);
+  });
+
+  it('refreshes routing when a chat is let go during a call', () => {
+    expect(topics('inCall', { ...row, status: 'inCall' }, 'agent.conversationReleased')).toEqual(['agent', 'agent.updated']);
   });
 });

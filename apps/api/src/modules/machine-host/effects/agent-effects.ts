@@ -2,7 +2,7 @@ import type { agentPresenceMachine, AgentPresenceContext, IntentOf } from '@cent
 import type { OutboxEffect } from '../outbox';
 import type { RealtimeConfig } from '../realtime-config';
 import type { AgentRow } from '../views';
-import { cancelTimerEffects, routeAgentEffect, TIMER_KINDS, timerEffect } from './effect-builders';
+import { agentPush, cancelTimerEffects, routeAgentEffect, TIMER_KINDS, timerEffect } from './effect-builders';
 
 export type AgentIntent = IntentOf<typeof agentPresenceMachine>;
 
@@ -60,5 +60,28 @@ export function agentIntentEffects(
         intent satisfies never;
     }
   }
+  return effects;
+}
+
+/**
+ * Every effect of an agent step, from the row before and after it: its intents' effects
+ * (agentIntentEffects), a refresh of the queues' "agents available" when the state changed without
+ * capacity offered (a pause, a logout…), and the agent.updated push last. No I/O.
+ */
+export function agentStepEffects(
+  before: AgentRow,
+  after: AgentRow,
+  eventType: string,
+  intents: readonly AgentIntent[],
+  policy: AgentEffectPolicy,
+): OutboxEffect[] {
+  const effects = agentIntentEffects(before.snapshot.context as unknown as AgentPresenceContext, after, intents, policy);
+  // A chat let go during a call frees room the line's chats-during-call rule may give again (the
+  // machine offers capacity only in ready; routing applies the blended rule).
+  const freedOnCall = after.status === 'inCall' && eventType === 'agent.conversationReleased';
+  if ((before.status !== after.status || freedOnCall) && !intents.some((intent) => intent.type === 'requestAssignment')) {
+    effects.push(routeAgentEffect(after));
+  }
+  effects.push(agentPush(after));
   return effects;
 }

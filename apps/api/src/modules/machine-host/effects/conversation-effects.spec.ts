@@ -1,7 +1,6 @@
 import { QUEUES } from '@centralita/contracts';
 import { conversationMachine, describeConversationState, initial, persist, step, type ConversationEvent } from '@centralita/domain';
-import type { EntityManager } from 'typeorm';
-import type { ConversationEventInput } from '../machine-host.service';
+import type { ConversationEventInput } from '../machine-bindings';
 import type { ConversationRow } from '../views';
 import {
   conversationIntentEffects,
@@ -192,35 +191,33 @@ describe(conversationIntentEffects.name, () => {
 
 describe(readConversationPolicy.name, () => {
   const config = { defaultQueueTimeoutSeconds: 600, inactivityTimeoutSeconds: 300, surveyExpirySeconds: 86_400 };
-  const fakeManager = (answer: { line: number | null; tenant: number | null }) => {
-    const query = jest.fn(async (_sql: string, _params: unknown[]) => [answer]);
-    return { manager: { query } as unknown as EntityManager, query };
-  };
+  const fakeReader = (answer: { line: number | null; tenant: number | null }) =>
+    jest.fn(async (_attentionLineId: string, _tenantId: string) => answer);
 
   it('reads nothing when the step schedules no queue timeout', async () => {
-    const { manager, query } = fakeManager({ line: 1, tenant: 2 });
+    const readWaits = fakeReader({ line: 1, tenant: 2 });
     const read = await readConversationPolicy(
-      manager,
+      readWaits,
       after,
       [{ type: 'cancelQueueTimeout', params: { conversationId: 'c1' } }],
       config,
       5,
     );
-    expect(query).not.toHaveBeenCalled();
+    expect(readWaits).not.toHaveBeenCalled();
     expect(read).toEqual({ queueWait: null, inactivityTimeoutSeconds: 300, surveyExpirySeconds: 86_400, now: 5 });
   });
 
   it("reads the scheduled line's and the tenant's waits once, with the default beside them", async () => {
-    const { manager, query } = fakeManager({ line: null, tenant: 120 });
+    const readWaits = fakeReader({ line: null, tenant: 120 });
     const read = await readConversationPolicy(
-      manager,
+      readWaits,
       after,
       [{ type: 'scheduleQueueTimeout', params: { conversationId: 'c1', attentionLineId: 'l2', armedAt: QUEUED_AT } }],
       config,
       5,
     );
-    expect(query).toHaveBeenCalledTimes(1);
-    expect(query.mock.calls[0][1]).toEqual(['l2', 't1']);
+    expect(readWaits).toHaveBeenCalledTimes(1);
+    expect(readWaits.mock.calls[0]).toEqual(['l2', 't1']);
     expect(read.queueWait).toEqual({ attentionLineId: 'l2', lineSeconds: null, tenantSeconds: 120, defaultSeconds: 600 });
   });
 });

@@ -1,5 +1,4 @@
 import type { conversationMachine, ConversationContext, IntentOf } from '@centralita/domain';
-import type { EntityManager } from 'typeorm';
 import type { OutboxEffect } from '../outbox';
 import type { RealtimeConfig } from '../realtime-config';
 import type { ConversationRow } from '../views';
@@ -27,12 +26,15 @@ export interface ConversationEffectPolicy {
   now: number;
 }
 
+/** Reads the line's and the tenant's queue waits (MachineRows.readQueueWait on the step's manager). */
+export type QueueWaitReader = (attentionLineId: string, tenantId: string) => Promise<{ line: number | null; tenant: number | null }>;
+
 /**
  * Reads the policy for a step's intents: the queue wait only when the step schedules a queue
- * timeout (one query, for the line it names), the rest from the process's configuration.
+ * timeout (one read, for the line it names), the rest from the process's configuration.
  */
 export async function readConversationPolicy(
-  manager: EntityManager,
+  readQueueWait: QueueWaitReader,
   after: ConversationRow,
   intents: readonly ConversationIntent[],
   config: Pick<RealtimeConfig, 'defaultQueueTimeoutSeconds' | 'inactivityTimeoutSeconds' | 'surveyExpirySeconds'>,
@@ -42,11 +44,7 @@ export async function readConversationPolicy(
   let queueWait: QueueWait | null = null;
   if (scheduled) {
     const { attentionLineId } = scheduled.params;
-    const [wait] = (await manager.query(
-      `SELECT (SELECT queue_timeout_seconds FROM attention_line_routing WHERE attention_line_id = $1) AS line,
-              (SELECT (settings->>'maxQueueWaitSeconds')::int FROM platform_settings WHERE client_id = $2) AS tenant`,
-      [attentionLineId, after.tenant_id],
-    )) as { line: number | null; tenant: number | null }[];
+    const wait = await readQueueWait(attentionLineId, after.tenant_id);
     queueWait = { attentionLineId, lineSeconds: wait.line, tenantSeconds: wait.tenant, defaultSeconds: config.defaultQueueTimeoutSeconds };
   }
   return {
