@@ -8,12 +8,9 @@
 // A round that found nothing because every candidate was locked by a concurrent round is tried
 // again while the line still has someone waiting (the product's routing re-runs likewise), so every
 // conversation ends Active. Answers {"data": {assigned}}; prints {"port": N} when listening.
-const http = require('node:http');
-const pg = require('pg');
+const { rawPool, serveJson } = require('./raw-common.cjs');
 
-// Connections never close as idle: a backend that exits inside a measured window takes its CPU
-// with it from the /proc reading (lib.mjs componentCpuSeconds).
-const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BENCH_POOL || 10), idleTimeoutMillis: 0 });
+const db = rawPool(Number(process.env.BENCH_POOL || 10));
 const READY = JSON.parse(process.env.BENCH_READY_STATUSES || '["available","busy"]');
 
 const MENU = `
@@ -67,27 +64,11 @@ async function assign(lineId) {
   return false;
 }
 
-const server = http.createServer((request, response) => {
-  const chunks = [];
-  request.on('data', (chunk) => chunks.push(chunk));
-  request.on('end', async () => {
-    try {
-      const { conversationId, version } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const { rows } = await db.query(MENU, [conversationId, version]);
-      if (rows.length === 0) throw new Error(`conversation ${conversationId} is not at version ${version}`);
-      const assigned = await assign(rows[0].line_id);
-      response.writeHead(200, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ data: { assigned } }));
-    } catch (error) {
-      response.writeHead(500, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ error: error.message }));
-    }
-  });
-});
-server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
-process.on('SIGTERM', () => {
-  server.close();
-  db.end().finally(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-});
+serveJson(
+  async ({ conversationId, version }) => {
+    const { rows } = await db.query(MENU, [conversationId, version]);
+    if (rows.length === 0) throw new Error(`conversation ${conversationId} is not at version ${version}`);
+    return { assigned: await assign(rows[0].line_id) };
+  },
+  { db },
+);
