@@ -330,7 +330,9 @@ async function pushUpdate(manager: EntityManager, message: PendingMessage): Prom
     message.id,
   ])) as MessageRow[];
   if (!row) return;
-  await insertOutbox(manager, [messageUpdatedEffect({ id: message.conversation_id, agent_id: message.agent_id }, messageView(row))]);
+  await insertOutbox(manager, [messageUpdatedEffect({ id: message.conversation_id, agent_id: message.agent_id }, messageView(row))], {
+    wakeRelay: true,
+  });
 }
 
 /** First retry after this, doubling each time, unless the provider said when (Retry-After). */

@@ -267,5 +267,7 @@ async function pushUpdate(manager: EntityManager, message: PendingEmail): Promis
     message.id,
   ])) as MessageRow[];
   if (!row) return;
-  await insertOutbox(manager, [messageUpdatedEffect({ id: message.conversation_id, agent_id: message.agent_id }, messageView(row))]);
+  await insertOutbox(manager, [messageUpdatedEffect({ id: message.conversation_id, agent_id: message.agent_id }, messageView(row))], {
+    wakeRelay: true,
+  });
 }

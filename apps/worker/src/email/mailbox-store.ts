@@ -52,15 +52,19 @@ export class MailboxStore {
         [account.tenantId, account.id, key, raw, JSON.stringify({ folder, uid: String(uid), uidvalidity: uidValidity })],
       )) as { id: string }[];
       if (inserted) {
-        await insertOutbox(manager, [
-          jobEffect(
-            outboxJob(
-              QUEUES.channelInbound,
-              { name: 'process', data: { tenantId: account.tenantId, eventId: inserted.id } },
-              { jobId: `channel-event.${inserted.id}` },
+        await insertOutbox(
+          manager,
+          [
+            jobEffect(
+              outboxJob(
+                QUEUES.channelInbound,
+                { name: 'process', data: { tenantId: account.tenantId, eventId: inserted.id } },
+                { jobId: `channel-event.${inserted.id}` },
+              ),
             ),
-          ),
-        ]);
+          ],
+          { wakeRelay: true },
+        );
       }
       // Only forward, and only under the UIDVALIDITY it was read in.
       await manager.query(

@@ -270,7 +270,7 @@ async function pause(deps: MessageCampaignDeps, campaign: CampaignRow, reason: s
 /** The campaign's board, pushed to its tenant's room through the outbox (the API's relay delivers the worker's rows). */
 export async function pushCampaignBoard(deps: Pick<MessageCampaignDeps, 'db'>, campaignId: string): Promise<void> {
   const read = await readMessageCampaignBoard(deps.db, campaignId);
-  if (read) await insertOutbox(deps.db, [messageCampaignBoardEffect(read.tenantId, read.board)]);
+  if (read) await insertOutbox(deps.db, [messageCampaignBoardEffect(read.tenantId, read.board)], { wakeRelay: true });
 }
 
 /**

@@ -128,7 +128,7 @@ export async function scoreMessages(db: DataSource, messageIds: string[]): Promi
         lastMessageAt: (after.lastAt ?? new Date()).getTime(),
       });
     }
-    // In the scoring transaction; the API's relay pushes them (its poller takes rows it did not write).
+    // In the scoring transaction; the API's relay pushes them as soon as the commit wakes it.
     if (alerts.length > 0) {
       await insertOutbox(
         manager,
@@ -140,6 +140,7 @@ export async function scoreMessages(db: DataSource, messageIds: string[]): Promi
             data: view,
           }),
         ),
+        { wakeRelay: true },
       );
     }
     return messageIds.map((id) => outcomes.get(id) ?? 'skipped');

@@ -1,5 +1,14 @@
 import { QUEUES, outboxJob } from '../queues';
-import { INSERT_OUTBOX_SQL, insertOutbox, jobEffect, outboxColumns, socketEffect, type OutboxEffect } from './outbox';
+import {
+  INSERT_OUTBOX_SQL,
+  OUTBOX_WAKE_CHANNEL,
+  insertOutbox,
+  jobEffect,
+  outboxColumns,
+  socketEffect,
+  wokenOutboxIds,
+  type OutboxEffect,
+} from './outbox';
 
 const view = {
   tenantId: 't',
@@ -41,6 +50,32 @@ describe('typed outbox writer (shared by the API and the worker)', () => {
       data: { messageId: 'm', tenantId: 't', conversationId: 'c' },
       jobId: 'sentiment.m',
     });
+  });
+
+  it('a process without a relay notifies the written ids in the same transaction, 400 at most per notification', async () => {
+    const calls: { sql: string; params: unknown[] }[] = [];
+    const ids = Array.from({ length: 401 }, (_, n) => ({ id: n + 1 }));
+    const runner = {
+      query: async (sql: string, params: unknown[]) => {
+        calls.push({ sql, params });
+        return sql === INSERT_OUTBOX_SQL ? ids : [];
+      },
+    };
+    const effects = ids.map(() =>
+      jobEffect(outboxJob(QUEUES.sentiment, { name: 'score', data: { messageId: 'm', tenantId: 't', conversationId: 'c' } })),
+    );
+    const written = await insertOutbox(runner, effects, { wakeRelay: true });
+    expect(calls.map((call) => call.sql)).toEqual([INSERT_OUTBOX_SQL, 'SELECT pg_notify($1, $2)', 'SELECT pg_notify($1, $2)']);
+    const notified = calls.slice(1).map((call) => call.params);
+    expect(notified.map(([channel]) => channel)).toEqual([OUTBOX_WAKE_CHANNEL, OUTBOX_WAKE_CHANNEL]);
+    expect(notified.flatMap(([, payload]) => wokenOutboxIds(payload as string))).toEqual(written.ids);
+    expect(wokenOutboxIds(notified[1][1] as string)).toEqual(['401']);
+  });
+
+  it('reads only ids out of a wake-up payload', () => {
+    expect(wokenOutboxIds('12,13')).toEqual(['12', '13']);
+    expect(wokenOutboxIds('1,x,;DROP,,2 ,99999999999999999999')).toEqual(['1']);
+    expect(wokenOutboxIds(undefined)).toEqual([]);
   });
 
   it('writes nothing for no effects', async () => {

@@ -78,18 +78,41 @@ export interface OutboxQueryRunner {
 }
 
 /**
+ * The PostgreSQL channel a process without a relay of its own (the worker) notifies, inside the
+ * transaction that wrote its rows, with their ids. PostgreSQL delivers a notification only when its
+ * transaction commits (and never for one rolled back), so the API's relay (OutboxWakeListener)
+ * hears of committed rows at once instead of waiting for its poller to find them stale.
+ */
+export const OUTBOX_WAKE_CHANNEL = 'centralita_outbox_written';
+/** Ids per notification: a payload stays far below PostgreSQL's 8,000-byte limit. */
+const WAKE_IDS_PER_NOTIFICATION = 400;
+
+/**
  * Writes `effects` as outbox rows through `runner` (which must be inside the transaction of the
- * change they belong to) and answers their ids with their columns. The worker calls this; the
- * API's `writeOutbox` wraps it to hand the rows to its relay after commit. A process that writes
- * rows but has no relay (the worker) leaves them to the API's poller, which delivers any row older
+ * change they belong to) and answers their ids with their columns. The API's `writeOutbox` wraps it
+ * to hand the rows to its relay after commit. A process that has no relay (the worker) passes
+ * `wakeRelay`: the rows' ids are notified on OUTBOX_WAKE_CHANNEL, delivered at commit, and the
+ * API's relays claim them at once; should no API process hear it, the poller delivers any row older
  * than OUTBOX_STALE_MS.
  */
 export async function insertOutbox(
   runner: OutboxQueryRunner,
   effects: OutboxEffect[],
+  options: { wakeRelay?: boolean } = {},
 ): Promise<{ ids: string[]; topics: OutboxTopic[]; payloads: string[] }> {
   if (effects.length === 0) return { ids: [], topics: [], payloads: [] };
   const { topics, payloads } = outboxColumns(effects);
   const rows = (await runner.query(INSERT_OUTBOX_SQL, [topics, payloads])) as { id: string | number }[];
-  return { ids: rows.map((row) => String(row.id)), topics, payloads };
+  const ids = rows.map((row) => String(row.id));
+  if (options.wakeRelay) {
+    for (let start = 0; start < ids.length; start += WAKE_IDS_PER_NOTIFICATION) {
+      await runner.query('SELECT pg_notify($1, $2)', [OUTBOX_WAKE_CHANNEL, ids.slice(start, start + WAKE_IDS_PER_NOTIFICATION).join(',')]);
+    }
+  }
+  return { ids, topics, payloads };
+}
+
+/** The ids a wake-up notification carries (see insertOutbox); anything that is not one is ignored. */
+export function wokenOutboxIds(payload: string | undefined): string[] {
+  return (payload ?? '').split(',').filter((id) => /^\d{1,19}$/.test(id));
 }
