@@ -1,6 +1,7 @@
 // The built API (as api-server.cjs) plus an IPC channel answering {type: 'memory'} with
 // process.memoryUsage() after a forced GC (run with --expose-gc) and the staff socket count (P5, S1).
 const path = require('node:path');
+require('./profile-on-signal.cjs');
 const { createApp } = require(path.resolve(__dirname, '../../../apps/api/dist/main.js'));
 
 createApp({ logger: ['error'] }).then(async (app) => {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ChannelAccountView, Envelope } from '@centralita/contracts';
 import { eventually } from '../../../../test/support/eventually';
 import { createUser, twoTenants, type TwoTenants } from '../support/factories';
-import { createLine } from '../support/realtime';
+import { connectStaff, createLine, record } from '../support/realtime';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 import { installTestAdapter, signTestBody, type TestWebhookBody } from './support/test-adapter';
 
@@ -485,6 +485,37 @@ describe('channel accounts and webhooks', () => {
         200,
       );
       await eventually(async () => expect((await optOuts()).find((row) => row.external_id === 'eve')?.opted_out_at).toBeNull());
+    });
+
+    it("tells the staff watching a contact's open conversation that the customer is typing", async () => {
+      const account = await connect();
+      await post(a, account, { events: [message('t-1', 'fay', 'Hello?')] }).expect(200);
+      let conversationId = '';
+      await eventually(async () => {
+        const [open] = await conversationsOf(account.id);
+        expect(open?.status).toBe('LiningUp');
+        conversationId = open.id;
+      });
+      const watcher = await connectStaff(a.url, tenants.adminA);
+      try {
+        const joined = await watcher.emitWithAck('join', { kind: 'conversation', id: conversationId });
+        expect(joined).toMatchObject({ ok: true });
+        const received = record(watcher);
+        // A contact with no open conversation types too: nobody is told (its event is only consumed).
+        await post(a, account, {
+          events: [
+            { type: 'typing', from: 'gil', at: new Date().toISOString() },
+            { type: 'typing', from: 'fay', at: new Date().toISOString() },
+          ],
+        }).expect(200);
+        await eventually(() =>
+          expect(received.filter((event) => event.event === 'typing').map((event) => event.data)).toEqual([
+            { conversationId, senderKind: 'customer', typing: true },
+          ]),
+        );
+      } finally {
+        watcher.close();
+      }
     });
 
     it('stores a media-only message with its file as an attachment', async () => {

@@ -8,6 +8,7 @@ import {
 } from '@centralita/channels';
 import { DELIVERY_STATUS_RANK, QUEUES, roomName, type ChannelInboundJob, type MessageDeliveryStatus } from '@centralita/contracts';
 import { MESSAGE_ATTACHMENTS_SQL, messageView, type MessageRow } from '@centralita/contracts/server';
+import { OPEN_CONVERSATION_STATUSES } from '@centralita/domain';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -564,9 +565,9 @@ export class ChannelInboundProcessor implements OnModuleInit {
   /** The customer is typing: an ephemeral hint to the staff watching their open conversation. */
   private async pushTyping(row: ChannelAccountRow, contactExternalId: string): Promise<void> {
     const [open] = (await this.dataSource.query(
-      `SELECT c.id FROM contacts k JOIN conversations c ON c.contact_id = k.id AND c.status IN ('LiningUp', 'Active')
+      `SELECT c.id FROM contacts k JOIN conversations c ON c.contact_id = k.id AND c.status = ANY($5::text[])
        WHERE k.tenant_id = $1 AND k.channel = $2 AND k.channel_account_id = $3 AND k.external_id = $4`,
-      [row.tenant_id, row.kind, row.id, contactExternalId],
+      [row.tenant_id, row.kind, row.id, contactExternalId, OPEN_CONVERSATION_STATUSES],
     )) as { id: string }[];
     if (open) this.messages.pushTyping(open.id, 'customer', true);
   }
