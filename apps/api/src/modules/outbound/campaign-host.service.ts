@@ -7,11 +7,11 @@ import {
   type TransitionRecord,
 } from '@centralita/domain';
 import { planCreate, planStep, stepWrite } from '../machine-host/machine-runner';
-import { appendTransitionLog } from '../machine-host/transition-log';
-import { writeVersioned } from '../machine-host/versioned-write';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../../common/app.exception';
+import { ofTenant } from '../machine-host/machine-rows';
+import { OutboundMachineRows, PgOutboundMachineRows } from './outbound-machine-rows';
 import { dialerCampaignBinding, SYSTEM, type CampaignEventInput, type CampaignRow } from './outbound-rows';
 import { OutboundTransactions, type Work } from './outbound-transaction.service';
 
@@ -21,13 +21,21 @@ import { OutboundTransactions, type Work } from './outbound-transaction.service'
  * start, its window's end) is a deadline written by the same UPDATE (`timer_event`, `timer_at`), so
  * it commits or rolls back with the step and no process can die between the two;
  * CampaignTimerSweeper fires it. The dialer paces every campaign whose row says `running`, so
- * `startDialing`/`stopDialing` need no effect here.
+ * `startDialing`/`stopDialing` need no effect here. Its tables are reached through OutboundMachineRows only.
  */
 @Injectable()
 export class CampaignHostService {
-  constructor(private readonly tx: OutboundTransactions) {}
+  private readonly rows: OutboundMachineRows;
 
-  /** Inserts a draft campaign (row + snapshot v1 + its first log row); the caller fills the columns. */
+  constructor(
+    private readonly tx: OutboundTransactions,
+    // Nest injects the module's OutboundMachineRows; processes that build the host by hand get PostgreSQL's.
+    @Optional() @Inject(OutboundMachineRows) rows?: OutboundMachineRows,
+  ) {
+    this.rows = rows ?? new PgOutboundMachineRows();
+  }
+
+  /** Plans a draft campaign: its machine's first snapshot, status and log record; the caller inserts the row (and logs it with logCampaignCreated). */
   async createCampaign(
     manager: EntityManager,
     id: string,
@@ -40,15 +48,11 @@ export class CampaignHostService {
   }
 
   async logCampaignCreated(manager: EntityManager, id: string, tenantId: string, record: TransitionRecord): Promise<void> {
-    await appendTransitionLog(manager, 'dialer_campaign', id, tenantId, record, 1);
+    await this.rows.appendLog(manager, 'dialer_campaign', id, tenantId, record, 1, null);
   }
 
   async lockCampaign(manager: EntityManager, id: string, tenantId?: string): Promise<CampaignRow> {
-    const [row] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [
-      id,
-    ])) as CampaignRow[];
-    if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw AppException.notFound();
-    return row;
+    return ofTenant(await this.rows.lockCampaign(manager, id), tenantId);
   }
 
   dispatchCampaign(id: string, input: CampaignEventInput, actor: Actor, tenantId?: string): Promise<CampaignRow> {
@@ -67,7 +71,7 @@ export class CampaignHostService {
     const plan = planStep(dialerCampaignBinding, current, input, actor);
     const timer = campaignTimer(plan.snapshot);
     // Versioned UPDATE and its log row in one statement (writeVersioned, every machine's persist step).
-    const written = await writeVersioned<CampaignRow>(manager, stepWrite(dialerCampaignBinding, plan, []));
+    const written = await this.rows.writeVersioned<CampaignRow>(manager, stepWrite(dialerCampaignBinding, plan, []));
     if (!written)
       throw new AppException('conflict', { message: 'The campaign changed meanwhile; try again', messageKey: 'changedMeanwhile' });
     const row = written.row;
@@ -77,12 +81,8 @@ export class CampaignHostService {
   }
 
   /** Campaigns whose timer is due at `now` (epoch ms), oldest first; the sweeper fires each on its own. */
-  async dueTimers(manager: EntityManager, now: number, limit: number): Promise<string[]> {
-    const rows = (await manager.query(
-      `SELECT id FROM dialer_campaigns WHERE timer_at IS NOT NULL AND deleted_at IS NULL AND timer_at <= $1 ORDER BY timer_at, id LIMIT $2`,
-      [now, limit],
-    )) as { id: string }[];
-    return rows.map((row) => row.id);
+  dueTimers(manager: EntityManager, now: number, limit: number): Promise<string[]> {
+    return this.rows.dueTimers(manager, now, limit);
   }
 
   /**
@@ -93,20 +93,16 @@ export class CampaignHostService {
    */
   fireTimer(id: string, now: number): Promise<boolean> {
     return this.tx.run(async (manager, w) => {
-      const [due] = (await manager.query(
-        `SELECT id, timer_event, timer_at FROM dialer_campaigns
-          WHERE id = $1 AND timer_at IS NOT NULL AND timer_at <= $2 AND deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
-        [id, now],
-      )) as Pick<CampaignRow, 'id' | 'timer_event' | 'timer_at'>[];
+      const due = await this.rows.lockDueTimer(manager, id, now);
       if (!due?.timer_event) return false;
-      await manager.query('SAVEPOINT campaign_timer');
+      await this.rows.savepoint(manager, 'campaign_timer');
       try {
         await this.stepCampaign(manager, w, id, { type: due.timer_event, armedAt: Number(due.timer_at) }, SYSTEM);
         return true;
       } catch (error) {
         if (!(error instanceof AppException && error.code === 'illegal_transition')) throw error;
-        await manager.query('ROLLBACK TO SAVEPOINT campaign_timer');
-        await manager.query(`UPDATE dialer_campaigns SET timer_event = NULL, timer_at = NULL WHERE id = $1`, [id]);
+        await this.rows.rollbackToSavepoint(manager, 'campaign_timer');
+        await this.rows.clearTimer(manager, id);
         return false;
       }
     });
@@ -115,14 +111,8 @@ export class CampaignHostService {
   /** Completes a live campaign that has no contact left to call and no callback pending. */
   async completeIfExhausted(manager: EntityManager, w: Work, campaign: CampaignRow): Promise<void> {
     if (LIVE_CAMPAIGN_STATUSES.includes(campaign.status as CampaignStatus)) {
-      const [{ open }] = (await manager.query(
-        `SELECT count(*)::int AS open FROM outbound_contacts WHERE campaign_id = $1 AND finished = false`,
-        [campaign.id],
-      )) as { open: number }[];
-      const [{ pending }] = (await manager.query(
-        `SELECT count(*)::int AS pending FROM outbound_callbacks WHERE campaign_id = $1 AND status = 'pending'`,
-        [campaign.id],
-      )) as { pending: number }[];
+      const open = await this.rows.countOpenContacts(manager, campaign.id);
+      const pending = await this.rows.countPendingCallbacks(manager, campaign.id);
       if (open === 0 && pending === 0) await this.stepCampaign(manager, w, campaign.id, { type: 'campaign.completed' }, SYSTEM);
     }
   }

@@ -8,6 +8,7 @@ import { CampaignAdminService } from './campaign-admin.service';
 import { CampaignHostService } from './campaign-host.service';
 import { CampaignTimerSweeper } from './campaign-timer-sweeper.service';
 import { DoNotCallService } from './do-not-call.service';
+import { OutboundMachineRows, PgOutboundMachineRows } from './outbound-machine-rows';
 import { OutboundCallActionsService } from './outbound-call-actions.service';
 import { OutboundEventsService } from './outbound-events.service';
 import { OutboundQueues } from './outbound-queues.service';
@@ -15,13 +16,14 @@ import { OutboundResultsService } from './outbound-results.service';
 import { OutboundTransactions } from './outbound-transaction.service';
 import { OutboundController } from './outbound.controller';
 
-/** Outbound dialing: campaigns, DNC, callbacks, the agent's calls, the live board, and the host of the outbound machines. */
+/** Outbound dialing: campaigns, DNC, callbacks, the agent's calls, the live board, and the host of the outbound machines (their rows behind OutboundMachineRows). */
 @Module({
   imports: [MachineHostModule, RealtimeModule],
   controllers: [OutboundController],
   providers: [
     OutboundQueues,
     OutboundTransactions,
+    { provide: OutboundMachineRows, useClass: PgOutboundMachineRows },
     CampaignHostService,
     CallHostService,
     OutboundEventsService,
