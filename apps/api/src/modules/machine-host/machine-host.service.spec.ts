@@ -1,10 +1,10 @@
 import type { Actor } from '@centralita/domain';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppException } from '../../common/app.exception';
 import { MachineHostService } from './machine-host.service';
 import { FakeMachineRows } from './machine-rows.fake';
 import type { OutboxRelay } from './outbox-relay.service';
 import { loadRealtimeConfig } from './realtime-config';
+import { refusal } from '../../common/refusal.testing';
 
 const system: Actor = { kind: 'system' };
 const agent: Actor = { kind: 'agent', id: 'u1' };
@@ -15,17 +15,6 @@ const menuCompleted = {
   attentionLineId: 'l1',
   pollId: null,
 } as const;
-
-/** What an AppException a call rejected with says, or a failure when it did not reject. */
-async function refusal(work: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AppException) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe(MachineHostService.name, () => {
   let rows: FakeMachineRows;

@@ -2,7 +2,6 @@ import type { OutboundCallEventJob } from '@centralita/contracts';
 import type { Actor } from '@centralita/domain';
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppException } from '../../common/app.exception';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { FakeMachineRows } from '../machine-host/machine-rows.fake';
 import type { OutboxRelay } from '../machine-host/outbox-relay.service';
@@ -13,21 +12,11 @@ import { FakeOutboundMachineRows } from './outbound-machine-rows.fake';
 import type { OutboundQueues } from './outbound-queues.service';
 import { SYSTEM, WRAP_UP_SECONDS, type CampaignRow } from './outbound-rows';
 import { OutboundTransactions } from './outbound-transaction.service';
+import { refusal } from '../../common/refusal.testing';
 
 const supervisor: Actor = { kind: 'supervisor', id: 's1' };
 const agentActor = (id: string): Actor => ({ kind: 'agent', id });
 const T0 = Date.UTC(2026, 0, 5, 10);
-
-/** What an AppException a call rejected with says, or a failure when it did not reject. */
-async function refusal(work: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AppException) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe(CallHostService.name, () => {
   let machineRows: FakeMachineRows;

@@ -1,6 +1,5 @@
 import type { Actor } from '@centralita/domain';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppException } from '../../common/app.exception';
 import { MachineHostService } from '../machine-host/machine-host.service';
 import { FakeMachineRows } from '../machine-host/machine-rows.fake';
 import type { OutboxRelay } from '../machine-host/outbox-relay.service';
@@ -10,19 +9,9 @@ import { FakeOutboundMachineRows } from './outbound-machine-rows.fake';
 import type { OutboundQueues } from './outbound-queues.service';
 import { SYSTEM, type CampaignRow } from './outbound-rows';
 import { OutboundTransactions } from './outbound-transaction.service';
+import { refusal } from '../../common/refusal.testing';
 
 const supervisor: Actor = { kind: 'supervisor', id: 's1' };
-
-/** What an AppException a call rejected with says, or a failure when it did not reject. */
-async function refusal(work: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await work;
-  } catch (error) {
-    if (error instanceof AppException) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe(CampaignHostService.name, () => {
   let rows: FakeOutboundMachineRows;

@@ -26,7 +26,7 @@ interface KeyState {
  * every request is followed by a push that starts after it: the last push reads the last state.
  *
  * Each process throttles on its own; what keeps several processes' pushes in order is the view
- * version each push reads (see RoutingService.withViewVersion), not this.
+ * version each push reads (see QueueViews.withViewVersion), not this.
  */
 export class QueuePublishThrottle {
   private readonly keys = new Map<string, KeyState>();

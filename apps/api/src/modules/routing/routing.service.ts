@@ -1,23 +1,17 @@
-import { QUEUES, roomName, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
+import { QUEUES, type CampaignQueueView, type LineQueueView, type QueuePositionView } from '@centralita/contracts';
 import {
   agentPresenceMachine,
-  ASSIGNABLE_AGENT_STATUSES,
   DEFAULT_BLENDED_RULES,
   DEFAULT_ROUTING_POLICY,
-  estimateWait,
   inCallCandidate,
   mayTakeCall,
   mayTakeChat,
-  estimateWaitForNewcomer,
   restore,
-  READY_AGENT_STATUSES,
   routingCandidate,
   selectAgent,
-  sqlStatusList,
   type AgentCandidate,
   type BlendedLineRules,
   type BlendedLoad,
-  type ConversationContext,
   type RoutingPolicy,
 } from '@centralita/domain';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
@@ -29,14 +23,14 @@ import { NaturalBatcher } from '../../common/natural-batcher';
 import { isIllegalTransition, MachineHostService, type AgentStepPlan } from '../machine-host/machine-host.service';
 import type { VersionedWrite } from '../machine-host/versioned-write';
 import type { AgentRow, ConversationRow } from '../machine-host/views';
-import { emitEphemeral, emitEphemeralPerRoom } from '../machine-host/ephemeral';
 import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
 import { QueueRegistry } from '../machine-host/queue-registry.service';
 import { REALTIME_CONFIG, type RealtimeConfig } from '../machine-host/realtime-config';
-import { hasVisitor } from '../conversations/visitor';
-import { RealtimeService } from '../realtime/realtime.service';
 import { REDIS, RedisKeys } from '../redis/redis.module';
 import { QUEUE_PUBLISH_INTERVAL_MS, QueuePublishThrottle } from './queue-publisher';
+import type { Db } from './queue-view-rows';
+import { QueueViews } from './queue-views';
+import { RoutingRows, type AgentLines } from './routing-rows';
 
 const SYSTEM = { kind: 'system' } as const;
 /** Assignments per routing transaction: fewer commits under load, short lock holds otherwise. */
@@ -48,34 +42,11 @@ const ROUTING_BATCH = 20;
  * order are exactly the ones the round gives its heads to (see lockCandidatePage).
  */
 const CANDIDATES_PER_HEAD_WHEN_FILTERED = 2;
-/** Presence statuses ready for conversations, and those the presence machine may be assigned one in (with inCall), as SQL lists. */
-const READY_SQL = sqlStatusList(READY_AGENT_STATUSES);
-const ASSIGNABLE_SQL = sqlStatusList(ASSIGNABLE_AGENT_STATUSES);
-
-/**
- * Each policy's order of the candidates (selectAgent's comparisons, in SQL), so a round locks only
- * the agents it will give its heads to. Occupancy as a float: with capacities of 1 to 5, equal ratios
- * divide to the same float and different ones stay apart, as the cross-multiplied comparison sees them.
- */
-const IDLE_SINCE_SQL = `(p.snapshot->'context'->>'idleSince')::bigint`;
-const OCCUPANCY_SQL = `p.active_count::float8 / p.capacity`;
-const POLICY_ORDER_SQL: Record<RoutingPolicy, string> = {
-  'longest-idle': `${IDLE_SINCE_SQL}, ${OCCUPANCY_SQL}, p.user_id`,
-  'least-occupied': `${OCCUPANCY_SQL}, ${IDLE_SINCE_SQL}, p.user_id`,
-};
 
 /** The steps a routing batch planned, written together at its end (MachineHostService.writeLockedSteps). */
 interface AssignmentSteps {
   agents: AgentStepPlan[];
   conversations: VersionedWrite[];
-}
-
-/** What routeAgent needs of an agent: its tenant and campaign, and each of its lines with whether anyone waits there. */
-interface AgentLines {
-  tenant_id: string | null;
-  campaign_id: string | null;
-  attention_line_id: string | null;
-  waiting: boolean;
 }
 
 /**
@@ -102,13 +73,6 @@ interface Candidates {
   policy: RoutingPolicy;
   blended: BlendedLineRules;
 }
-
-/** Where a view is read from: the pool, or the transaction holding the view's version (see withViewVersion). */
-type Db = { query: (sql: string, parameters?: unknown[]) => Promise<any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** The version a REST answer carries: the last one pushed for that view (see VIEW_VERSIONS in the contract). */
-const VIEW_VERSION_SQL = (key: string) =>
-  `COALESCE((SELECT vv.version FROM realtime_view_versions vv WHERE vv.view_key = ${key}), 0)::text`;
 
 /**
  * A channel whose conversations routing offers only under conditions of its own (issue 22: a phone
@@ -138,7 +102,8 @@ interface LineRun {
  * conversations by id → agents by id, see MachineHostService), the order closing, transferring and
  * logging out take, so routers never deadlock with them. Capacity is what the agent's presence
  * holds, and that is exactly what is Active with them: a logout re-queues its conversations in its
- * own transaction.
+ * own transaction. Its statements are RoutingRows'; the queue views and their pushes are
+ * QueueViews', reached through the delegating methods below (their callers predate the split).
  */
 @Injectable()
 export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -148,8 +113,6 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly lineRuns = new Map<string, LineRun>();
   /** Queue pushes of this process, paced per line (see publishQueueSoon). */
   private readonly publishing: QueuePublishThrottle;
-  /** Campaign queue pushes in progress in this process, by campaign (see publishCampaignSoon). */
-  private readonly publishingCampaigns = new Map<string, { again: boolean }>();
   /** Conditions some channels put on being offered (see ChannelOfferRule), by channel code. */
   private readonly channelRules = new Map<string, ChannelOfferRule>();
   /**
@@ -160,18 +123,19 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   private readonly agentLines = new NaturalBatcher<string, AgentLines[]>({
     maxInFlight: 1,
     maxBatch: 256,
-    run: (agentIds) => this.lookUpAgentLines(agentIds),
+    run: (agentIds) => this.rows.agentLines(this.dataSource.manager, agentIds),
   });
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly host: MachineHostService,
     private readonly queues: QueueRegistry,
-    private readonly realtime: RealtimeService,
     @Inject(REALTIME_CONFIG) private readonly config: RealtimeConfig,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(QUEUE_PUBLISH_INTERVAL_MS) publishIntervalMs: number,
+    private readonly rows: RoutingRows,
+    private readonly views: QueueViews,
   ) {
     this.publishing = new QueuePublishThrottle(
       publishIntervalMs,
@@ -236,10 +200,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
   }
 
   async sweep(): Promise<void> {
-    const lines: { attention_line_id: string }[] = await this.dataSource.query(
-      `SELECT DISTINCT attention_line_id FROM conversations WHERE status = 'LiningUp' AND attention_line_id IS NOT NULL`,
-    );
-    for (const line of lines) await this.routeLine(line.attention_line_id);
+    for (const line of await this.rows.waitingLines(this.dataSource.manager)) await this.routeLine(line);
   }
 
   /**
@@ -257,22 +218,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     }
     // Pushed once the lines above were routed, so the view counts what they assigned.
     const [presence] = rows;
-    if (presence?.tenant_id && presence.campaign_id) this.publishCampaignSoon(presence.tenant_id, presence.campaign_id);
-  }
-
-  /** Each agent's rows (at least one, with nulls for an unknown agent), in the order asked. */
-  private async lookUpAgentLines(agentIds: string[]): Promise<AgentLines[][]> {
-    const rows: (AgentLines & { asked: number })[] = await this.dataSource.query(
-      `SELECT me.asked, p.tenant_id, p.campaign_id, a.attention_line_id,
-         EXISTS (SELECT 1 FROM conversations c WHERE c.attention_line_id = a.attention_line_id AND c.status = 'LiningUp') AS waiting
-       FROM unnest($1::uuid[]) WITH ORDINALITY AS me(user_id, asked)
-       LEFT JOIN agent_presence p ON p.user_id = me.user_id
-       LEFT JOIN agent_attention_lines a ON a.user_id = me.user_id`,
-      [agentIds],
-    );
-    const byAgent: AgentLines[][] = agentIds.map(() => []);
-    for (const { asked, ...row } of rows) byAgent[Number(asked) - 1].push(row);
-    return byAgent;
+    if (presence?.tenant_id && presence.campaign_id) this.views.publishCampaignSoon(presence.tenant_id, presence.campaign_id);
   }
 
   /**
@@ -281,13 +227,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    */
   async requeue(conversationIds: string[]): Promise<void> {
     for (const id of conversationIds) {
-      const [row] = (await this.dataSource.query(`SELECT attention_line_id, agent_id, status, snapshot FROM conversations WHERE id = $1`, [
-        id,
-      ])) as {
-        attention_line_id: string | null;
-        status: string;
-        snapshot: { context: ConversationContext };
-      }[];
+      const row = await this.rows.readForRequeue(this.dataSource.manager, id);
       if (!row || row.status !== 'Active' || !row.attention_line_id) continue;
       try {
         await this.host.dispatch(
@@ -349,24 +289,14 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     for (;;) {
       const batch = await this.host.transaction(
         async (manager, outbox) => {
-          await manager.query(`SELECT pg_advisory_xact_lock(hashtext('route:' || $1))`, [attentionLineId]);
+          await this.rows.lockLine(manager, attentionLineId);
           // Channels offered to nobody now stay out of the heads, so the chats behind them are served.
           const withheld = [...this.channelRules].filter(([, rule]) => !rule.offerable()).map(([channel]) => channel);
           // The queue's heads, locked in id order (the lock order: a batch of customers' messages
           // locks conversations that way too, so locking them in queue order could deadlock with it;
           // measured at +0.2 ms a routing transaction), then served in queue order. One that left the
           // queue before its lock was granted is not returned.
-          const heads = (
-            (await manager.query(
-              `SELECT * FROM conversations
-             WHERE id = ANY(ARRAY(SELECT id FROM conversations WHERE attention_line_id = $1 AND status = 'LiningUp'
-                                    AND channel <> ALL($3::text[])
-                                  ORDER BY priority DESC, queued_at, id LIMIT $2))
-               AND attention_line_id = $1 AND status = 'LiningUp'
-             ORDER BY id FOR UPDATE`,
-              [attentionLineId, ROUTING_BATCH, withheld],
-            )) as ConversationRow[]
-          ).sort(
+          const heads = (await this.rows.lockHeads(manager, attentionLineId, ROUTING_BATCH, withheld)).sort(
             (x, y) =>
               y.priority - x.priority ||
               new Date(x.queued_at!).getTime() - new Date(y.queued_at!).getTime() ||
@@ -549,16 +479,10 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     candidates: Candidates,
     limit: number | null = candidates.pageSize,
   ): Promise<void> {
-    const statuses = candidates.blended.chatsDuringCall > 0 ? ASSIGNABLE_SQL : READY_SQL;
-    const rows: AgentRow[] = await manager.query(
-      candidates.skipLocked
-        ? `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
-           WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity AND p.user_id <> ALL($2::uuid[])
-           ORDER BY ${POLICY_ORDER_SQL[candidates.policy]} LIMIT $3 FOR UPDATE OF p SKIP LOCKED`
-        : `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
-           WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity
-           ORDER BY p.user_id FOR UPDATE OF p`,
-      candidates.skipLocked ? [candidates.attentionLineId, candidates.locked, limit] : [candidates.attentionLineId],
+    const rows = await this.rows.lockCandidates(
+      manager,
+      { attentionLineId: candidates.attentionLineId, withInCall: candidates.blended.chatsDuringCall > 0, policy: candidates.policy },
+      candidates.skipLocked ? { skipLocked: true, lockedAlready: candidates.locked, limit } : { skipLocked: false },
     );
     candidates.exhausted = !candidates.skipLocked || limit === null || rows.length < limit;
     candidates.locked.push(...rows.map((row) => row.user_id));
@@ -568,16 +492,14 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
         return routingCandidate(snapshot) ?? inCallCandidate(snapshot);
       })
       .filter((c): c is AgentCandidate => c !== null);
-    const held = (
+    const held =
       page.length === 0
         ? []
-        : await manager.query(
-            `SELECT agent_id, count(*) FILTER (WHERE channel = ANY($2::text[]))::int AS calls,
-               count(*) FILTER (WHERE channel <> ALL($2::text[]))::int AS chats
-             FROM conversations WHERE agent_id = ANY($1::uuid[]) AND status = 'Active' GROUP BY agent_id`,
-            [page.map((candidate) => candidate.agentId), candidates.callChannels],
-          )
-    ) as { agent_id: string; calls: number; chats: number }[];
+        : await this.rows.heldLoads(
+            manager,
+            page.map((candidate) => candidate.agentId),
+            candidates.callChannels,
+          );
     const counts = new Map(held.map((row) => [row.agent_id, row]));
     const statusOf = new Map(rows.map((row) => [row.user_id, row.status]));
     for (const candidate of page) {
@@ -597,277 +519,58 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
    * transaction when the round skipped them.
    */
   private async skippedWithRoom(manager: EntityManager, candidates: Candidates): Promise<boolean> {
-    const statuses = candidates.blended.chatsDuringCall > 0 ? ASSIGNABLE_SQL : READY_SQL;
-    const [row] = (await manager.query(
-      `SELECT EXISTS (SELECT 1 FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-         WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity AND p.user_id <> ALL($2::uuid[])) AS skipped`,
-      [candidates.attentionLineId, candidates.locked],
-    )) as { skipped: boolean }[];
-    return row.skipped;
+    return this.rows.roomBeyond(
+      manager,
+      { attentionLineId: candidates.attentionLineId, withInCall: candidates.blended.chatsDuringCall > 0 },
+      candidates.locked,
+    );
   }
 
   /** The line's routing policy and blended rules (defaults for a line without a routing row). */
   private async lineRules(manager: EntityManager, attentionLineId: string): Promise<{ policy: RoutingPolicy; blended: BlendedLineRules }> {
-    const [row] = (await manager.query(
-      `SELECT routing_policy, chats_during_call, offer_calls_with_chats FROM attention_line_routing WHERE attention_line_id = $1`,
-      [attentionLineId],
-    )) as { routing_policy: RoutingPolicy; chats_during_call: number; offer_calls_with_chats: boolean }[];
+    const row = await this.rows.lineRouting(manager, attentionLineId);
     return {
       policy: row?.routing_policy ?? DEFAULT_ROUTING_POLICY,
       blended: row ? { chatsDuringCall: row.chats_during_call, offerCallsWithChats: row.offer_calls_with_chats } : DEFAULT_BLENDED_RULES,
     };
   }
 
-  /** The line's queue as supervisors see it. */
-  async lineQueue(
-    attentionLineId: string,
-    db: Db = this.dataSource,
-  ): Promise<LineQueueView & { tenantId: string; campaignId: string | null }> {
-    const [row] = (await db.query(
-      `SELECT l.name, l.client_id, l.campaign_id, ${VIEW_VERSION_SQL(`'line:' || l.id`)} AS version,
-         (SELECT count(*)::int FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS waiting,
-         (SELECT min(c.queued_at) FROM conversations c WHERE c.attention_line_id = l.id AND c.status = 'LiningUp') AS oldest,
-         (SELECT count(*)::int FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-            WHERE a.attention_line_id = l.id AND p.status IN ${READY_SQL} AND p.active_count < p.capacity) AS available
-       FROM attention_lines l WHERE l.id = $1`,
-      [attentionLineId],
-    )) as {
-      name: string;
-      client_id: string;
-      campaign_id: string | null;
-      version: string;
-      waiting: number;
-      oldest: Date | null;
-      available: number;
-    }[];
-    if (!row) throw AppException.notFound();
-    return {
-      attentionLineId,
-      version: Number(row.version),
-      tenantId: row.client_id,
-      campaignId: row.campaign_id,
-      name: row.name,
-      waiting: row.waiting,
-      longestWaitMs: row.oldest ? Math.max(0, Date.now() - new Date(row.oldest).getTime()) : 0,
-      agentsAvailable: row.available,
-    };
+  /** The line's queue as supervisors see it (QueueViews). */
+  lineQueue(attentionLineId: string, db?: Db): Promise<LineQueueView & { tenantId: string; campaignId: string | null }> {
+    return this.views.lineQueue(attentionLineId, db);
   }
 
-  /**
-   * Live queues of the tenant's campaigns (or of the given ones): waiting customers over the
-   * campaign's lines, and agents logged into the campaign with room for one more conversation.
-   */
-  async campaignQueues(tenantId: string, campaignIds?: string[], db: Db = this.dataSource): Promise<CampaignQueueView[]> {
-    const rows = (await db.query(
-      `SELECT c.id, c.name, ${VIEW_VERSION_SQL(`'campaign:' || c.id`)} AS version,
-         (SELECT count(*)::int FROM attention_lines l WHERE l.campaign_id = c.id AND l.deleted_at IS NULL) AS lines,
-         (SELECT count(*)::int FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
-            WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS waiting,
-         (SELECT min(v.queued_at) FROM conversations v JOIN attention_lines l ON l.id = v.attention_line_id
-            WHERE l.campaign_id = c.id AND v.status = 'LiningUp') AS oldest,
-         (SELECT count(*)::int FROM agent_presence p
-            WHERE p.campaign_id = c.id AND p.status IN ${READY_SQL} AND p.active_count < p.capacity) AS available
-       FROM campaigns c
-       WHERE c.client_id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))
-       ORDER BY c.name, c.id`,
-      [tenantId, campaignIds ?? null],
-    )) as { id: string; name: string; version: string; lines: number; waiting: number; oldest: Date | null; available: number }[];
-    const now = Date.now();
-    return rows.map((row) => ({
-      campaignId: row.id,
-      version: Number(row.version),
-      name: row.name,
-      lines: row.lines,
-      waiting: row.waiting,
-      longestWaitMs: row.oldest ? Math.max(0, now - new Date(row.oldest).getTime()) : 0,
-      agentsAvailable: row.available,
-    }));
+  /** Live queues of the tenant's campaigns, or of the given ones (QueueViews). */
+  campaignQueues(tenantId: string, campaignIds?: string[], db?: Db): Promise<CampaignQueueView[]> {
+    return this.views.campaignQueues(tenantId, campaignIds, db);
   }
 
-  /** Position and estimated wait of every waiting customer of the line, in serving order. */
-  positions(attentionLineId: string, db: Db = this.dataSource): Promise<QueuePositionView[]> {
-    return this.rankedPositions(attentionLineId, db, () => true);
+  /** Position and estimated wait of every waiting customer of the line, in serving order (QueueViews). */
+  positions(attentionLineId: string, db?: Db): Promise<QueuePositionView[]> {
+    return this.views.positions(attentionLineId, db);
   }
 
-  /** Positions of the waiting customers whose channel `include` keeps, each ranked among everyone waiting. */
-  private async rankedPositions(
-    attentionLineId: string,
-    db: Db,
-    include: (channel: string | null) => boolean,
-  ): Promise<QueuePositionView[]> {
-    const waiting: { id: string; version: string; channel: string | null }[] = await db.query(
-      // $1 is typed once for both uses: a bare `'line:' || $1` would make it text against a uuid column.
-      `SELECT id, channel, ${VIEW_VERSION_SQL(`'line:' || $1::uuid`)} AS version FROM conversations
-       WHERE attention_line_id = $1::uuid AND status = 'LiningUp' ORDER BY priority DESC, queued_at, id`,
-      [attentionLineId],
-    );
-    const kept = waiting.map((row, index) => ({ row, position: index + 1 })).filter(({ row }) => include(row.channel));
-    if (kept.length === 0) return [];
-    const { times, slots } = await this.lineServing(attentionLineId, db);
-    return kept.map(({ row, position }) => {
-      const estimate = estimateWait(position, times, slots);
-      return {
-        conversationId: row.id,
-        attentionLineId,
-        position,
-        estimatedWaitSeconds: estimate === null ? null : Math.round(estimate),
-        nobodyServing: slots === 0,
-        version: Number(row.version),
-      };
-    });
-  }
-
-  /**
-   * Expected wait for a customer about to start a chat on the line (the widget shows it before the
-   * chat starts): their position when others wait, else Erlang C from the line's staffing and its
-   * arrivals over the last hour. Null with no recent handle times or nobody serving; `nobodyServing`
-   * says which, so the widget can tell the customer that no agent is attending right now.
-   */
-  async newcomerWait(attentionLineId: string): Promise<{ seconds: number | null; nobodyServing: boolean }> {
-    const [[queue], serving] = await Promise.all([
-      this.dataSource.query(
-        `SELECT count(*) FILTER (WHERE status = 'LiningUp')::int AS waiting,
-           count(*) FILTER (WHERE queued_at > now() - interval '1 hour')::int AS arrivals
-         FROM conversations WHERE attention_line_id = $1 AND (status = 'LiningUp' OR queued_at > now() - interval '1 hour')`,
-        [attentionLineId],
-      ) as Promise<{ waiting: number; arrivals: number }[]>,
-      this.lineServing(attentionLineId),
-    ]);
-    const estimate = estimateWaitForNewcomer({
-      waiting: queue?.waiting ?? 0,
-      recentHandleTimesSec: serving.times,
-      slots: serving.slots,
-      arrivalRatePerSec: (queue?.arrivals ?? 0) / 3600,
-    });
-    return { seconds: estimate === null ? null : Math.round(estimate), nobodyServing: serving.slots === 0 };
-  }
-
-  /** The line's last 50 handle times (assignment to close, seconds) and the slots of the agents serving it now. */
-  private async lineServing(attentionLineId: string, db: Db = this.dataSource): Promise<{ times: number[]; slots: number }> {
-    const handled: { seconds: number }[] = await db.query(
-      `SELECT EXTRACT(EPOCH FROM (c.closed_at - to_timestamp((c.snapshot->'context'->>'assignedAt')::bigint / 1000.0)))::float AS seconds
-       FROM conversations c WHERE c.attention_line_id = $1 AND c.closed_at IS NOT NULL AND c.snapshot->'context'->>'assignedAt' IS NOT NULL
-       ORDER BY c.closed_at DESC LIMIT 50`,
-      [attentionLineId],
-    );
-    // Slots of the agents serving now: paused or away agents would make the estimate optimistic.
-    const [slots] = (await db.query(
-      `SELECT COALESCE(sum(p.capacity), 0)::int AS slots FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id
-       WHERE a.attention_line_id = $1 AND p.status IN ${READY_SQL}`,
-      [attentionLineId],
-    )) as { slots: number }[];
-    return { times: handled.map((row) => row.seconds).filter((seconds) => seconds > 0), slots: slots?.slots ?? 0 };
+  /** Expected wait for a customer about to start a chat on the line (QueueViews). */
+  newcomerWait(attentionLineId: string): Promise<{ seconds: number | null; nobodyServing: boolean }> {
+    return this.views.newcomerWait(attentionLineId);
   }
 
   /**
    * Pushes the line's queue soon, paced (QUEUE_PUBLISH_INTERVAL_MS): the first call pushes at once,
    * calls while that push runs or within the interval after it fold into one trailing push, so a
    * busy line costs at most one queue view and one round of position pushes per interval, however
-   * many routing rounds it has, and its customers still end told their last position.
+   * many routing rounds it has, and its customers still end told their last position. The pacing
+   * stays with routing, which asks for it after each round; the push itself is QueueViews'.
    */
   publishQueueSoon(attentionLineId: string): void {
     this.publishing.request(attentionLineId);
   }
 
   /**
-   * Pushes the campaign's queue soon, folding calls the same way: every presence change of an
-   * agent logged into the campaign asks for it (routeAgent), and so does every line push of the
-   * campaign, so a burst of changes costs a few views, each read after the changes it covers,
-   * instead of one query and one tenant-wide broadcast per change. One push at a time per campaign
-   * also keeps an older view from overtaking a newer one.
+   * Pushes the line's queue and its customers' changed positions now (QueueViews). The pacing above
+   * pushes through this method, so every push of a line is one call here (queue-pacing.e2e-spec counts them).
    */
-  publishCampaignSoon(tenantId: string, campaignId: string): void {
-    this.coalesce(this.publishingCampaigns, campaignId, async () => {
-      const views = await this.withViewVersion(`campaign:${campaignId}`, async (db) => ({
-        value: await this.campaignQueues(tenantId, [campaignId], db),
-      }));
-      for (const campaign of views) {
-        emitEphemeral(this.realtime, {
-          namespace: 'staff',
-          rooms: [roomName({ kind: 'tenant', id: tenantId })],
-          event: 'campaignQueue.updated',
-          data: campaign,
-        });
-      }
-    });
-  }
-
-  /**
-   * Runs `push` now unless a push of the same key is being prepared; then that one goes round once
-   * more when done, so whatever changed before the call is seen by a push that starts after it.
-   */
-  private coalesce(pending: Map<string, { again: boolean }>, key: string, push: () => Promise<void>): void {
-    const state = pending.get(key);
-    if (state) {
-      state.again = true;
-      return;
-    }
-    const entry = { again: false };
-    pending.set(key, entry);
-    void (async () => {
-      try {
-        do {
-          entry.again = false;
-          await push().catch((error: Error) => this.logger.warn(`queue push: ${error.message}`));
-        } while (entry.again);
-      } finally {
-        pending.delete(key);
-      }
-    })();
-  }
-
-  /**
-   * Runs `read` in a transaction holding the view's version row (`line:<id>`, `campaign:<id>`),
-   * just moved to the next value of the shared sequence: every process's pushes of one view are
-   * read in version order, so a client keeping the highest version keeps the newest view (see
-   * VIEW_VERSIONS in the contract). `read` gets what the line's customers were last told, by any
-   * process, and may store what it tells them now.
-   */
-  private withViewVersion<T>(
-    key: string,
-    read: (db: Db, told: Record<string, string>) => Promise<{ value: T; told?: Record<string, string> }>,
-  ): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
-      const [row] = (await manager.query(
-        `INSERT INTO realtime_view_versions (view_key, version) VALUES ($1, nextval('realtime_view_version_seq'))
-         ON CONFLICT (view_key) DO UPDATE SET version = nextval('realtime_view_version_seq') RETURNING told`,
-        [key],
-      )) as { told: Record<string, string> }[];
-      const { value, told } = await read(manager, row.told);
-      if (told) await manager.query(`UPDATE realtime_view_versions SET told = $2 WHERE view_key = $1`, [key, JSON.stringify(told)]);
-      return value;
-    });
-  }
-
-  async publishQueue(attentionLineId: string): Promise<void> {
-    // The line's view and its customers' positions share the line's version, read in one transaction.
-    const { line, changed } = await this.withViewVersion(`line:${attentionLineId}`, async (db, previous) => {
-      const line = await this.lineQueue(attentionLineId, db);
-      // Only customers whose position or estimate moved since any process last told them hear about
-      // it, and only widget visitors: a messaging channel's customer has no socket to hear it on.
-      const told: Record<string, string> = {};
-      const changed: QueuePositionView[] = [];
-      for (const position of await this.rankedPositions(attentionLineId, db, hasVisitor)) {
-        const key = `${position.position}/${position.estimatedWaitSeconds}/${position.nobodyServing}`;
-        told[position.conversationId] = key;
-        if (previous[position.conversationId] !== key) changed.push(position);
-      }
-      // Nobody moved and nobody left: what was told stands, no need to write it again.
-      const same = changed.length === 0 && Object.keys(told).length === Object.keys(previous).length;
-      return { value: { line, changed }, told: same ? undefined : told };
-    });
-    const { tenantId, campaignId, ...view } = line;
-    emitEphemeral(this.realtime, {
-      namespace: 'staff',
-      rooms: [roomName({ kind: 'tenant', id: tenantId }), roomName({ kind: 'line', id: attentionLineId })],
-      event: 'queue.updated',
-      data: view,
-    });
-    if (campaignId) this.publishCampaignSoon(tenantId, campaignId);
-    emitEphemeralPerRoom(this.realtime, {
-      namespace: 'visitor',
-      event: 'queue.position',
-      pushes: changed.map((position) => ({ room: roomName({ kind: 'conversation', id: position.conversationId }), data: position })),
-    });
+  publishQueue(attentionLineId: string): Promise<void> {
+    return this.views.publishQueue(attentionLineId);
   }
 }
