@@ -11,7 +11,8 @@
  *   await suite.stop()   // worker first, then the API; safe to call twice or after a failed start
  *
  * Suites that start a worker run one at a time (a lock held from start to stop, waited for): a
- * worker writes its status updates as outbox rows that ANY API process's poller may deliver, to
+ * worker writes its status updates as outbox rows that ANY API process's poller may deliver (once
+ * stale: its commit wakes only its own deployment's APIs, see outboxWakeChannel), to
  * that process's own Redis prefix, so two such suites at once (jest runs two files at a time) lose
  * each other's desk pushes when on different prefixes, or take each other's provider sends (each
  * worker pointed at its own fake) when on the same one.
@@ -164,10 +165,11 @@ export async function startSuiteApi(options: SuiteApiOptions = {}): Promise<Suit
     RATE_LIMIT_RESET_IP: '100000',
     ...(options.worker
       ? {
-          // The worker's status updates are outbox rows an API's poller delivers once stale: sooner than
-          // the browser tier's API (2 s), so this suite's pushes reach this API's sockets. Known cost: every
-          // suite shares the browser database, so on a loaded machine this API can also take another
-          // suite's row its own API has not marked yet (a database per worker suite would end that).
+          // The worker's status updates are outbox rows its commit announces on this suite's wake channel
+          // (named after its queue prefix: only this API hears it). A missed one is left to the pollers,
+          // this one sooner than the browser tier's API (2 s), so this suite's pushes reach this API's
+          // sockets; on a loaded machine another suite's API polling the shared browser database could
+          // still take such a row first (a database per worker suite would end that).
           OUTBOX_STALE_MS: '800',
           OUTBOX_POLL_MS: '200',
           // The worker must not dial other suites' campaigns.

@@ -1,8 +1,9 @@
 import { QUEUES, outboxJob } from '../queues';
 import {
   INSERT_OUTBOX_SQL,
-  OUTBOX_WAKE_CHANNEL,
   insertOutbox,
+  outboxWakeChannel,
+  ownOutboxWakeChannel,
   jobEffect,
   outboxColumns,
   socketEffect,
@@ -67,9 +68,17 @@ describe('typed outbox writer (shared by the API and the worker)', () => {
     const written = await insertOutbox(runner, effects, { wakeRelay: true });
     expect(calls.map((call) => call.sql)).toEqual([INSERT_OUTBOX_SQL, 'SELECT pg_notify($1, $2)', 'SELECT pg_notify($1, $2)']);
     const notified = calls.slice(1).map((call) => call.params);
-    expect(notified.map(([channel]) => channel)).toEqual([OUTBOX_WAKE_CHANNEL, OUTBOX_WAKE_CHANNEL]);
+    expect(notified.map(([channel]) => channel)).toEqual([ownOutboxWakeChannel(), ownOutboxWakeChannel()]);
     expect(notified.flatMap(([, payload]) => wokenOutboxIds(payload as string))).toEqual(written.ids);
     expect(wokenOutboxIds(notified[1][1] as string)).toEqual(['401']);
+  });
+
+  it('names one wake channel per deployment (its QUEUE_PREFIX), a plain identifier whatever the prefix', () => {
+    const channel = outboxWakeChannel('centralita-test-1-browser-messaging');
+    expect(channel).toMatch(/^[a-z0-9_]{1,63}$/);
+    expect(outboxWakeChannel('centralita-test-1-browser')).not.toBe(channel);
+    expect(ownOutboxWakeChannel({ QUEUE_PREFIX: ' centralita-test-1-browser-messaging ' })).toBe(channel);
+    expect(ownOutboxWakeChannel({})).toBe(outboxWakeChannel('centralita'));
   });
 
   it('reads only ids out of a wake-up payload', () => {

@@ -5,6 +5,7 @@
  * the removal of a delayed job. Every effect is typed here, from the socket event maps
  * (realtime.ts) and the queue registry (queues.ts), so the API and the worker write the same rows.
  */
+import { createHash } from 'node:crypto';
 import type { OutboxJob, QueueName } from '../queues';
 import type { StaffServerEvents, VisitorServerEvents } from '../realtime';
 
@@ -78,20 +79,30 @@ export interface OutboxQueryRunner {
 }
 
 /**
- * The PostgreSQL channel a process without a relay of its own (the worker) notifies, inside the
- * transaction that wrote its rows, with their ids. PostgreSQL delivers a notification only when its
- * transaction commits (and never for one rolled back), so the API's relay (OutboxWakeListener)
- * hears of committed rows at once instead of waiting for its poller to find them stale.
+ * The PostgreSQL channel on which a process without a relay of its own (the worker) announces,
+ * inside the transaction that wrote its rows, their ids. PostgreSQL delivers a notification only
+ * when its transaction commits (and never for one rolled back), so the API's relays
+ * (OutboxWakeListener) hear of committed rows at once instead of waiting for their poller to find
+ * them stale. One channel per deployment, named after its QUEUE_PREFIX (its API and worker share
+ * it, as they share its Redis keys): an API of another deployment on the same database would claim
+ * the rows and push them into its own Redis streams, where this deployment's sockets never look.
+ * A lower-case identifier (a digest of the prefix), so LISTEN needs no quoting and any prefix fits.
  */
-export const OUTBOX_WAKE_CHANNEL = 'centralita_outbox_written';
-/** Ids per notification: a payload stays far below PostgreSQL's 8,000-byte limit. */
+export function outboxWakeChannel(queuePrefix: string): string {
+  return `centralita_outbox_${createHash('sha256').update(queuePrefix).digest('hex').slice(0, 16)}`;
+}
+
+/** This process's deployment's wake channel: its QUEUE_PREFIX as the API's and the worker's configs read it. */
+export function ownOutboxWakeChannel(env: NodeJS.ProcessEnv = process.env): string {
+  return outboxWakeChannel(env.QUEUE_PREFIX?.trim() || 'centralita');
+}
 const WAKE_IDS_PER_NOTIFICATION = 400;
 
 /**
  * Writes `effects` as outbox rows through `runner` (which must be inside the transaction of the
  * change they belong to) and answers their ids with their columns. The API's `writeOutbox` wraps it
  * to hand the rows to its relay after commit. A process that has no relay (the worker) passes
- * `wakeRelay`: the rows' ids are notified on OUTBOX_WAKE_CHANNEL, delivered at commit, and the
+ * `wakeRelay`: the rows' ids are notified on its deployment's wake channel (ownOutboxWakeChannel), delivered at commit, and the
  * API's relays claim them at once; should no API process hear it, the poller delivers any row older
  * than OUTBOX_STALE_MS.
  */
@@ -105,8 +116,9 @@ export async function insertOutbox(
   const rows = (await runner.query(INSERT_OUTBOX_SQL, [topics, payloads])) as { id: string | number }[];
   const ids = rows.map((row) => String(row.id));
   if (options.wakeRelay) {
+    const channel = ownOutboxWakeChannel();
     for (let start = 0; start < ids.length; start += WAKE_IDS_PER_NOTIFICATION) {
-      await runner.query('SELECT pg_notify($1, $2)', [OUTBOX_WAKE_CHANNEL, ids.slice(start, start + WAKE_IDS_PER_NOTIFICATION).join(',')]);
+      await runner.query('SELECT pg_notify($1, $2)', [channel, ids.slice(start, start + WAKE_IDS_PER_NOTIFICATION).join(',')]);
     }
   }
   return { ids, topics, payloads };

@@ -1,7 +1,8 @@
-import { OUTBOX_WAKE_CHANNEL, wokenOutboxIds } from '@centralita/contracts/server';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { outboxWakeChannel, wokenOutboxIds } from '@centralita/contracts/server';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Client, type ClientConfig } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OutboxRelay } from './outbox-relay.service';
 
 type PostgresConnectionOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
@@ -11,8 +12,8 @@ const RECONNECT_FIRST_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
 
 /**
- * Hears the worker's committed outbox rows (OUTBOX_WAKE_CHANNEL, notified inside the transaction
- * that wrote them: see insertOutbox) and hands their ids to this process's relay, which claims them
+ * Hears the worker's committed outbox rows (its deployment's wake channel, outboxWakeChannel of
+ * QUEUE_PREFIX, notified inside the transaction that wrote them: see insertOutbox) and hands their ids to this process's relay, which claims them
  * with SKIP LOCKED: every API process hears each notification, one delivers. Without it a status
  * tick, an inbound e-mail or a sentiment alert written by the worker waited for the poller to find
  * it stale (OUTBOX_STALE_MS + up to OUTBOX_POLL_MS, 2-3 s). One dedicated connection, outside the
@@ -26,11 +27,15 @@ export class OutboxWakeListener implements OnApplicationBootstrap, OnApplication
   private stopped = false;
   private retryMs = RECONNECT_FIRST_MS;
   private retryTimer: NodeJS.Timeout | null = null;
+  private readonly channel: string;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly relay: OutboxRelay,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.channel = outboxWakeChannel(config.queuePrefix);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.listen();
@@ -53,7 +58,7 @@ export class OutboxWakeListener implements OnApplicationBootstrap, OnApplication
     if (this.stopped) return;
     const client = new Client(connectionConfig(this.dataSource.options as PostgresConnectionOptions));
     client.on('notification', (message) => {
-      if (message.channel !== OUTBOX_WAKE_CHANNEL) return;
+      if (message.channel !== this.channel) return;
       const ids = wokenOutboxIds(message.payload);
       // Ids without their records: the relay claims them from the table (FOR UPDATE SKIP LOCKED).
       if (ids.length > 0) this.relay.kick(ids);
@@ -70,7 +75,8 @@ export class OutboxWakeListener implements OnApplicationBootstrap, OnApplication
     client.on('end', () => lost('connection ended'));
     try {
       await client.connect();
-      await client.query(`LISTEN ${OUTBOX_WAKE_CHANNEL}`);
+      // A plain lower-case identifier (outboxWakeChannel): nothing to quote.
+      await client.query(`LISTEN ${this.channel}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       if (this.stopped) return;
