@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ALWAYS_OPEN, api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser, newPage, signIn } from '../support/browser';
 import { eventually } from '../support/eventually';
+import { takeWorkerLock } from '../support/suite-api';
 
 /**
  * Outbound dialing end to end: the built worker runs the dialer with the carrier simulator (every
@@ -30,7 +31,14 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
   const agentEmail = `outbound-${randomBytes(4).toString('hex')}@demo.centralita.io`;
   const agentName = `Outbound Agent ${randomBytes(2).toString('hex')}`;
 
+  /** The run's suite-worker lock (see takeWorkerLock), held from before this suite's worker starts until it stopped. */
+  let releaseWorkerLock: () => void = () => undefined;
+
   beforeAll(async () => {
+    // Every worker reads every mailbox of the tier's database and announces what it stores to its own
+    // API: this suite's worker would take an email suite's mail and route it through the tier's API,
+    // whose pushes never reach that suite's desk. Suites with a worker run one at a time.
+    releaseWorkerLock = await takeWorkerLock();
     const session = await api<{ accessToken: string; user: { clientId: string } }>('POST', '/api/auth/login', null, {
       email: DEMO.admin,
       password: DEMO_PASSWORD,
@@ -84,7 +92,8 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
       if (i === 0) agent = page;
       else supervisor = page;
     }
-  }, 60_000);
+    // The suite-worker lock may be waited for (up to 200 s) before the setup starts.
+  }, 260_000);
 
   /** A new agent of the demo tenant, serving no line. */
   async function newAgent(tag: string): Promise<{ id: string; email: string }> {
@@ -125,6 +134,7 @@ describe('Outbound dialing: agent desk and live campaign board', () => {
       worker.kill('SIGTERM');
       await new Promise((resolve) => worker!.once('exit', resolve));
     }
+    releaseWorkerLock();
     for (const context of contexts) await context.close();
     await browser?.close();
   });

@@ -12,6 +12,7 @@ import { startSmtpPeer, type SmtpPeer } from '../../apps/api/test/email/support/
 import { startDovecot, type RunningDovecot } from '../support/dovecot';
 import { eventually } from '../support/eventually';
 import { api, createDemoAgent, DEMO, DEMO_PASSWORD, launchBrowser } from '../support/browser';
+import { takeWorkerLock } from '../support/suite-api';
 
 /**
  * /emails/SendEmail (issue 20 item 4) in a browser: the agent, available in the desk, opens the
@@ -77,7 +78,14 @@ describe('Send email from /emails/SendEmail (browser)', () => {
     await exited;
   }
 
+  /** The run's suite-worker lock (see takeWorkerLock), held from before this suite's worker starts until it stopped. */
+  let releaseWorkerLock: () => void = () => undefined;
+
   beforeAll(async () => {
+    // Every worker reads every mailbox of the tier's database and announces what it stores to its own
+    // API: while another suite's worker runs, it can take this suite's mail and route it through an API
+    // whose pushes never reach this desk. Suites with a worker run one at a time.
+    releaseWorkerLock = await takeWorkerLock();
     mkdirSync(SCREENSHOTS, { recursive: true });
     const browserDatabase = new URL(process.env.DATABASE_URL!);
     browserDatabase.pathname = `/${process.env.CENTRALITA_BROWSER_TEST_DB}`;
@@ -176,13 +184,15 @@ describe('Send email from /emails/SendEmail (browser)', () => {
     await agent.goto('/conversations/agentConversations');
     await agent.locator('[data-testid=connection-status][data-status=online]').waitFor();
     await agent.getByTestId('presence-available').click();
-  }, 240_000);
+    // The suite-worker lock may be waited for (up to 200 s) before the setup starts.
+  }, 440_000);
 
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
     await browser?.close();
     if (account) await call('DELETE', `/api/channel-accounts/${account.id}`).catch(() => undefined);
     await stop(workerProcess);
+    releaseWorkerLock();
     await stop(apiProcess);
     await smtp?.close();
     await dovecot?.close();
