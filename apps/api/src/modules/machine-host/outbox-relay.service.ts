@@ -12,6 +12,8 @@ const JOB_DEADLINE_MS = 3000;
 const MARK_DELAY_MS = 100;
 /** Marked at once when this many are waiting. */
 const MARK_BATCH_MAX = 2000;
+/** Announced rows claimed in one transaction at most (see wake). */
+const WOKEN_PER_CLAIM = 500;
 
 /**
  * How a delivered job is retried when its consumer fails. The API's own queues retry fast (a
@@ -76,6 +78,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Ids the fast path delivered, waiting for the next `UPDATE … delivered_at` (see markSoon). */
   private toMark: string[] = [];
   private markTimer: NodeJS.Timeout | null = null;
+  /** Ids announced by other processes, waiting for the next claim (see wake). */
+  private woken: string[] = [];
+  private wakeQueued = false;
   /** Jobs of the API's own queues running in this process (see perform), settled or not. */
   private readonly localRuns = new Set<Promise<void>>();
 
@@ -121,6 +126,24 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       this.flushQueued = true;
       this.enqueue(() => this.flush());
     }
+  }
+
+  /**
+   * Rows another process committed and announced (OutboxWakeListener): claimed by id, as many as
+   * were announced by the time the relay gets to them in one claim, so a burst of the worker's
+   * status ticks costs one transaction, not one each (every API process hears every announcement,
+   * and all but one find the rows taken).
+   */
+  wake(ids: string[]): void {
+    this.woken.push(...ids);
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    this.enqueue(async () => {
+      this.wakeQueued = false;
+      const claimed = this.woken.splice(0, WOKEN_PER_CLAIM);
+      if (this.woken.length > 0) this.wake([]);
+      await this.deliverById(claimed);
+    });
   }
 
   /** Resolves once everything kicked so far has been attempted and marked (tests, benchmarks, shutdown). */

@@ -61,7 +61,7 @@ export class OutboxWakeListener implements OnApplicationBootstrap, OnApplication
       if (message.channel !== this.channel) return;
       const ids = wokenOutboxIds(message.payload);
       // Ids without their records: the relay claims them from the table (FOR UPDATE SKIP LOCKED).
-      if (ids.length > 0) this.relay.kick(ids);
+      if (ids.length > 0) this.relay.wake(ids);
     });
     // An error or end of the connection: drop it and connect again later (the poller covers the gap).
     const lost = (reason: string) => {
