@@ -185,12 +185,18 @@ describe('Agent desk through a working day', () => {
     // message first). Both are sent, in order, once each, and nothing typed is lost.
     let answer!: () => void;
     const held = new Promise<void>((resolve) => (answer = resolve));
+    // The socket shows both messages before their answers are fulfilled: the route is removed only
+    // once both were (a handler still running after unroute fails with "Route is already handled").
+    let fulfilled = 0;
+    let bothAnswered!: () => void;
+    const answeredBoth = new Promise<void>((resolve) => (bothAnswered = resolve));
     const sends = '**/api/webchat/conversation/messages';
     await second.route(sends, async (route) => {
       if (route.request().method() !== 'POST') return route.continue();
       const response = await route.fetch();
       await held;
       await route.fulfill({ response });
+      if (++fulfilled === 2) bothAnswered();
     });
     const input = second.getByTestId('webchat-input');
     const firstSent = second.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/conversation/messages'));
@@ -200,6 +206,7 @@ describe('Agent desk through a working day', () => {
     await input.fill('Anyone there?');
     await input.press('Enter');
     answer();
+    await answeredBoth;
     for (const text of ['Hello?', 'Anyone there?']) await second.getByTestId('message-list').getByText(text, { exact: true }).waitFor();
     await second.unroute(sends);
     expect(await input.inputValue()).toBe('');
