@@ -270,7 +270,10 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     expect((await t.http().post(`/api/outbound/agent/preview/${previewed.callId}/dial`).set(bearer(previewing.token))).status).toBe(200);
     // The dialer sees the request and holds it: nothing placed beyond the trunk's one line.
     await eventually(() => expect(dialer.previewsAwaitingLine.get(previewed.callId)).toBe(trunkId));
-    expect(log).toContainEqual(`preview call ${previewed.callId} waits for a line on trunk ${trunkId} (1 of 1 in use)`);
+    // Logged once the wait is recorded on the contact, a statement after the dialer holds the call.
+    await eventually(() =>
+      expect(log).toContainEqual(`preview call ${previewed.callId} waits for a line on trunk ${trunkId} (1 of 1 in use)`),
+    );
     expect(carrier.originated.map((call) => call.to)).toEqual(['+34912000701']);
     expect(await calls(preview)).toEqual([]);
     // The agent's desk is told, by a push and on asking again.
