@@ -16,9 +16,19 @@ describe(ConfigCrypto.name, () => {
     const crypto = new ConfigCrypto({ CONFIG_ENCRYPTION_KEY: key, NODE_ENV: 'test' });
     const a = crypto.encrypt('x');
     expect(crypto.encrypt('x')).not.toBe(a);
+    // Flip one bit of the ciphertext: a replacement byte could equal the real one (1 in 256).
     const parts = a.split('.');
-    parts[3] = Buffer.from('y').toString('base64');
+    const data = Buffer.from(parts[3], 'base64');
+    data[0] ^= 0x01;
+    parts[3] = data.toString('base64');
     expect(() => crypto.decrypt(parts.join('.'))).toThrow();
+  });
+
+  it('refuses a truncated authentication tag (GCM would otherwise accept 4 bytes)', () => {
+    const crypto = new ConfigCrypto({ CONFIG_ENCRYPTION_KEY: key, NODE_ENV: 'test' });
+    const parts = crypto.encrypt('secret').split('.');
+    parts[2] = Buffer.from(parts[2], 'base64').subarray(0, 4).toString('base64');
+    expect(() => crypto.decrypt(parts.join('.'))).toThrow(/unknown secret format/);
   });
 
   it('refuses to start in production without a key, and a key of the wrong size', () => {

@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
+/** GCM authentication tag length written and required (the full 128 bits). */
+const AUTH_TAG_BYTES = 16;
 const KEY_HELP = 'CONFIG_ENCRYPTION_KEY must be 32 bytes (64 hex characters or base64)';
 const MISSING =
   'CONFIG_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes as 64 hex characters, e.g. `openssl rand -hex 32`); the API and the worker must share it';
@@ -87,8 +89,14 @@ export class ConfigCrypto {
   decrypt(stored: string): string {
     const [version, iv, tag, data] = stored.split('.');
     if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('unknown secret format');
-    const decipher = createDecipheriv('aes-256-gcm', this.requireKey(), Buffer.from(iv, 'base64'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    const tagBytes = Buffer.from(tag, 'base64');
+    // GCM accepts tags as short as 4 bytes unless told otherwise; a truncated tag would weaken the
+    // authentication to a guessable size, so only the full 16 bytes written by encrypt() are read.
+    if (tagBytes.length !== AUTH_TAG_BYTES) throw new Error('unknown secret format');
+    const decipher = createDecipheriv('aes-256-gcm', this.requireKey(), Buffer.from(iv, 'base64'), {
+      authTagLength: AUTH_TAG_BYTES,
+    });
+    decipher.setAuthTag(tagBytes);
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
   }
 
