@@ -30,13 +30,12 @@ async function createBrowserDatabase(): Promise<string> {
   const name = `${process.env.CENTRALITA_TEST_DB}_browser`;
   const admin = new Client({ connectionString: process.env.CENTRALITA_ADMIN_DATABASE_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  // A copy of the run's migrated template (global-setup).
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.CENTRALITA_TEST_TEMPLATE_DB}`);
   await admin.end();
   process.env.CENTRALITA_BROWSER_TEST_DB = name;
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
-  const { runMigrations } = await import('../../apps/api/src/database/migrate');
-  await runMigrations(url.toString());
   return url.toString();
 }
 

@@ -18,9 +18,11 @@ export default async function globalTeardown(): Promise<void> {
   process.env.CENTRALITA_TEST_DB_DROPPED = '1';
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  if (process.env.CENTRALITA_BROWSER_TEST_DB)
-    await admin.query(`DROP DATABASE IF EXISTS ${process.env.CENTRALITA_BROWSER_TEST_DB} WITH (FORCE)`);
+  // The run's database, its template, the browser tier's and every suite's (all named after the run's).
+  const escaped = name.replace(/[\\_%]/g, (c) => `\\${c}`);
+  const databases = (await admin.query(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [name, `${escaped}\\_%`]))
+    .rows as { datname: string }[];
+  for (const { datname } of databases) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   await admin.end();
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const stream = redis.scanStream({ match: `${process.env.QUEUE_PREFIX}*`, count: 500 });

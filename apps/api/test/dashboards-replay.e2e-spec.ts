@@ -66,7 +66,7 @@ describe('dashboards replay of a scripted day', () => {
     fakeDateOnly(at(-60));
     // Its own queues: other suites' API processes run on the real clock and would take this one's
     // timer jobs (stamped with the scripted day, long overdue for them) and fire them at once.
-    t = await startTestApp({ jwt: { accessTtlSeconds: 3600 }, queuePrefix: `${process.env.QUEUE_PREFIX}-replay` });
+    t = await startTestApp({ jwt: { accessTtlSeconds: 3600 }, queuePrefix: `${process.env.QUEUE_PREFIX}-replay` }, { ownDatabase: true });
     tenant = await createTenant(t.dataSource);
     lineA = await createLine(t.dataSource, tenant, 'Sales');
     lineB = await createLine(t.dataSource, tenant, 'Billing');

@@ -25,7 +25,7 @@ describe('inactivity timer', () => {
   beforeAll(async () => {
     process.env.INACTIVITY_TIMEOUT_SECONDS = String(TIMEOUT_S);
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
+    t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });
     timers = new Queue(QUEUES.machineTimers, { connection: { url: process.env.REDIS_URL! }, prefix: PREFIX });
   });
   afterAll(async () => {

@@ -33,7 +33,7 @@ describe('outbound dialer: why a running campaign dials nobody (e2e)', () => {
   beforeAll(async () => {
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
+    t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });

@@ -28,7 +28,7 @@ describe('outbound dialer: an answered call and a waiting agent meet whichever c
   beforeAll(async () => {
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
+    t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
     calls = t.app.get(CallHostService);

@@ -81,7 +81,7 @@ describe('outbound dialer routing: campaign trunks and agent softphones (e2e)', 
     // As in outbound-dialer.e2e-spec.ts: this prefix's outbox rows all go by the fast path.
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX, outgoingAllowedCidrs: TEST_NETWORK });
+    t = await startTestApp({ queuePrefix: PREFIX, outgoingAllowedCidrs: TEST_NETWORK }, { ownDatabase: true });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });

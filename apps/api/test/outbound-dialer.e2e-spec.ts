@@ -31,7 +31,7 @@ describe('outbound dialer with the carrier simulator (e2e)', () => {
     // where their sockets never see them: this suite's rows all go by the fast path.
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
+    t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });

@@ -21,7 +21,7 @@ describe('routing requests run where they were committed', () => {
   beforeAll(async () => {
     // Its own queues: its poller must not deliver other suites' rows into them.
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: prefix });
+    t = await startTestApp({ queuePrefix: prefix }, { ownDatabase: true });
     queue = new Queue(QUEUES.routing, { connection: { url: process.env.REDIS_URL! }, prefix });
   });
   afterAll(async () => {

@@ -12,7 +12,7 @@ describe('socket connection-state recovery', () => {
 
   beforeAll(async () => {
     // Its own stream: other suites of the run push enough events to trim a shared one during the drop.
-    t = await startTestApp({ queuePrefix: `${process.env.QUEUE_PREFIX}-recovery` });
+    t = await startTestApp({ queuePrefix: `${process.env.QUEUE_PREFIX}-recovery` }, { ownDatabase: true });
   });
 
   afterAll(async () => {

@@ -19,7 +19,7 @@ describe('outbound call steps are timed after their lock', () => {
     // Own queues, and no outbox poller: other suites' rows are not ours to deliver (see outbound-dialer).
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: `${process.env.QUEUE_PREFIX ?? 'centralita'}-call-time` });
+    t = await startTestApp({ queuePrefix: `${process.env.QUEUE_PREFIX ?? 'centralita'}-call-time` }, { ownDatabase: true });
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
   });

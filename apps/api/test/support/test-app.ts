@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import type { ConfigOverrides } from '../../src/config/app-config';
 import { createApp } from '../../src/main';
 import { REDIS } from '../../src/modules/redis/redis.module';
+import { createSuiteDatabase } from './suite-database';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -20,9 +21,20 @@ export interface TestApp {
 /**
  * The real API (real PostgreSQL and Redis from global-setup) listening on port 0. Every suite
  * runs from 127.0.0.1, and suites run in parallel: the per-IP limits are raised here, and the
- * rate-limit suite sets its own.
+ * rate-limit suite sets its own. `ownDatabase`: on a database of its own (suite-database.ts),
+ * dropped on close — for an app on a queue prefix of its own that waits for its own effects.
  */
-export async function startTestApp(config: ConfigOverrides = {}): Promise<TestApp> {
+export async function startTestApp(config: ConfigOverrides = {}, options: { ownDatabase?: boolean } = {}): Promise<TestApp> {
+  const database = options.ownDatabase ? await createSuiteDatabase() : null;
+  try {
+    return await listen(database ? { ...config, databaseUrl: database.url } : config, async () => database?.drop());
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+}
+
+async function listen(config: ConfigOverrides, afterClose: () => Promise<void>): Promise<TestApp> {
   const app = await createApp({
     config: {
       ...config,
@@ -42,7 +54,10 @@ export async function startTestApp(config: ConfigOverrides = {}): Promise<TestAp
     http: () => request(url),
     dataSource: app.get(DataSource),
     redis: app.get<Redis>(REDIS),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      await afterClose();
+    },
   };
 }
 

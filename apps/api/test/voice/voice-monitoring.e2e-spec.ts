@@ -25,11 +25,8 @@ describe('supervisor monitoring of a live call (e2e)', () => {
   let commands: Queue<VoiceCommand>;
 
   beforeAll(async () => {
-    const poll = process.env.OUTBOX_POLL_MS;
-    process.env.OUTBOX_POLL_MS = '3600000';
-    t = await startTestApp({ queuePrefix: PREFIX });
-    if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
-    else process.env.OUTBOX_POLL_MS = poll;
+    // A deployment of its own (see suite-database.ts): no other suite's process acts on its calls.
+    t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     commands = new Queue(QUEUES.voiceCommands, { connection: redis, prefix: PREFIX });
   });

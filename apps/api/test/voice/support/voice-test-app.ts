@@ -23,9 +23,10 @@ export interface VoiceTestApp {
 }
 
 /**
- * An API on its own queue prefix with calls connectable (VOICE_CONNECT_ENABLED on unless
- * `connectEnabled` is false: then callers are offered to nobody) and no outbox poller (other suites'
- * rows are not ours), for suites that play the worker's part on the voice queues;
+ * An API on its own queue prefix and its own database (suite-database.ts: another suite's routing
+ * sweeper would otherwise give our callers to our agents and send the `connect` to its own voice
+ * queue), with calls connectable (VOICE_CONNECT_ENABLED on unless `connectEnabled` is false: then
+ * callers are offered to nobody), for suites that play the worker's part on the voice queues;
  * `afterCallWorkSeconds`, when given, is the host's after-call-work timer for this app.
  */
 export async function startVoiceTestApp(
@@ -33,15 +34,14 @@ export async function startVoiceTestApp(
   options: { afterCallWorkSeconds?: number; accessTtlSeconds?: number; connectEnabled?: boolean } = {},
 ): Promise<VoiceTestApp> {
   const prefix = `${process.env.QUEUE_PREFIX ?? 'centralita'}-${name}-${process.pid}`;
-  const saved = { OUTBOX_POLL_MS: process.env.OUTBOX_POLL_MS, AFTER_CALL_WORK_SECONDS: process.env.AFTER_CALL_WORK_SECONDS };
-  process.env.OUTBOX_POLL_MS = '3600000';
+  const saved = { AFTER_CALL_WORK_SECONDS: process.env.AFTER_CALL_WORK_SECONDS };
   if (options.afterCallWorkSeconds !== undefined) process.env.AFTER_CALL_WORK_SECONDS = String(options.afterCallWorkSeconds);
   let t: TestApp;
   try {
-    t = await startTestApp({
-      queuePrefix: prefix,
-      ...(options.accessTtlSeconds ? { jwt: { accessTtlSeconds: options.accessTtlSeconds } } : {}),
-    });
+    t = await startTestApp(
+      { queuePrefix: prefix, ...(options.accessTtlSeconds ? { jwt: { accessTtlSeconds: options.accessTtlSeconds } } : {}) },
+      { ownDatabase: true },
+    );
   } finally {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
