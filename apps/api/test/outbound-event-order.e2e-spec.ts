@@ -5,6 +5,7 @@ import { eventually } from '../../../test/support/eventually';
 import { OutboundEventsService } from '../src/modules/outbound/outbound-events.service';
 import { createTenant, createUser, type TestTenant } from './support/factories';
 import { ALWAYS_OPEN, createPhoneList } from './support/outbound';
+import { createSuiteDatabase, type SuiteDatabase } from './support/suite-database';
 import { bearer, login, startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -17,6 +18,7 @@ const CALLS = 24;
 describe('outbound carrier events across two API processes (e2e)', () => {
   let a: TestApp;
   let b: TestApp;
+  let database: SuiteDatabase;
   let redis: Redis;
   let queue: Queue<OutboundCallEventJob>;
   let tenant: TestTenant;
@@ -26,9 +28,11 @@ describe('outbound carrier events across two API processes (e2e)', () => {
     // Own queues, and no outbox poller: other suites' rows are not ours to deliver (see outbound-dialer).
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
+    // ...and a database of their own (see suite-database.ts).
+    database = await createSuiteDatabase();
     [a, b] = await Promise.all([
-      startTestApp({ queuePrefix: PREFIX, outboundEventsConcurrency: 8 }),
-      startTestApp({ queuePrefix: PREFIX, outboundEventsConcurrency: 8 }),
+      startTestApp({ queuePrefix: PREFIX, databaseUrl: database.url, outboundEventsConcurrency: 8 }),
+      startTestApp({ queuePrefix: PREFIX, databaseUrl: database.url, outboundEventsConcurrency: 8 }),
     ]);
     if (poll === undefined) delete process.env.OUTBOX_POLL_MS;
     else process.env.OUTBOX_POLL_MS = poll;
@@ -54,6 +58,7 @@ describe('outbound carrier events across two API processes (e2e)', () => {
     await queue.close();
     redis.disconnect();
     await Promise.all([a.close(), b.close()]);
+    await database.drop();
   });
 
   it('applies each call’s events in the dialer’s order whoever consumes them, and a re-delivered event once', async () => {

@@ -10,6 +10,7 @@ import {
   accountConversations,
   channelDesk,
   channelSuite,
+  channelSuiteDatabase,
   connectChannelAccount,
   startChannelApi,
   stopChild,
@@ -66,6 +67,8 @@ describe('S3 file store (e2e: API, worker process, S3 fake, WhatsApp fake)', () 
       driver: 's3',
       s3: { endpoint: s3.url, region: 'eu-west-3', bucket: BUCKET, prefix, forcePathStyle: true, ...credentials },
     };
+    // The suite's database first: the worker started before the API uses it too.
+    await channelSuiteDatabase(suite);
     worker = spawnChild('report-worker.child.ts', { ...process.env, NODE_ENV: 'test', QUEUE_PREFIX: suite.queuePrefix, ...s3Env });
     t = await startChannelApi(suite, { fileStore });
     await worker.ready;

@@ -13,6 +13,7 @@ import {
   type StaffMember,
   type StaffSocket,
 } from '../support/realtime';
+import { createSuiteDatabase, type SuiteDatabase } from '../support/suite-database';
 import { bearer, startTestApp, type TestApp } from '../support/test-app';
 
 const GRACE_SECONDS = 2;
@@ -36,18 +37,20 @@ describe('agent presence across API processes', () => {
   const settings = {
     DISCONNECT_GRACE_SECONDS: String(GRACE_SECONDS),
     PRESENCE_HEARTBEAT_MS: String(HEARTBEAT_MS),
-    // The outbox pollers of A and B would deliver other suites' stale rows into this prefix's
-    // streams, where those suites' sockets never see them; this suite's rows go by the fast path.
+    // This suite's rows go by the fast path (the pollers' timing is not part of what it shows).
     OUTBOX_POLL_MS: '3600000',
   };
+  // A and B are a deployment of their own: their queue prefix and database (suite-database.ts).
+  let database: SuiteDatabase | undefined;
   const saved = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
 
   // Two API processes booting on a loaded two-core machine take longer than the default hook budget.
   beforeAll(async () => {
     Object.assign(process.env, settings);
-    const child = spawnChild('api.child.ts', { ...process.env, QUEUE_PREFIX: PREFIX });
+    database = await createSuiteDatabase();
+    const child = spawnChild('api.child.ts', { ...process.env, QUEUE_PREFIX: PREFIX, DATABASE_URL: database.url });
     second = child;
-    a = await startTestApp({ queuePrefix: PREFIX });
+    a = await startTestApp({ queuePrefix: PREFIX, databaseUrl: database.url });
     await child.ready;
     const url = /listening (\S+)/.exec(child.output())?.[1];
     if (!url) throw new Error(`the second API printed no URL:\n${child.output()}`);
@@ -61,6 +64,7 @@ describe('agent presence across API processes', () => {
       await second.exited;
     }
     await a?.close();
+    await database?.drop();
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;

@@ -16,6 +16,7 @@ import {
   type StaffMember,
   type StaffSocket,
 } from '../../support/realtime';
+import { createSuiteDatabase, type SuiteDatabase } from '../../support/suite-database';
 import { bearer, login, startTestApp, type TestApp } from '../../support/test-app';
 
 /**
@@ -31,21 +32,37 @@ import { bearer, login, startTestApp, type TestApp } from '../../support/test-ap
  *   const online = await agentOnline(t, desk);            // staff socket recorded, presence logged in
  *   ... finally: online.socket.close(); await stopChild(worker); await t.close();
  *
- * Each suite gets its OWN queue prefix (Redis queues and socket stream): channel-inbound jobs run on
- * any API process of the prefix and channel-send jobs on any worker of it, whose adapters point at
- * that process's own fakes; on the run's shared prefix another suite's processes would take them.
- * Pushes the worker writes (a send's 'sent' or 'failed') are delivered by whichever API poller of
- * the run claims them first, so a suite reads those through REST; pushes of its own API processes
- * (receipts applied, messages taken in) reach its sockets.
+ * Each suite is a deployment of its own: its OWN queue prefix (Redis queues and socket stream) and
+ * its own database (channelSuiteDatabase). channel-inbound jobs run on any API process of the
+ * prefix and channel-send jobs on any worker of it, whose adapters point at that process's own
+ * fakes; on the run's shared prefix another suite's processes would take them, and on the shared
+ * database another suite's routing sweeper and outbox poller would act on its rows.
  */
 export interface ChannelSuite {
   queuePrefix: string;
   /** The provider endpoints (META_GRAPH_URL, TELEGRAM_API_URL, X_API_URL, …) and switches (CHANNEL_X_ENABLED) of the suite. */
   env: Record<string, string>;
+  /** The suite's database, made on first use (channelSuiteDatabase). */
+  database?: Promise<SuiteDatabase>;
 }
 
 export function channelSuite(name: string, env: Record<string, string>): ChannelSuite {
   return { queuePrefix: `${process.env.QUEUE_PREFIX ?? 'ct'}-${name}-${randomBytes(3).toString('hex')}`, env };
+}
+
+/**
+ * The suite's own database (suite-database.ts), made on first use and made the test file's
+ * DATABASE_URL (jest gives each file its own process.env): every process the file starts from then
+ * on — the harness's, and children or data sources a suite starts itself — uses it. A suite that
+ * starts a child before its first API awaits this first. Dropped by the run's teardown (an API of
+ * the suite may be stopped and started again, so no one close can drop it).
+ */
+export function channelSuiteDatabase(suite: ChannelSuite): Promise<SuiteDatabase> {
+  suite.database ??= createSuiteDatabase().then((database) => {
+    process.env.DATABASE_URL = database.url;
+    return database;
+  });
+  return suite.database;
 }
 
 /**
@@ -56,15 +73,18 @@ export function channelSuite(name: string, env: Record<string, string>): Channel
  */
 export async function startChannelApi(suite: ChannelSuite, config: ConfigOverrides = {}): Promise<TestApp> {
   Object.assign(process.env, suite.env);
-  return startTestApp({ queuePrefix: suite.queuePrefix, ...config });
+  const database = await channelSuiteDatabase(suite);
+  return startTestApp({ queuePrefix: suite.queuePrefix, databaseUrl: database.url, ...config });
 }
 
 /** The real worker in a child process, taking the suite's channel-send jobs and calling its fakes. */
 export async function startChannelSendWorker(suite: ChannelSuite, env: Record<string, string> = {}): Promise<ChildWorker> {
+  const database = await channelSuiteDatabase(suite);
   const worker = spawnChild('../channels/support/channel-send-worker.child.ts', {
     ...process.env,
     NODE_ENV: 'test',
     QUEUE_PREFIX: suite.queuePrefix,
+    DATABASE_URL: database.url,
     ...suite.env,
     ...env,
   });

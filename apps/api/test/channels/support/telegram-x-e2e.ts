@@ -5,6 +5,7 @@ import { eventually } from '../../../../../test/support/eventually';
 import { createUser, type TestTenant } from '../../support/factories';
 import { spawnChild, type ChildWorker } from '../../support/processes';
 import { createCampaign, createLine, createStaff, createTenant, data, type StaffMember } from '../../support/realtime';
+import { createSuiteDatabase } from '../../support/suite-database';
 import { bearer, login, startTestApp, type TestApp } from '../../support/test-app';
 
 /**
@@ -26,11 +27,11 @@ export const STACK_START_MS = 150_000;
 
 export async function startChannelStack(env: Record<string, string>): Promise<ChannelStack> {
   const prefix = `${process.env.QUEUE_PREFIX ?? 'ct'}-${randomBytes(3).toString('hex')}`;
-  // The suites read delivery statuses from the database and the desk's HTTP API, never from the
-  // sockets the worker's outbox rows feed: the relay's polling keeps its defaults, so this API's
-  // poller claims no other suite's fresh rows into this prefix.
+  // A deployment of its own (queue prefix and database, see suite-database.ts): no other suite's
+  // process takes its jobs, routes its customers or delivers its outbox rows.
+  const database = await createSuiteDatabase();
   Object.assign(process.env, env);
-  const childEnv = { ...process.env, NODE_ENV: 'test', QUEUE_PREFIX: prefix };
+  const childEnv = { ...process.env, NODE_ENV: 'test', QUEUE_PREFIX: prefix, DATABASE_URL: database.url };
   const children: ChildWorker[] = [];
   const stop = async () => {
     for (const child of children) {
@@ -42,12 +43,13 @@ export async function startChannelStack(env: Record<string, string>): Promise<Ch
   };
   children.push(spawnChild('api.child.ts', childEnv));
   children.push(spawnChild('../channels/support/channel-send-worker.child.ts', childEnv));
-  const started = startTestApp({ queuePrefix: prefix });
+  const started = startTestApp({ queuePrefix: prefix, databaseUrl: database.url });
   const results = await Promise.allSettled([started, ...children.map((child) => child.ready)]);
   const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failure) {
     await stop();
     await started.then((app) => app.close()).catch(() => undefined);
+    await database.drop();
     throw failure.reason;
   }
   const a = await started;
@@ -58,6 +60,7 @@ export async function startChannelStack(env: Record<string, string>): Promise<Ch
     close: async () => {
       await stop();
       await a.close();
+      await database.drop();
     },
   };
 }
