@@ -1,12 +1,9 @@
-import type { TransitionRecord } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../common/app.exception';
 import type { EntityManager } from 'typeorm';
-import { writeOutbox, type OutboxEffect } from './outbox';
-import { appendTransitionLog, type LoggedEntity } from './transition-log';
+import { StepRows, withPgStepRows } from './step-rows';
 import {
   insertAtVersion,
-  writeVersioned,
   writeVersionedBatch,
   type AtVersionInsert,
   type ColumnTypes,
@@ -58,7 +55,7 @@ export interface QueueWaitRow {
  * who may see it (the tenant) is the host's check. PgMachineRows is the real one, FakeMachineRows
  * (machine-rows.fake.ts) the in-memory one the host's unit specs run on.
  */
-export abstract class MachineRows {
+export abstract class MachineRows extends StepRows {
   /** The conversation, locked FOR UPDATE by the manager's transaction. */
   abstract lockConversation(manager: EntityManager, id: string): Promise<ConversationRow | undefined>;
   /** The conversation as committed, without a lock. */
@@ -74,18 +71,6 @@ export abstract class MachineRows {
   abstract insertConversation(manager: EntityManager, row: NewConversationRow): Promise<ConversationRow>;
   /** Inserts the row unless the agent has one; answers whether it did. */
   abstract insertAgent(manager: EntityManager, row: NewAgentRow): Promise<boolean>;
-  /** The log row of a step written without writeVersioned (an entity's creation). */
-  abstract appendLog(
-    manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void>;
-  /** One step: row, log row and outbox rows, in one statement; null when the version moved (see writeVersioned). */
-  abstract writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null>;
   /** Several rows' steps in one statement, each version-checked on its own (see writeVersionedBatch). */
   abstract writeVersionedBatch<TRow>(
     manager: EntityManager,
@@ -94,8 +79,6 @@ export abstract class MachineRows {
   ): Promise<(Written<TRow> | null)[]>;
   /** A row that belongs to the machine's row at a version, with its outbox rows (see insertAtVersion). */
   abstract insertAtVersion<TRow>(manager: EntityManager, write: AtVersionInsert): Promise<Written<TRow> | null>;
-  /** Outbox rows of the manager's transaction, handed to the relay after commit; answers their ids. */
-  abstract writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]>;
   /** The waits a queue timeout on the line is armed from (the policy read before a step's effects). */
   abstract readQueueWait(manager: EntityManager, attentionLineId: string, tenantId: string): Promise<QueueWaitRow>;
 }
@@ -110,7 +93,7 @@ const AGENT_WITH_NAME = `SELECT p.*, u.name FROM agent_presence p JOIN users u O
 
 /** The machine host's tables in PostgreSQL. */
 @Injectable()
-export class PgMachineRows extends MachineRows {
+export class PgMachineRows extends withPgStepRows(MachineRows) {
   async lockConversation(manager: EntityManager, id: string): Promise<ConversationRow | undefined> {
     const [row] = (await manager.query(`SELECT * FROM conversations WHERE id = $1 FOR UPDATE`, [id])) as ConversationRow[];
     return row;
@@ -176,32 +159,12 @@ export class PgMachineRows extends MachineRows {
     return inserted.length > 0;
   }
 
-  appendLog(
-    manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void> {
-    return appendTransitionLog(manager, entity, id, tenantId, record, version, data);
-  }
-
-  writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null> {
-    return writeVersioned<TRow>(manager, write);
-  }
-
   writeVersionedBatch<TRow>(manager: EntityManager, writes: VersionedWrite[], types: ColumnTypes): Promise<(Written<TRow> | null)[]> {
     return writeVersionedBatch<TRow>(manager, writes, types);
   }
 
   insertAtVersion<TRow>(manager: EntityManager, write: AtVersionInsert): Promise<Written<TRow> | null> {
     return insertAtVersion<TRow>(manager, write);
-  }
-
-  writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]> {
-    return writeOutbox(manager, effects);
   }
 
   async readQueueWait(manager: EntityManager, attentionLineId: string, tenantId: string): Promise<QueueWaitRow> {

@@ -1,9 +1,6 @@
-import type { TransitionRecord } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { writeOutbox, type OutboxEffect } from '../machine-host/outbox';
-import { appendTransitionLog, type LoggedEntity } from '../machine-host/transition-log';
-import { writeVersioned, type VersionedWrite, type Written } from '../machine-host/versioned-write';
+import { StepRows, withPgStepRows } from '../machine-host/step-rows';
 import type { CallRow, CampaignRow } from './outbound-rows';
 
 /** A call's first row: what the dialer reported and its machine's first snapshot (planCreate). */
@@ -49,7 +46,7 @@ export type DueTimerRow = Pick<CampaignRow, 'id' | 'timer_event' | 'timer_at'>;
  * FakeOutboundMachineRows (outbound-machine-rows.fake.ts) the in-memory one the hosts' unit specs
  * run on.
  */
-export abstract class OutboundMachineRows {
+export abstract class OutboundMachineRows extends StepRows {
   // outbound_calls
 
   /** Whether the call's row exists (a create reported twice is ignored). */
@@ -123,28 +120,11 @@ export abstract class OutboundMachineRows {
   abstract savepoint(manager: EntityManager, name: string): Promise<void>;
   /** Undoes what the manager's transaction wrote since the savepoint, keeping its locks. */
   abstract rollbackToSavepoint(manager: EntityManager, name: string): Promise<void>;
-
-  // What every step writes
-
-  /** The log row of a step written without writeVersioned (an entity's creation). */
-  abstract appendLog(
-    manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void>;
-  /** One step: row, log row and outbox rows, in one statement; null when the version moved (see writeVersioned). */
-  abstract writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null>;
-  /** Outbox rows of the manager's transaction, handed to the relay after commit; answers their ids. */
-  abstract writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]>;
 }
 
 /** The outbound hosts' tables in PostgreSQL. */
 @Injectable()
-export class PgOutboundMachineRows extends OutboundMachineRows {
+export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
   async callExists(manager: EntityManager, id: string): Promise<boolean> {
     const [exists] = (await manager.query(`SELECT id FROM outbound_calls WHERE id = $1`, [id])) as { id: string }[];
     return exists !== undefined;
@@ -312,25 +292,5 @@ export class PgOutboundMachineRows extends OutboundMachineRows {
 
   async rollbackToSavepoint(manager: EntityManager, name: string): Promise<void> {
     await manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
-  }
-
-  appendLog(
-    manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void> {
-    return appendTransitionLog(manager, entity, id, tenantId, record, version, data);
-  }
-
-  writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null> {
-    return writeVersioned<TRow>(manager, write);
-  }
-
-  writeOutbox(manager: EntityManager, effects: OutboxEffect[]): Promise<string[]> {
-    return writeOutbox(manager, effects);
   }
 }
