@@ -394,6 +394,10 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     expect(await anaPage.getByTestId('chat-window').locator('[data-testid=channel-badge][data-channel=phone]').first().textContent()).toBe(
       'Teléfono',
     );
+    // A caller reads no text: the composer is off and says why, in Spanish.
+    const composer = anaPage.getByTestId('chat-input');
+    expect(await composer.isDisabled()).toBe(true);
+    expect(await composer.getAttribute('placeholder')).toBe('Llamada de voz: quien llama no lee mensajes');
     await shoot(anaPage, 'desk-phone-call-es.png', true);
     await anaPage.getByTestId('chat-transfer').click();
     const option = anaPage.locator(`[data-testid=transfer-agent][data-target-id="${bruno.id}"]`);

@@ -83,6 +83,8 @@ export const API_MESSAGE_KEYS = [
   'consultTargetUnavailable',
   'consultNoSoftphone',
   'consultTargetFull',
+  // a phone conversation has no text path to the caller
+  'phoneNoText',
   // call recordings
   'audioNotFound',
 ] as const;

@@ -8,6 +8,14 @@ import type { ChannelKind } from './constants';
 export type MessagingKind = Exclude<ChannelKind, 'webchat'>;
 export const MESSAGING_KINDS: readonly MessagingKind[] = ['whatsapp', 'facebook', 'instagram', 'telegram', 'twitter', 'email'];
 
+/** Whether a conversation's channel is one of a provider account (MESSAGING_KINDS): its sends obey that channel's rules. */
+export function isMessagingChannel(channel: string | null): channel is MessagingKind {
+  return channel !== null && (MESSAGING_KINDS as readonly string[]).includes(channel);
+}
+
+/** The conversation channel of a caller (the stored spelling; the console names it 'Phone'): no text reaches them. */
+export const PHONE_CHANNEL = 'phone';
+
 /** A sent message's way to the customer; only forward (sent < delivered < read), `failed` is terminal. */
 export type MessageDeliveryStatus = 'pending' | 'sent' | 'delivered' | 'read' | 'failed';
 export const DELIVERY_STATUS_RANK: Record<MessageDeliveryStatus, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };

@@ -246,6 +246,29 @@ describe('inbound voice: attended transfer of a connected call (e2e)', () => {
     expect(await status(ana)).toBe('afterCallWork');
   });
 
+  it('refuses a text in a phone conversation (409 phoneNoText, nothing stored, the agent still in call): the caller reads no text', async () => {
+    const { tenant, lineId, trunkId } = await phoneTenant();
+    const ana = await agent(tenant, lineId, 'ana7');
+    const { conversationId } = await connectedCall(tenant, trunkId, lineId, ana);
+    const stored = async () =>
+      (
+        (await t.dataSource.query(`SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1 AND sender_kind = 'agent'`, [
+          conversationId,
+        ])) as { n: number }[]
+      )[0]!.n;
+
+    const refused = await t
+      .http()
+      .post(`/api/agent/conversations/${conversationId}/messages`)
+      .set(bearer(tokens.get(ana)!))
+      .send({ text: 'Hola, ¿me oye?', clientMessageId: randomUUID() });
+    expect(refused.status).toBe(409);
+    expect(messageKey(refused)).toBe('phoneNoText');
+    expect(await stored()).toBe(0);
+    expect(await conversation(conversationId)).toMatchObject({ status: 'Active', agent_id: ana });
+    expect(await status(ana)).toBe('inCall');
+  });
+
   it('holds the consulted agent from the ring: routing offers them no other call, and a failed ring releases them to ready', async () => {
     const { tenant, lineId, trunkId } = await phoneTenant();
     const ana = await agent(tenant, lineId, 'ana4');

@@ -422,14 +422,18 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                       disabled={
                         selected.status !== 'Active' ||
                         selected.agentId !== state.me.id ||
+                        // A caller reads no text: the call bar above is how the agent reaches them.
+                        selected.channel === 'phone' ||
                         (replyWindow.state !== null && replyWindow.state.kind !== 'loading' && !allowsFreeText(replyWindow.state))
                       }
                       disabledReason={
-                        replyWindow.state?.kind === 'optedOut'
-                          ? t('desk.window.optedOut')
-                          : replyWindow.state?.kind === 'closed'
-                            ? t('desk.window.closedNoTemplates')
-                            : undefined
+                        selected.channel === 'phone'
+                          ? t('desk.chat.phoneNoText')
+                          : replyWindow.state?.kind === 'optedOut'
+                            ? t('desk.window.optedOut')
+                            : replyWindow.state?.kind === 'closed'
+                              ? t('desk.window.closedNoTemplates')
+                              : undefined
                       }
                       predefined={predefined}
                       emoticons={emoticons}

@@ -316,10 +316,7 @@ export class DeskService {
         clientMessageId: input.clientMessageId,
         attachments: input.attachments,
         template: input.template,
-        beforeStore: (manager, row) =>
-          OutboundRulesService.isMessaging(row)
-            ? this.rules.assertCanSend(manager, row, input.template ? 'template' : 'text')
-            : Promise.resolve(),
+        beforeStore: (manager, row) => this.rules.assertCanSend(manager, row, input.template ? 'template' : 'text'),
       },
       (row) => DeskService.requireHandler(principal, row),
     );

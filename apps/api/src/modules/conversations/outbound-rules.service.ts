@@ -1,4 +1,4 @@
-import { type ReplyWindowView, type TemplateView } from '@centralita/contracts';
+import { isMessagingChannel, PHONE_CHANNEL, type ReplyWindowView, type TemplateView } from '@centralita/contracts';
 import { isSettingOn, replyWindowState } from '@centralita/contracts/server';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -39,8 +39,9 @@ export class OutboundRulesService {
     private readonly accounts: ChannelAccountsService,
   ) {}
 
+  /** A provider's channel (not web chat, not a phone call): its sends obey the rules above. */
   static isMessaging(conversation: Pick<ConversationRow, 'channel'>): boolean {
-    return conversation.channel !== 'webchat';
+    return isMessagingChannel(conversation.channel);
   }
 
   private async facts(conversation: ConversationRow, manager: EntityManager = this.dataSource.manager): Promise<OutboundFacts> {
@@ -90,6 +91,12 @@ export class OutboundRulesService {
    * an opted-out contact, free text outside the reply window. Runs in the storing transaction.
    */
   async assertCanSend(manager: EntityManager, conversation: ConversationRow, kind: 'text' | 'template', now = new Date()): Promise<void> {
+    // A caller reads nothing: a text written in their conversation would be stored and reach nobody.
+    if (conversation.channel === PHONE_CHANNEL)
+      throw new AppException('conflict', {
+        message: 'A phone conversation has no text channel: the caller cannot read messages.',
+        messageKey: 'phoneNoText',
+      });
     if (!OutboundRulesService.isMessaging(conversation)) return;
     const facts = await this.facts(conversation, manager);
     if (!facts.account_id || !facts.enabled) {
