@@ -60,8 +60,8 @@ describe('dashboards replay of a scripted day', () => {
     // Nothing times out during the script; the queue and inactivity timers would otherwise fire at scripted instants.
     process.env.QUEUE_TIMEOUT_SECONDS = '864000';
     process.env.INACTIVITY_TIMEOUT_SECONDS = '864000';
-    // Its own queue prefix means its own socket stream: its outbox poller must not deliver other
-    // suites' stale rows there (their sockets would never see them).
+    // Its own queue prefix and database; no outbox poller: its rows go by the fast path, at the
+    // scripted instants.
     process.env.OUTBOX_POLL_MS = '3600000';
     fakeDateOnly(at(-60));
     // Its own queues: other suites' API processes run on the real clock and would take this one's

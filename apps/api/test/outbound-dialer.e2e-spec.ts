@@ -27,8 +27,8 @@ describe('outbound dialer with the carrier simulator (e2e)', () => {
   const carriers: SimulatedCarrier[] = [];
 
   beforeAll(async () => {
-    // Its outbox poller would deliver other suites' stale rows into this prefix's socket stream,
-    // where their sockets never see them: this suite's rows all go by the fast path.
+    // Its own queues and database (no other suite's process touches its rows), and no outbox
+    // poller: this suite's rows all go by the fast path, so what it sees does not wait on a poll.
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
     t = await startTestApp({ queuePrefix: PREFIX }, { ownDatabase: true });

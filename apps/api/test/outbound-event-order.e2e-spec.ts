@@ -25,7 +25,7 @@ describe('outbound carrier events across two API processes (e2e)', () => {
   let campaign: DialerCampaignView;
 
   beforeAll(async () => {
-    // Own queues, and no outbox poller: other suites' rows are not ours to deliver (see outbound-dialer).
+    // Own queues, and no outbox poller (see outbound-dialer)...
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
     // ...and a database of their own (see suite-database.ts).

@@ -19,7 +19,7 @@ describe('routing requests run where they were committed', () => {
   const savedPoll = process.env.OUTBOX_POLL_MS;
 
   beforeAll(async () => {
-    // Its own queues: its poller must not deliver other suites' rows into them.
+    // Its own queues and database; no poller: only the relay's local path delivers what it commits.
     process.env.OUTBOX_POLL_MS = '3600000';
     t = await startTestApp({ queuePrefix: prefix }, { ownDatabase: true });
     queue = new Queue(QUEUES.routing, { connection: { url: process.env.REDIS_URL! }, prefix });

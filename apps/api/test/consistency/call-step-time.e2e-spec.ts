@@ -16,7 +16,7 @@ describe('outbound call steps are timed after their lock', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    // Own queues, and no outbox poller: other suites' rows are not ours to deliver (see outbound-dialer).
+    // Own queues and database, and no outbox poller (see outbound-dialer).
     const poll = process.env.OUTBOX_POLL_MS;
     process.env.OUTBOX_POLL_MS = '3600000';
     t = await startTestApp({ queuePrefix: `${process.env.QUEUE_PREFIX ?? 'centralita'}-call-time` }, { ownDatabase: true });
