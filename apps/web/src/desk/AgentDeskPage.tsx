@@ -3,13 +3,14 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { Button } from 'primereact/button';
 import { Dialog } from 'primereact/dialog';
-import type {
-  AppRoute,
-  AttachmentView,
-  ChannelKindView,
-  ConversationContext,
-  ConversationView,
-  TransferTargets,
+import {
+  PHONE_CHANNEL,
+  type AppRoute,
+  type AttachmentView,
+  type ChannelKindView,
+  type ConversationContext,
+  type ConversationView,
+  type TransferTargets,
 } from '@centralita/contracts';
 import { isReadyAgentStatus, type Actor } from '@centralita/domain';
 import { describeError } from '../api/error-text';
@@ -369,7 +370,7 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                 </div>
               </header>
               <div className="desk-video-dock" ref={setVideoDock} data-testid="video-dock" />
-              {selected.channel === 'phone' && selected.status === 'Active' && selected.agentId === state.me.id ? (
+              {selected.channel === PHONE_CHANNEL && selected.status === 'Active' && selected.agentId === state.me.id ? (
                 <CallConsultBar
                   key={`${selected.id}:${consultVersion}`}
                   api={api}
@@ -423,11 +424,11 @@ export function AgentDeskPage({ route }: { route: AppRoute }) {
                         selected.status !== 'Active' ||
                         selected.agentId !== state.me.id ||
                         // A caller reads no text: the call bar above is how the agent reaches them.
-                        selected.channel === 'phone' ||
+                        selected.channel === PHONE_CHANNEL ||
                         (replyWindow.state !== null && replyWindow.state.kind !== 'loading' && !allowsFreeText(replyWindow.state))
                       }
                       disabledReason={
-                        selected.channel === 'phone'
+                        selected.channel === PHONE_CHANNEL
                           ? t('desk.chat.phoneNoText')
                           : replyWindow.state?.kind === 'optedOut'
                             ? t('desk.window.optedOut')

@@ -39,11 +39,6 @@ export class OutboundRulesService {
     private readonly accounts: ChannelAccountsService,
   ) {}
 
-  /** A provider's channel (not web chat, not a phone call): its sends obey the rules above. */
-  static isMessaging(conversation: Pick<ConversationRow, 'channel'>): boolean {
-    return isMessagingChannel(conversation.channel);
-  }
-
   private async facts(conversation: ConversationRow, manager: EntityManager = this.dataSource.manager): Promise<OutboundFacts> {
     const [facts] = (await manager.query(
       `SELECT a.id AS account_id, a.kind, a.settings, a.enabled AND a.deleted_at IS NULL AS enabled, k.opted_out_at,
@@ -70,7 +65,7 @@ export class OutboundRulesService {
   /** GET /api/conversations/:id/reply-window */
   async view(conversation: ConversationRow, now = new Date()): Promise<ReplyWindowView> {
     const base = { conversationId: conversation.id, channel: conversation.channel as ReplyWindowView['channel'] };
-    if (!OutboundRulesService.isMessaging(conversation)) {
+    if (!isMessagingChannel(conversation.channel)) {
       return { ...base, open: true, until: null, humanAgentUntil: null, templates: false, optedOut: false };
     }
     const facts = await this.facts(conversation);
@@ -97,7 +92,7 @@ export class OutboundRulesService {
         message: 'A phone conversation has no text channel: the caller cannot read messages.',
         messageKey: 'phoneNoText',
       });
-    if (!OutboundRulesService.isMessaging(conversation)) return;
+    if (!isMessagingChannel(conversation.channel)) return;
     const facts = await this.facts(conversation, manager);
     if (!facts.account_id || !facts.enabled) {
       throw new AppException('conflict', {

@@ -1,4 +1,4 @@
-import { LANGUAGES, QUEUES, outboxJob, roomName, type Language } from '@centralita/contracts';
+import { isMessagingChannel, LANGUAGES, QUEUES, outboxJob, roomName, type Language } from '@centralita/contracts';
 import { jobEffect } from '@centralita/contracts/server';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
@@ -48,7 +48,7 @@ export class RequeueNoticeService implements OnModuleInit {
 
   async notice(manager: EntityManager, conversation: ConversationRow): Promise<OutboxEffect[]> {
     if (!TOLD.has(conversation.channel)) return [];
-    const messaging = OutboundRulesService.isMessaging(conversation);
+    const messaging = isMessagingChannel(conversation.channel);
     if (messaging) {
       try {
         await this.rules.assertCanSend(manager, conversation, 'text');

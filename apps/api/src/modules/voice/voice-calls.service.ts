@@ -1,4 +1,4 @@
-import { QUEUES, outboxJob, type VoiceCommand } from '@centralita/contracts';
+import { PHONE_CHANNEL, QUEUES, outboxJob, type VoiceCommand } from '@centralita/contracts';
 import { jobEffect } from '@centralita/contracts/server';
 import { retryableAgents, type AgentCandidate } from '@centralita/domain';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
@@ -9,7 +9,7 @@ import { MachineHostService } from '../machine-host/machine-host.service';
 import type { OutboxEffect } from '../machine-host/outbox';
 import type { ConversationRow } from '../machine-host/views';
 import { RoutingService, type ChannelOfferRule } from '../routing/routing.service';
-import { PHONE_CHANNEL, type VoiceCallRow } from './voice-events.service';
+import type { VoiceCallRow } from './voice-events.service';
 
 /** An inbound call as the console and reports read it (GET /api/voice/conversations/:id/call). */
 export interface VoiceCallView {

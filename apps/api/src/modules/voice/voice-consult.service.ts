@@ -1,4 +1,4 @@
-import { QUEUES, outboxJob, type VoiceCallEvent, type VoiceCommand, type VoiceConsultView } from '@centralita/contracts';
+import { PHONE_CHANNEL, QUEUES, outboxJob, type VoiceCallEvent, type VoiceCommand, type VoiceConsultView } from '@centralita/contracts';
 import { jobEffect } from '@centralita/contracts/server';
 import { agentPresenceMachine, inCallCandidate, READY_AGENT_STATUSES, restore, sqlStatusList } from '@centralita/domain';
 import { Injectable } from '@nestjs/common';
@@ -73,7 +73,7 @@ export class VoiceConsultService {
         const held = await this.host.dispatchAgent(
           manager,
           agent.id,
-          { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel: CONSULT_CHANNEL },
+          { type: 'agent.callStarted', attentionLineId: call.attention_line_id, channel: PHONE_CHANNEL },
           { kind: 'system' },
           principal.clientId,
         );
@@ -235,9 +235,6 @@ const noSoftphone = () =>
 
 /** Conversation before call here, call before conversation in the call's events: a deadlock victim runs again. */
 const RETRY = { retry: true };
-
-/** The channel a consultation's presence is booked on (voice-events.service.ts PHONE_CHANNEL, not imported: a cycle). */
-const CONSULT_CHANNEL = 'phone';
 
 /** A `completing` / `cancelling` consultation the worker left unanswered past CONSULT_PENDING_SECONDS goes back to its last known state. */
 async function settleStuck(manager: EntityManager, tenantId: string, conversationId: string): Promise<void> {

@@ -25,8 +25,6 @@ import { applyConsultEvent, endConsultWithCall } from './voice-consult.service';
 import { applyMonitorEvent, monitorBarPush } from './voice-monitoring.service';
 import { admitEvent, type AdmitOutcome } from './voice-sequence';
 
-/** The conversation channel of a caller (defined with the other channels in contracts). */
-export { PHONE_CHANNEL };
 /**
  * The channel account of every phone contact of a tenant: the public telephone network. A caller is
  * one contact per tenant whatever number or trunk they call, so their calls share one timeline.
