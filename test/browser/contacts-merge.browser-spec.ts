@@ -113,7 +113,7 @@ describe('Merging contacts in the desk (browser)', () => {
     const earlier = randomUUID();
     await db.query(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, contact_id, created_at, closed_at)
-       VALUES ($1, $2, 'telegram', $3, $3, 'Closed', $4, '{}'::jsonb, 1, 'test', $5, now() - interval '2 days', now() - interval '2 days')`,
+       VALUES ($1, $2, 'telegram', $3, $3, 'Closed', $4, '{"value":"Closed","context":{}}'::jsonb, 1, 'test', $5, now() - interval '2 days', now() - interval '2 days')`,
       [earlier, tenant, lineId, `Iris Telegram ${tag}`, telegram],
     );
 

@@ -179,7 +179,7 @@ describeVoice('inbound phone day: IVR, desk softphone, transfer, disposition, re
     const earlier = randomUUID();
     await db.query(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, contact_id, created_at, closed_at)
-       VALUES ($1, $2, 'phone', $3, $3, 'Closed', $4, '{}'::jsonb, 1, 'test', $5, now() - interval '3 days', now() - interval '3 days')`,
+       VALUES ($1, $2, 'phone', $3, $3, 'Closed', $4, '{"value":"Closed","context":{}}'::jsonb, 1, 'test', $5, now() - interval '3 days', now() - interval '3 days')`,
       [earlier, tenantId, lineId, `Anterior ${tag}`, contactId],
     );
     caseId = (

@@ -3,6 +3,7 @@ import type { Principal } from '../src/modules/auth/principal';
 import { DeskService } from '../src/modules/conversations/desk.service';
 import { MessagesService } from '../src/modules/conversations/messages.service';
 import { MachineHostService } from '../src/modules/machine-host/machine-host.service';
+import { eventually } from '../../../test/support/eventually';
 import { createTenant } from './support/factories';
 import { createLine, openConversation } from './support/realtime';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -243,6 +244,43 @@ describe('agent replies without a transaction', () => {
       [`%${first.id}%`],
     )) as { n: number }[];
     expect(pushes[0].n).toBe(1);
+  });
+
+  it('is not held up by a transaction holding the conversation row (the locked path): the lock leaves a new message’s key check alone', async () => {
+    // The locked path (a customer message whose step has intents, or whose attempts were used up)
+    // holds the row, then inserts its message. A reply inserted meanwhile checks its foreign key
+    // with FOR KEY SHARE on the same row: under FOR UPDATE it waited for the holder, and if the
+    // holder's insert then waited for the reply's message number, PostgreSQL broke the cycle with
+    // "deadlock detected" (seen in CI). FOR NO KEY UPDATE serialises the writers alike and lets
+    // the key check through.
+    const { tenant, id, principal } = await activeConversation();
+    const desk = a.app.get(DeskService);
+    const holder = a.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await a.app.get(MachineHostService).lockConversation(holder.manager, id, tenant.client.id);
+      let sent = false;
+      const reply = desk.send(principal, id, { text: 'while the row is held' }).then((message) => {
+        sent = true;
+        return message;
+      });
+      const outcome = await eventually(async () => {
+        if (sent) return 'sent';
+        const [{ n }] = (await a.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO messages%' AND query LIKE '%FROM conversations%'`,
+        )) as { n: number }[];
+        if (n > 0) return 'waiting for the row holder';
+        throw new Error('the reply has neither been stored nor started waiting yet');
+      });
+      expect(outcome).toBe('sent');
+      expect((await reply).text).toBe('while the row is held');
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    expect((await storedMessages(id)).map((row) => row.text)).toEqual(['while the row is held']);
   });
 
   it('refuses a reply once the conversation was transferred or closed, as the locked path does, even from a kept row', async () => {

@@ -48,7 +48,7 @@ describe('Reports (e2e)', () => {
     const [row] = await sql(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, agent_id, status, customer_name, snapshot, version,
          last_event, created_at, closed_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $3, $4, $5, $6, '{}'::jsonb, 1, 'test', $7, $8) RETURNING id`,
+       VALUES (gen_random_uuid(), $1, $2, $3, $3, $4, $5::text, $6, jsonb_build_object('value', $5::text, 'context', '{}'::jsonb), 1, 'test', $7, $8) RETURNING id`,
       [
         owner.client.id,
         options.channel,
@@ -105,7 +105,7 @@ describe('Reports (e2e)', () => {
     if (role === 'AGENT')
       await sql(
         `INSERT INTO agent_presence (user_id, tenant_id, status, capacity, snapshot, version, last_event, state_since)
-         VALUES ($1, $2, 'available', 3, '{}'::jsonb, 1, 'test', now())`,
+         VALUES ($1, $2, 'available', 3, '{"value":"available","context":{}}'::jsonb, 1, 'test', now())`,
         [created.user.id, owner.client.id],
       );
     return { id: created.user.id, token: (await login(t, created.email, created.password)).accessToken };

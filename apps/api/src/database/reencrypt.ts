@@ -61,7 +61,7 @@ export async function reencryptSecrets(dataSource: DataSource, from: ConfigCrypt
   await dataSource.transaction(async (manager: EntityManager) => {
     for (const { table, key, column, shape } of ENCRYPTED_COLUMNS) {
       const rows = (await manager.query(
-        `SELECT "${key}" AS key, "${column}" AS value FROM "${table}" WHERE "${column}" IS NOT NULL FOR UPDATE`,
+        `SELECT "${key}" AS key, "${column}" AS value FROM "${table}" WHERE "${column}" IS NOT NULL FOR NO KEY UPDATE`,
       )) as {
         key: string;
         value: string | Record<string, string>;

@@ -64,7 +64,7 @@ describe('Shared file store across processes (e2e: two API processes and a worke
     supervisor = (await login(a, created.email, created.password)).accessToken;
     await sql(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, created_at)
-       SELECT gen_random_uuid(), $1, 'webchat', $2, $2, 'Closed', 'Cliente ' || n, '{}'::jsonb, 1, 'test',
+       SELECT gen_random_uuid(), $1, 'webchat', $2, $2, 'Closed', 'Cliente ' || n, '{"value":"Closed","context":{}}'::jsonb, 1, 'test',
               $3::timestamptz + n * interval '1 second'
          FROM generate_series(1, $4::int) AS n`,
       [tenant.client.id, line, new Date(T).toISOString(), ROWS],

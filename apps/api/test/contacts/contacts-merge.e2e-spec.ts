@@ -23,7 +23,7 @@ describe('Contacts: one person across channels (e2e)', () => {
     const id = randomUUID();
     await t.dataSource.query(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event, contact_id, created_at, closed_at)
-       VALUES ($1, $2, $3, $4, $4, $5, 'Ana', '{}'::jsonb, 1, 'test', $6, now() - $7 * interval '1 day', $8)`,
+       VALUES ($1, $2, $3, $4, $4, $5::text, 'Ana', jsonb_build_object('value', $5::text, 'context', '{}'::jsonb), 1, 'test', $6, now() - $7 * interval '1 day', $8)`,
       [id, fx.tenantA.client.id, channel, lineId, status, contactId, daysAgo, status === 'Closed' ? new Date() : null],
     );
     return id;
@@ -93,7 +93,7 @@ describe('Contacts: one person across channels (e2e)', () => {
     const id = randomUUID();
     await t.dataSource.query(
       `INSERT INTO conversations (id, tenant_id, channel, entry_line_id, attention_line_id, status, customer_name, snapshot, version, last_event)
-       VALUES ($1, $2, 'webchat', $3, $3, 'Closed', 'Ana', '{}'::jsonb, 1, 'test')`,
+       VALUES ($1, $2, 'webchat', $3, $3, 'Closed', 'Ana', '{"value":"Closed","context":{}}'::jsonb, 1, 'test')`,
       [id, fx.tenantA.client.id, lineId],
     );
     const response = await t.http().get(`/api/contacts/by-conversation/${id}`).set(bearer(fx.agentA)).expect(200);

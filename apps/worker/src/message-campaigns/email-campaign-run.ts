@@ -217,7 +217,7 @@ async function claim(deps: EmailCampaignDeps, campaignId: string, run: string, l
        SELECT q.id FROM message_campaign_recipients q
        WHERE q.campaign_id = $1 AND q.status = 'queued' AND (q.not_before IS NULL OR q.not_before <= now())
          AND EXISTS (SELECT 1 FROM message_campaigns c WHERE c.id = $1 AND c.status = 'running')
-       ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT $3)
+       ORDER BY q.seq FOR NO KEY UPDATE SKIP LOCKED LIMIT $3)
      RETURNING r.id, r.phone, r.name, r.address, r.attempts, r.seq, r.campaign_id)
      SELECT c.id, c.phone, c.name, c.address, c.attempts, e.fields
      FROM claimed c JOIN message_campaigns m ON m.id = c.campaign_id

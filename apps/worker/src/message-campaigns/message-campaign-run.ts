@@ -115,7 +115,7 @@ export function parameterValues(sources: ParameterSource[] | undefined, recipien
  *
  * Each recipient is a small state machine kept in PostgreSQL: queued → sending → sent → delivered →
  * read, or failed / skipped. A batch (the campaign's messages per second) is claimed with
- * FOR UPDATE SKIP LOCKED and marked `sending` with this run's token BEFORE the provider is called,
+ * FOR NO KEY UPDATE SKIP LOCKED and marked `sending` with this run's token BEFORE the provider is called,
  * and the provider gets the recipient's id as callback data (Meta echoes it in every status).
  *
  * The Cloud API has no idempotency key, so a run that died mid-send leaves `sending` rows whose fate
@@ -326,7 +326,7 @@ async function claim(deps: MessageCampaignDeps, campaignId: string, run: string,
        SELECT q.id FROM message_campaign_recipients q
        WHERE q.campaign_id = $1 AND q.status = 'queued' AND (q.not_before IS NULL OR q.not_before <= $4)
          AND EXISTS (SELECT 1 FROM message_campaigns c WHERE c.id = $1 AND c.status = 'running')
-       ORDER BY q.seq FOR UPDATE SKIP LOCKED LIMIT $3)
+       ORDER BY q.seq FOR NO KEY UPDATE SKIP LOCKED LIMIT $3)
      RETURNING r.id, r.phone, r.name, r.seq)
      SELECT id, phone, name FROM claimed ORDER BY seq`,
     [campaignId, run, Math.max(1, Math.floor(limit)), new Date(at)],

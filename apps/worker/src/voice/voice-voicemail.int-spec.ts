@@ -10,7 +10,7 @@ import { createTenant } from '../../../api/test/support/factories';
 import { eventually } from '../../../../test/support/eventually';
 import { freeUdpPort, rtpengineBinary, startRtpengine, type RunningRtpengine } from '../../../../test/support/rtpengine';
 import { CallRecordings, loadRecordingPolicy } from './call-recording';
-import { SipTestCaller, rms, toneShare } from './testing/sip-test-caller';
+import { SipTestCaller, hasToneWindow, rms, toneShare } from './testing/sip-test-caller';
 import type { VoiceConfig } from './voice-config';
 import type { VoiceEventSink } from './voice-events';
 import { VOICE_TONES } from './voice-media-files';
@@ -65,10 +65,8 @@ describeVoicemail('VoiceServer voicemail (real rtpengine pcap, real file store)'
     return started ? events.filter((event) => event.callId === started.callId) : [];
   };
   const types = (from: string) => callEvents(from).map((event) => event.type);
-  const heardTone = (caller: SipTestCaller, hz: number, from: number) => {
-    const frame = caller.samples(from, Date.now());
-    return frame.length >= 800 && rms(frame) > 200 && toneShare(frame, hz) > 0.3;
-  };
+  /** Whether the caller heard `hz` for 100 ms since `from` (the beep comes after the prompt goes on for a while). */
+  const heardTone = (caller: SipTestCaller, hz: number, from: number) => hasToneWindow(caller.samples(from, Date.now()), hz);
 
   /** A caller saying CALLER_HZ who pressed 9 at the prompt and heard the voicemail beep. */
   const atTheBeep = async (from: string) => {

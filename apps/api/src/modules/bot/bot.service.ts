@@ -194,7 +194,7 @@ export class BotService {
          ON CONFLICT (conversation_id) DO NOTHING`,
         [conversationId, tenantId, conversation.entry_line_id, reply.language],
       );
-      const [session] = (await manager.query(`SELECT * FROM bot_sessions WHERE conversation_id = $1 FOR UPDATE`, [
+      const [session] = (await manager.query(`SELECT * FROM bot_sessions WHERE conversation_id = $1 FOR NO KEY UPDATE`, [
         conversationId,
       ])) as SessionRow[];
       if (session!.handed_off_at) return { kind: 'handed-off' as const, session: session! };

@@ -159,7 +159,7 @@ export class CasesRepository {
 
   async findCase(m: EntityManager | null, tenantId: string, id: string, lock = false): Promise<CaseRow | null> {
     const [row]: CaseRow[] = await (m ?? this.dataSource.manager).query(
-      `SELECT * FROM cases WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT * FROM cases WHERE id = $1 AND tenant_id = $2${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [id, tenantId],
     );
     return row ?? null;

@@ -181,7 +181,7 @@ export class ContactsService {
       });
     await this.dataSource.transaction(async (manager) => {
       const rows = (await manager.query(
-        `SELECT id, person_id FROM contacts WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+        `SELECT id, person_id FROM contacts WHERE tenant_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
         [principal.clientId, [contactId, otherId]],
       )) as { id: string; person_id: string | null }[];
       if (rows.length < 2) throw AppException.notFound();
@@ -229,7 +229,7 @@ export class ContactsService {
   /** Takes one identity out of its person; a person left with a single identity is dissolved. */
   async unmerge(principal: Principal, contactId: string): Promise<ContactPersonView> {
     await this.dataSource.transaction(async (manager) => {
-      const [row] = (await manager.query(`SELECT id, person_id FROM contacts WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [
+      const [row] = (await manager.query(`SELECT id, person_id FROM contacts WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE`, [
         principal.clientId,
         contactId,
       ])) as { id: string; person_id: string | null }[];

@@ -270,7 +270,7 @@ export class MachineHostService {
     input: ConversationEventInput,
     actor: Actor,
     tenantId?: string,
-    /** The row as this transaction already locked it (FOR UPDATE), to skip reading it again. */
+    /** The row as this transaction already locked it (FOR NO KEY UPDATE), to skip reading it again. */
     locked?: ConversationRow,
   ): Promise<Dispatched<ConversationRow>> {
     const current = locked?.id === id ? locked : await this.lockConversation(manager, id, tenantId);
@@ -388,7 +388,7 @@ export class MachineHostService {
     input: AgentEventInput,
     actor: Actor,
     tenantId?: string,
-    /** The row as this transaction already locked it (FOR UPDATE, with the user's name), to skip reading it again. */
+    /** The row as this transaction already locked it (FOR NO KEY UPDATE, with the user's name), to skip reading it again. */
     locked?: AgentRow,
     /** Conversations this transaction already locked, for a step that re-queues them (see dispatchAgentRequeuing). */
     lockedConversations: ConversationRow[] = [],
@@ -406,7 +406,7 @@ export class MachineHostService {
   }
 
   /**
-   * Plans a conversation step on a row this transaction holds FOR UPDATE, with its effects, without
+   * Plans a conversation step on a row this transaction holds FOR NO KEY UPDATE, with its effects, without
    * writing the row (see planAgentStep). Effects that write other rows (releasing an agent)
    * are written at once, as in dispatchConversation; their outbox ids are in `outboxIds`.
    */
@@ -451,7 +451,7 @@ export class MachineHostService {
   /**
    * Steps the agent's machine (no I/O) and works out the row, log row and effects to write; refuses
    * an illegal event (illegal_transition). A caller making many steps on rows its transaction holds
-   * FOR UPDATE (routing) plans them all from the rows it holds (an agent's second step from its
+   * FOR NO KEY UPDATE (routing) plans them all from the rows it holds (an agent's second step from its
    * first plan's `next`), then writes them together with writeLockedSteps.
    */
   planAgentStep(current: AgentRow, input: AgentEventInput, actor: Actor): AgentStepPlan {

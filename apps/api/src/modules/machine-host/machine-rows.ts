@@ -56,13 +56,13 @@ export interface QueueWaitRow {
  * (machine-rows.fake.ts) the in-memory one the host's unit specs run on.
  */
 export abstract class MachineRows extends StepRows {
-  /** The conversation, locked FOR UPDATE by the manager's transaction. */
+  /** The conversation, locked FOR NO KEY UPDATE by the manager's transaction. */
   abstract lockConversation(manager: EntityManager, id: string): Promise<ConversationRow | undefined>;
   /** The conversation as committed, without a lock. */
   abstract readConversation(manager: EntityManager, id: string): Promise<ConversationRow | undefined>;
   /** The conversations Active with the agent, locked in id order (the lock order: conversations before agents). */
   abstract lockHeldConversations(manager: EntityManager, agentId: string): Promise<ConversationRow[]>;
-  /** The agent's presence row with the user's name, locked FOR UPDATE. */
+  /** The agent's presence row with the user's name, locked FOR NO KEY UPDATE. */
   abstract lockAgent(manager: EntityManager, userId: string): Promise<AgentRow | undefined>;
   /** The agent's presence row with the user's name, without a lock. */
   abstract readAgent(manager: EntityManager, userId: string): Promise<AgentRow | undefined>;
@@ -95,7 +95,7 @@ const AGENT_WITH_NAME = `SELECT p.*, u.name FROM agent_presence p JOIN users u O
 @Injectable()
 export class PgMachineRows extends withPgStepRows(MachineRows) {
   async lockConversation(manager: EntityManager, id: string): Promise<ConversationRow | undefined> {
-    const [row] = (await manager.query(`SELECT * FROM conversations WHERE id = $1 FOR UPDATE`, [id])) as ConversationRow[];
+    const [row] = (await manager.query(`SELECT * FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, [id])) as ConversationRow[];
     return row;
   }
 
@@ -105,13 +105,13 @@ export class PgMachineRows extends withPgStepRows(MachineRows) {
   }
 
   async lockHeldConversations(manager: EntityManager, agentId: string): Promise<ConversationRow[]> {
-    return (await manager.query(`SELECT * FROM conversations WHERE agent_id = $1 AND status = 'Active' ORDER BY id FOR UPDATE`, [
+    return (await manager.query(`SELECT * FROM conversations WHERE agent_id = $1 AND status = 'Active' ORDER BY id FOR NO KEY UPDATE`, [
       agentId,
     ])) as ConversationRow[];
   }
 
   async lockAgent(manager: EntityManager, userId: string): Promise<AgentRow | undefined> {
-    const [row] = (await manager.query(`${AGENT_WITH_NAME} WHERE p.user_id = $1 FOR UPDATE OF p`, [userId])) as AgentRow[];
+    const [row] = (await manager.query(`${AGENT_WITH_NAME} WHERE p.user_id = $1 FOR NO KEY UPDATE OF p`, [userId])) as AgentRow[];
     return row;
   }
 
@@ -124,7 +124,7 @@ export class PgMachineRows extends withPgStepRows(MachineRows) {
     return (await manager.query(
       `${AGENT_WITH_NAME}
        WHERE p.user_id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR p.tenant_id = $2)
-       ORDER BY p.user_id FOR UPDATE OF p`,
+       ORDER BY p.user_id FOR NO KEY UPDATE OF p`,
       [userIds, tenantId],
     )) as AgentRow[];
   }

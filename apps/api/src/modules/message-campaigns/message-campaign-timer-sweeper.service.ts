@@ -89,7 +89,7 @@ export class MessageCampaignTimerSweeper implements OnApplicationBootstrap, OnAp
   private async end(due: Due, at: Date): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const [locked] = (await manager.query(
-        `SELECT id FROM message_campaigns WHERE id = $1 AND ends_at <= $2 AND status IN ('scheduled', 'running', 'paused') FOR UPDATE SKIP LOCKED`,
+        `SELECT id FROM message_campaigns WHERE id = $1 AND ends_at <= $2 AND status IN ('scheduled', 'running', 'paused') FOR NO KEY UPDATE SKIP LOCKED`,
         [due.id, at],
       )) as unknown[];
       if (!locked) return;
@@ -128,7 +128,7 @@ export class MessageCampaignTimerSweeper implements OnApplicationBootstrap, OnAp
   private async resume(due: Due, at: Date): Promise<void> {
     await this.host.transaction(async (manager, outbox) => {
       const [campaign] = (await manager.query(
-        `SELECT id, run_generation FROM message_campaigns WHERE id = $1 AND status = 'running' AND resume_at <= $2 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, run_generation FROM message_campaigns WHERE id = $1 AND status = 'running' AND resume_at <= $2 FOR NO KEY UPDATE SKIP LOCKED`,
         [due.id, at],
       )) as { id: string; run_generation: number }[];
       if (!campaign) return;

@@ -397,7 +397,7 @@ export class MessageCampaignsService {
     await this.host.transaction(async (manager, outbox) => {
       const [campaign] = (await manager.query(
         `SELECT c.*, t.status AS template_status FROM message_campaigns c JOIN channel_templates t ON t.id = c.template_id
-         WHERE c.id = $1 AND c.tenant_id = $2 FOR UPDATE OF c`,
+         WHERE c.id = $1 AND c.tenant_id = $2 FOR NO KEY UPDATE OF c`,
         [id, principal.clientId],
       )) as { id: string; status: string; template_status: string; account_id: string; phone_list_id: string; run_generation: number }[];
       if (!campaign) throw AppException.notFound();

@@ -81,7 +81,7 @@ export class OutboundEventsService {
           return;
         case 'campaignExhausted':
           await this.tx.run(async (manager, w) => {
-            const [campaign] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 FOR UPDATE`, [
+            const [campaign] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 FOR NO KEY UPDATE`, [
               job.campaignId,
             ])) as CampaignRow[];
             if (campaign) await this.campaigns.completeIfExhausted(manager, w, campaign);

@@ -56,11 +56,11 @@ export abstract class OutboundMachineRows extends StepRows {
    * contact's attempt is already live).
    */
   abstract insertCall(manager: EntityManager, row: NewCallRow): Promise<CallRow | undefined>;
-  /** The call, locked FOR UPDATE by the manager's transaction. */
+  /** The call, locked FOR NO KEY UPDATE by the manager's transaction. */
   abstract lockCall(manager: EntityManager, id: string): Promise<CallRow | undefined>;
   /**
    * The id of the oldest call of the tenant answered by a person and still waiting for an agent,
-   * that the agent may take (the campaign's agents, the contact's preview agent), locked FOR UPDATE
+   * that the agent may take (the campaign's agents, the contact's preview agent), locked FOR NO KEY UPDATE
    * SKIP LOCKED.
    */
   abstract lockAnsweredCallFor(manager: EntityManager, tenantId: string, agentId: string): Promise<string | undefined>;
@@ -72,11 +72,11 @@ export abstract class OutboundMachineRows extends StepRows {
 
   // agent_presence, as the dialer picks from it (the agent's own steps are MachineHostService's)
 
-  /** The agent, if waiting for an outbound call and not locked by another transaction (FOR UPDATE SKIP LOCKED). */
+  /** The agent, if waiting for an outbound call and not locked by another transaction (FOR NO KEY UPDATE SKIP LOCKED). */
   abstract lockWaitingAgent(manager: EntityManager, userId: string): Promise<string | null>;
   /**
    * The agent of the tenant waiting longest for an outbound call, among the campaign's agents and
-   * not holding a preview record, locked FOR UPDATE SKIP LOCKED.
+   * not holding a preview record, locked FOR NO KEY UPDATE SKIP LOCKED.
    */
   abstract lockWaitingCampaignAgent(manager: EntityManager, tenantId: string, campaignId: string): Promise<string | null>;
 
@@ -99,16 +99,16 @@ export abstract class OutboundMachineRows extends StepRows {
 
   // dialer_campaigns, outbound_callbacks
 
-  /** The campaign (not deleted), locked FOR UPDATE. */
+  /** The campaign (not deleted), locked FOR NO KEY UPDATE. */
   abstract lockCampaign(manager: EntityManager, id: string): Promise<CampaignRow | undefined>;
   /**
-   * The call's campaign, deleted or not (the call's foreign key keeps it), locked FOR UPDATE: it
+   * The call's campaign, deleted or not (the call's foreign key keeps it), locked FOR NO KEY UPDATE: it
    * serialises the last outcomes of the campaign.
    */
   abstract lockCampaignOfCall(manager: EntityManager, campaignId: string): Promise<CampaignRow>;
   /** Campaigns whose timer is due at `now` (epoch ms), oldest first, without locks. */
   abstract dueTimers(manager: EntityManager, now: number, limit: number): Promise<string[]>;
-  /** The campaign's timer if still due at `now`, locked FOR UPDATE SKIP LOCKED (undefined when another holds the row). */
+  /** The campaign's timer if still due at `now`, locked FOR NO KEY UPDATE SKIP LOCKED (undefined when another holds the row). */
   abstract lockDueTimer(manager: EntityManager, id: string, now: number): Promise<DueTimerRow | undefined>;
   /** Drops the campaign's timer (one its machine refused). */
   abstract clearTimer(manager: EntityManager, id: string): Promise<void>;
@@ -140,7 +140,7 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
   }
 
   async lockCall(manager: EntityManager, id: string): Promise<CallRow | undefined> {
-    const [row] = (await manager.query(`SELECT * FROM outbound_calls WHERE id = $1 FOR UPDATE`, [id])) as CallRow[];
+    const [row] = (await manager.query(`SELECT * FROM outbound_calls WHERE id = $1 FOR NO KEY UPDATE`, [id])) as CallRow[];
     return row;
   }
 
@@ -149,7 +149,7 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
       `SELECT oc.id FROM outbound_calls oc JOIN dialer_campaigns c ON c.id = oc.campaign_id JOIN outbound_contacts ct ON ct.id = oc.contact_id
         WHERE oc.tenant_id = $1 AND oc.status = 'answeredByHuman'
           AND (cardinality(c.agent_ids) = 0 OR $2 = ANY(c.agent_ids)) AND (ct.preview_agent_id IS NULL OR ct.preview_agent_id = $2)
-        ORDER BY oc.answered_at, oc.id LIMIT 1 FOR UPDATE OF oc SKIP LOCKED`,
+        ORDER BY oc.answered_at, oc.id LIMIT 1 FOR NO KEY UPDATE OF oc SKIP LOCKED`,
       [tenantId, agentId],
     )) as { id: string }[];
     return call?.id;
@@ -170,7 +170,7 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
 
   async lockWaitingAgent(manager: EntityManager, userId: string): Promise<string | null> {
     const [own] = (await manager.query(
-      `SELECT user_id FROM agent_presence WHERE user_id = $1 AND status = 'waitingOutboundCall' FOR UPDATE SKIP LOCKED`,
+      `SELECT user_id FROM agent_presence WHERE user_id = $1 AND status = 'waitingOutboundCall' FOR NO KEY UPDATE SKIP LOCKED`,
       [userId],
     )) as { user_id: string }[];
     return own?.user_id ?? null;
@@ -182,7 +182,7 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
         WHERE c.id = $2 AND p.tenant_id = $1 AND p.status = 'waitingOutboundCall'
           AND (cardinality(c.agent_ids) = 0 OR p.user_id = ANY(c.agent_ids))
           AND NOT EXISTS (SELECT 1 FROM outbound_contacts pc WHERE pc.preview_agent_id = p.user_id)
-        ORDER BY p.state_since, p.user_id LIMIT 1 FOR UPDATE OF p SKIP LOCKED`,
+        ORDER BY p.state_since, p.user_id LIMIT 1 FOR NO KEY UPDATE OF p SKIP LOCKED`,
       [tenantId, campaignId],
     )) as { user_id: string }[];
     return agent?.user_id ?? null;
@@ -238,14 +238,16 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
   }
 
   async lockCampaign(manager: EntityManager, id: string): Promise<CampaignRow | undefined> {
-    const [row] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [
+    const [row] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE`, [
       id,
     ])) as CampaignRow[];
     return row;
   }
 
   async lockCampaignOfCall(manager: EntityManager, campaignId: string): Promise<CampaignRow> {
-    const [campaign] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 FOR UPDATE`, [campaignId])) as CampaignRow[];
+    const [campaign] = (await manager.query(`SELECT * FROM dialer_campaigns WHERE id = $1 FOR NO KEY UPDATE`, [
+      campaignId,
+    ])) as CampaignRow[];
     return campaign;
   }
 
@@ -260,7 +262,7 @@ export class PgOutboundMachineRows extends withPgStepRows(OutboundMachineRows) {
   async lockDueTimer(manager: EntityManager, id: string, now: number): Promise<DueTimerRow | undefined> {
     const [due] = (await manager.query(
       `SELECT id, timer_event, timer_at FROM dialer_campaigns
-          WHERE id = $1 AND timer_at IS NOT NULL AND timer_at <= $2 AND deleted_at IS NULL FOR UPDATE SKIP LOCKED`,
+          WHERE id = $1 AND timer_at IS NOT NULL AND timer_at <= $2 AND deleted_at IS NULL FOR NO KEY UPDATE SKIP LOCKED`,
       [id, now],
     )) as DueTimerRow[];
     return due;

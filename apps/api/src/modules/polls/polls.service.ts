@@ -197,7 +197,7 @@ export class PollsService {
     await this.dataSource.transaction(async (manager) => {
       if (conversationId) {
         // The conversation's row lock orders this with the visitor's own survey answers.
-        const owned = (await manager.query(`SELECT id FROM conversations WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [
+        const owned = (await manager.query(`SELECT id FROM conversations WHERE id = $1 AND tenant_id = $2 FOR NO KEY UPDATE`, [
           conversationId,
           clientId,
         ])) as unknown[];

@@ -88,13 +88,13 @@ export abstract class RoutingRows {
   abstract lockLine(manager: EntityManager, attentionLineId: string): Promise<void>;
   /**
    * The first `limit` waiting conversations of the line in queue order (priority, then waiting
-   * time, then id), channels in `withheld` left out, locked FOR UPDATE in id order (the lock order)
+   * time, then id), channels in `withheld` left out, locked FOR NO KEY UPDATE in id order (the lock order)
    * and answered in id order. One that left the queue before its lock was granted is not returned.
    */
   abstract lockHeads(manager: EntityManager, attentionLineId: string, limit: number, withheld: string[]): Promise<ConversationRow[]>;
   /** The line's routing row, undefined when it has none. */
   abstract lineRouting(manager: EntityManager, attentionLineId: string): Promise<LineRoutingRow | undefined>;
-  /** Agents of the line with room (and the user's name), locked FOR UPDATE OF the presence row, as `page` says. */
+  /** Agents of the line with room (and the user's name), locked FOR NO KEY UPDATE OF the presence row, as `page` says. */
   abstract lockCandidates(manager: EntityManager, filter: CandidateFilter, page: CandidatePage): Promise<AgentRow[]>;
   /** What each of the agents holds Active, calls being the conversations of `callChannels`; agents holding nothing are left out. */
   abstract heldLoads(manager: EntityManager, agentIds: string[], callChannels: string[]): Promise<HeldLoad[]>;
@@ -144,7 +144,7 @@ export class PgRoutingRows extends RoutingRows {
                                     AND channel <> ALL($3::text[])
                                   ORDER BY priority DESC, queued_at, id LIMIT $2))
                AND attention_line_id = $1 AND status = 'LiningUp'
-             ORDER BY id FOR UPDATE`,
+             ORDER BY id FOR NO KEY UPDATE`,
       [attentionLineId, limit, withheld],
     )) as ConversationRow[];
   }
@@ -163,10 +163,10 @@ export class PgRoutingRows extends RoutingRows {
       page.skipLocked
         ? `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
            WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity AND p.user_id <> ALL($2::uuid[])
-           ORDER BY ${POLICY_ORDER_SQL[filter.policy]} LIMIT $3 FOR UPDATE OF p SKIP LOCKED`
+           ORDER BY ${POLICY_ORDER_SQL[filter.policy]} LIMIT $3 FOR NO KEY UPDATE OF p SKIP LOCKED`
         : `SELECT p.*, u.name FROM agent_presence p JOIN agent_attention_lines a ON a.user_id = p.user_id JOIN users u ON u.id = p.user_id
            WHERE a.attention_line_id = $1 AND p.status IN ${statuses} AND p.active_count < p.capacity
-           ORDER BY p.user_id FOR UPDATE OF p`,
+           ORDER BY p.user_id FOR NO KEY UPDATE OF p`,
       page.skipLocked ? [filter.attentionLineId, page.lockedAlready, page.limit] : [filter.attentionLineId],
     )) as AgentRow[];
   }

@@ -465,7 +465,7 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
 
   /**
    * Locks the next `limit` agents of the line with room, in the policy's order, skipping those
-   * another transaction holds (FOR UPDATE SKIP LOCKED): a round never waits on an agent row, so the
+   * another transaction holds (FOR NO KEY UPDATE SKIP LOCKED): a round never waits on an agent row, so the
    * order it locks them in cannot deadlock, and it locks only agents it can use instead of every
    * agent of the line. Whoever holds a skipped agent routes again when it frees room (a presence
    * step offers it, see requestAssignment), and a round left short re-runs waiting for them (see

@@ -143,7 +143,7 @@ export class SoftphoneService {
   async saveAccount(principal: Principal, userId: string, input: SoftphoneAccountInput): Promise<SoftphoneAccountView> {
     await this.tenantUser(principal.clientId, userId);
     return this.dataSource.transaction(async (manager) => {
-      const [current] = (await manager.query(`SELECT * FROM softphone_accounts WHERE user_id = $1 AND client_id = $2 FOR UPDATE`, [
+      const [current] = (await manager.query(`SELECT * FROM softphone_accounts WHERE user_id = $1 AND client_id = $2 FOR NO KEY UPDATE`, [
         userId,
         principal.clientId,
       ])) as AccountRow[];

@@ -112,7 +112,7 @@ export class IntegrationKeysService {
     this.assertTenant(principal);
     await this.dataSource.transaction(async (manager) => {
       const [before] = await manager.query<KeyRow[]>(
-        `SELECT ${COLUMNS} FROM integration_keys WHERE id = $1 AND tenant_id = $2 FOR UPDATE`,
+        `SELECT ${COLUMNS} FROM integration_keys WHERE id = $1 AND tenant_id = $2 FOR NO KEY UPDATE`,
         [id, principal.clientId],
       );
       if (!before) throw AppException.notFound();

@@ -351,7 +351,7 @@ export class VideoService implements OnModuleInit {
     const guestKey = newToken();
     const joined = await this.host.transaction(async (manager) => {
       const conversation = await this.host.lockConversation(manager, found.conversation_id);
-      const [call] = (await manager.query(`SELECT * FROM video_calls WHERE id = $1 FOR UPDATE`, [found.id])) as CallRow[];
+      const [call] = (await manager.query(`SELECT * FROM video_calls WHERE id = $1 FOR NO KEY UPDATE`, [found.id])) as CallRow[];
       const problem = linkProblem(call, conversation, this.now());
       if (problem) throw linkRefused(problem);
       const [row] = returned<CallRow>(

@@ -162,7 +162,7 @@ export class VoiceConsultService {
     await settleStuck(manager, principal.clientId, conversationId);
     const [call] = (await manager.query(
       `SELECT id, client_id, stage, ended_at, agent_id, conversation_id, attention_line_id, consult_agent_id, consult_state FROM voice_calls
-        WHERE conversation_id = $1 AND client_id = $2 ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+        WHERE conversation_id = $1 AND client_id = $2 ORDER BY created_at DESC LIMIT 1 FOR NO KEY UPDATE`,
       [conversationId, principal.clientId],
     )) as ConsultRow[];
     if (!call) throw AppException.notFound();

@@ -125,7 +125,7 @@ export class VoiceEventsService {
           event.callId,
           event.tenantId,
         ]);
-        const [call] = (await manager.query(`SELECT * FROM voice_calls WHERE id = $1 FOR UPDATE`, [event.callId])) as VoiceCallRow[];
+        const [call] = (await manager.query(`SELECT * FROM voice_calls WHERE id = $1 FOR NO KEY UPDATE`, [event.callId])) as VoiceCallRow[];
         // Another tenant's call id: nothing of that call is touched or told.
         if (call.client_id !== event.tenantId) {
           this.logger.warn(`voice event ${event.callId}.${event.seq} refused: the call belongs to another tenant`);
@@ -533,7 +533,7 @@ class CallStep {
    */
   async agent(agentId: string, input: AgentEventInput): Promise<void> {
     if (this.call.conversation_id)
-      await this.manager.query(`SELECT id FROM conversations WHERE id = $1 FOR UPDATE`, [this.call.conversation_id]);
+      await this.manager.query(`SELECT id FROM conversations WHERE id = $1 FOR NO KEY UPDATE`, [this.call.conversation_id]);
     try {
       const { outboxIds } = await this.host.dispatchAgent(this.manager, agentId, input, SYSTEM, this.call.client_id);
       this.outbox.push(...outboxIds);

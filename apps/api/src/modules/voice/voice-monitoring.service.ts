@@ -132,7 +132,7 @@ export class VoiceMonitoringService {
   private async liveCall(manager: EntityManager, tenantId: string, conversationId: string, lock = true): Promise<MonitoredRow> {
     const [call] = (await manager.query(
       `SELECT id, client_id, stage, ended_at, monitor_supervisor_id, monitor_mode, monitor_state FROM voice_calls
-        WHERE conversation_id = $1 AND client_id = $2 ORDER BY created_at DESC LIMIT 1${lock ? ' FOR UPDATE' : ''}`,
+        WHERE conversation_id = $1 AND client_id = $2 ORDER BY created_at DESC LIMIT 1${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [conversationId, tenantId],
     )) as MonitoredRow[];
     if (!call) throw AppException.notFound();

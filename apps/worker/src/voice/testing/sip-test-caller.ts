@@ -430,6 +430,19 @@ export function toneShare(samples: Int16Array, frequency: number, sampleRate = 8
 }
 
 /**
+ * Whether some 100 ms of `samples` (8 kHz) carry `frequency`: a short tone (the 0.5 s voicemail beep)
+ * inside a longer stretch of other sound. Judging the whole stretch at once is not the same: the
+ * longer the stretch, the smaller the tone's share of it, so a tone heard late could never pass.
+ */
+export function hasToneWindow(samples: Int16Array, frequency: number, share = 0.5): boolean {
+  for (let start = 0; start + 800 <= samples.length; start += 160) {
+    const window = samples.subarray(start, start + 800);
+    if (rms(window) > 200 && toneShare(window, frequency) > share) return true;
+  }
+  return false;
+}
+
+/**
  * A 20 ms frame clock for the test phones: each call answers how many frames are due since the last
  * call by the wall clock (at most 10, so a long stall is not answered with a flood), so a phone whose
  * timer fires late catches up instead of falling behind real time.
