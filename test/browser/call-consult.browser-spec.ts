@@ -138,6 +138,11 @@ describe('Attended transfer from the agent desk', () => {
         await eventually(async () => expect(await anaDesk.getByTestId('call-consult-start').textContent()).toContain(run.consult), {
           timeoutMs: 20_000,
         });
+        // The bar is styled on the agent desk too (its rules once lived in the supervisor's sheet only).
+        expect(await bar.evaluate((element) => [getComputedStyle(element).paddingLeft, getComputedStyle(element).display])).toEqual([
+          '12px',
+          'flex',
+        ]);
         /** "Consult transfer", Bea in the dialog, "Call": the bar says her phone rings and Complete waits for her answer. */
         const consultBea = async () => {
           await anaDesk.getByTestId('call-consult-start').click();

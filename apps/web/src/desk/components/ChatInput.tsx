@@ -255,7 +255,7 @@ export function ChatInput({
 
   return (
     <div
-      className={`desk-input${dragging ? ' desk-input--dragging' : ''}`}
+      className={`desk-input${dragging ? ' desk-input--dragging' : ''}${disabled ? ' desk-input--disabled' : ''}`}
       data-testid={`${testIdPrefix}-composer`}
       onDrop={onDrop}
       onDragOver={onDragOver}
@@ -417,12 +417,15 @@ export function ChatInput({
           </button>
         </div>
       ) : null}
-      <div className="desk-input__footer">
-        <span className="desk-input__hint">{predefined ? t('desk.chat.hintPredefined') : t('desk.chat.hint')}</span>
-        <span className={`desk-input__counter ${count.over ? 'desk-input__counter--over' : ''}`} data-testid={`${testIdPrefix}-counter`}>
-          {count.used}/{count.max}
-        </span>
-      </div>
+      {/* Keys and the count mean nothing while nothing can be typed: the box says why instead. */}
+      {disabled ? null : (
+        <div className="desk-input__footer">
+          <span className="desk-input__hint">{predefined ? t('desk.chat.hintPredefined') : t('desk.chat.hint')}</span>
+          <span className={`desk-input__counter ${count.over ? 'desk-input__counter--over' : ''}`} data-testid={`${testIdPrefix}-counter`}>
+            {count.used}/{count.max}
+          </span>
+        </div>
+      )}
     </div>
   );
 }
