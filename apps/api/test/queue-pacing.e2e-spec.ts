@@ -142,4 +142,26 @@ describe('paced queue pushes', () => {
     expect(publishes.length).toBeLessThanOrEqual(Math.ceil(duration / INTERVAL_MS) + 1);
     expect(publishes.length).toBeLessThan(requests.length);
   });
+
+  // Last: it shuts the app down.
+  it('on shutdown pushes the change still waiting for its interval, while the connections are open', async () => {
+    const tenant = await createTenant(t.dataSource);
+    const line = await createLine(t.dataSource, tenant, 'Paced shutdown');
+    // The first test's widgets would reconnect while the app closes.
+    for (const socket of sockets.splice(0)) socket.close();
+    const routing = t.app.get(RoutingService);
+    jest.restoreAllMocks();
+    const publish = routing.publishQueue.bind(routing);
+    const pushed: string[] = [];
+    jest.spyOn(routing, 'publishQueue').mockImplementation(async (id) => {
+      await publish(id);
+      if (id === line) pushed.push('done');
+    });
+    routing.publishQueueSoon(line);
+    await eventually(() => expect(pushed).toEqual(['done']));
+    // A change within the interval: its push waits for the interval's end, which the shutdown comes before.
+    routing.publishQueueSoon(line);
+    await t.close();
+    expect(pushed).toEqual(['done', 'done']);
+  });
 });

@@ -142,3 +142,50 @@ describe('batched supervisor stream', () => {
     await eventually(() => expect(versionsOf(unpacked, id)).toEqual(versionsOf(plainReceived, id)));
   });
 });
+
+/**
+ * A process that shuts down while it holds pushes for its next frame (paced by
+ * SUPERVISOR_BATCH_INTERVAL_MS) sends them before it closes: the relay has marked them delivered,
+ * so nothing else would, and a supervisor connected to another process must still see them.
+ */
+describe('batched supervisor stream across a shutdown', () => {
+  let leaving: TestApp;
+  let staying: TestApp;
+  const sockets: StaffSocket[] = [];
+
+  beforeAll(async () => {
+    [leaving, staying] = await Promise.all([startTestApp(), startTestApp()]);
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.close();
+    await Promise.all([leaving.close(), staying.close()]);
+  });
+
+  it('sends the held frame on shutdown to the supervisors of the other process', async () => {
+    const tenant = await createTenant(staying.dataSource);
+    const supervisor = await createStaff(staying, tenant, 'SUPER');
+    const batched = await connectBatchedStaff(staying.url, supervisor.token);
+    sockets.push(batched);
+    const unpacked: number[] = [];
+    const id = 'held-across-shutdown';
+    const collect = (event: string, data: unknown) => {
+      if (event === 'conversation.updated' && (data as { id: string }).id === id) unpacked.push((data as { version: number }).version);
+    };
+    batched.on('batch', (pushes) => deliverStaffBatch({ listeners: () => [], listenersAny: () => [collect] }, pushes));
+    batched.on('conversation.updated', (data) => collect('conversation.updated', data));
+
+    const realtime = leaving.app.get(RealtimeService);
+    leaving.app.get<RealtimeConfig>(REALTIME_CONFIG).supervisorBatchIntervalMs = 60_000;
+    const rooms = [`tenant:${tenant.client.id}`];
+    realtime.emit('staff', rooms, 'conversation.updated', { id, version: 1 });
+    await eventually(() => expect(unpacked).toEqual([1]));
+    // Within the minute of the frame that carried 1: held for the next frame.
+    realtime.emit('staff', rooms, 'conversation.updated', { id, version: 2 });
+    realtime.emit('staff', rooms, 'conversation.updated', { id, version: 3 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unpacked).toEqual([1]);
+
+    await leaving.close();
+    await eventually(() => expect(unpacked).toEqual([1, 2, 3]));
+  });
+});

@@ -115,7 +115,10 @@ export interface AtVersionInsert {
  * Inserts `companion` and its outbox rows in one statement, only if the machine's row still has
  * `version` — the checks the caller made on that row (who may write, in which state) still hold,
  * without a transaction or a row lock. Every step of the row moves its version, so a write whose
- * checks were overtaken writes nothing and answers null. Answers the row as it is (same version).
+ * checks were overtaken by a committed step writes nothing and answers null. (The statement reads
+ * the row as of its start: a step still committing then — a close in the same instant — is not
+ * waited for, and the two are ordered reply first, as if the reply had come just before.)
+ * Answers the row as it is (same version).
  */
 export async function insertAtVersion<TRow>(manager: EntityManager, write: AtVersionInsert): Promise<Written<TRow> | null> {
   const params: unknown[] = [write.key.value, write.version];

@@ -187,11 +187,13 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Pushes held for the next frame go out now: the relay has marked them delivered, so nothing
+    // would send them again, and the supervisors on the other processes still need them.
+    this.cancelBatchFlush?.();
+    if (this.batches.size > 0) this.flushBatches();
+    this.cancelBatchFlush = null;
     const io = this.io;
     this.io = null;
-    this.cancelBatchFlush?.();
-    this.cancelBatchFlush = null;
-    this.batches.clear();
     if (io) {
       io.disconnectSockets(true);
       // close() would also close the HTTP server, which Nest closes itself.

@@ -70,7 +70,7 @@ describe('QueuePublishThrottle', () => {
     expect(throttle.pending).toBe(0);
   });
 
-  it('paces each key on its own, pushes a quiet key at once again, logs failures and stops on shutdown', async () => {
+  it('paces each key on its own, pushes a quiet key at once again, logs failures and pushes what waits on shutdown', async () => {
     const pushed: string[] = [];
     const errors: string[] = [];
     const throttle = new QueuePublishThrottle(
@@ -95,12 +95,50 @@ describe('QueuePublishThrottle', () => {
     throttle.request('b');
     await jest.advanceTimersByTimeAsync(0);
     expect(pushed.at(-1)).toBe('b@1200');
+    // Asked for again inside the interval, then the process shuts down: the trailing push goes at
+    // once instead of being dropped; requests after the shutdown are not pushed.
     throttle.request('b');
-    throttle.stop();
+    await throttle.flush();
+    expect(pushed.at(-1)).toBe('b@1200');
+    expect(pushed.filter((entry) => entry.startsWith('b@'))).toEqual(['b@0', 'b@1200', 'b@1200']);
     throttle.request('c');
     await jest.advanceTimersByTimeAsync(1000);
-    expect(pushed.at(-1)).toBe('b@1200');
+    expect(pushed.filter((entry) => entry.startsWith('c@'))).toEqual([]);
     expect(throttle.pending).toBe(0);
+  });
+
+  it('on shutdown pushes once more after a running push that was asked for again, and waits for it', async () => {
+    const pushes = recorder();
+    const throttle = new QueuePublishThrottle(1000, pushes.push, () => undefined);
+    throttle.request('line');
+    pushes.change();
+    throttle.request('line');
+    const flushed = throttle.flush();
+    let done = false;
+    void flushed.then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    await pushes.finishAll();
+    // The trailing push started right after the running one ended, and read the last state.
+    expect(pushes.starts).toEqual([
+      { key: 'line', at: 0, state: 0 },
+      { key: 'line', at: 0, state: 1 },
+    ]);
+    await pushes.finishAll();
+    await flushed;
+    expect(done).toBe(true);
+  });
+
+  it('does not hold the shutdown for a push that hangs', async () => {
+    const throttle = new QueuePublishThrottle(
+      1000,
+      () => new Promise<void>(() => undefined),
+      () => undefined,
+    );
+    throttle.request('line');
+    const flushed = throttle.flush(300);
+    await jest.advanceTimersByTimeAsync(300);
+    await expect(flushed).resolves.toBeUndefined();
   });
 });
 

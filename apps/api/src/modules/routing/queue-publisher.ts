@@ -16,7 +16,12 @@ interface KeyState {
   dirty: boolean;
   startedAt: number;
   timer: NodeJS.Timeout | null;
+  /** The push running, if one is. */
+  running: Promise<void> | null;
 }
+
+/** How long a shutdown waits for the last pushes (a push that hangs must not hold the process). */
+export const QUEUE_PUBLISH_FLUSH_MS = 5000;
 
 /**
  * Leading-and-trailing throttle of pushes, per key (a line). The first request pushes at once;
@@ -45,7 +50,7 @@ export class QueuePublishThrottle {
       state.dirty = true;
       return;
     }
-    const fresh: KeyState = { dirty: false, startedAt: 0, timer: null };
+    const fresh: KeyState = { dirty: false, startedAt: 0, timer: null, running: null };
     this.keys.set(key, fresh);
     void this.run(key, fresh);
   }
@@ -55,21 +60,34 @@ export class QueuePublishThrottle {
     return this.keys.size;
   }
 
-  /** Drops the trailing pushes not started yet: the process is shutting down (the others or the next request push the state). */
-  stop(): void {
+  /**
+   * The process is shutting down: the trailing pushes still waiting for their interval start now,
+   * and the pushes running are waited for (at most `withinMs`), so a change made just before the
+   * shutdown still reaches the screens — nothing else would push it until the line changes again.
+   * Requests from now on are dropped.
+   */
+  async flush(withinMs = QUEUE_PUBLISH_FLUSH_MS): Promise<void> {
     this.stopped = true;
-    for (const state of this.keys.values()) if (state.timer) clearTimeout(state.timer);
+    const last: Promise<void>[] = [];
+    for (const [key, state] of this.keys) {
+      if (state.timer) clearTimeout(state.timer);
+      state.timer = null;
+      const running = state.running ?? Promise.resolve();
+      // A request made while the push ran marked the key dirty: one more push, after it.
+      last.push(running.then(() => (state.dirty ? this.pushOnce(key, state) : undefined)));
+    }
     this.keys.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, withinMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(last), deadline]);
+    clearTimeout(timer);
   }
 
   private async run(key: string, state: KeyState): Promise<void> {
-    state.dirty = false;
-    state.startedAt = Date.now();
-    try {
-      await this.push(key);
-    } catch (error) {
-      this.onError(key, error as Error);
-    }
+    await this.pushOnce(key, state);
     if (this.stopped || this.keys.get(key) !== state) return;
     // The key stays held until the interval is over, so requests meanwhile wait for the trailing push.
     const wait = Math.max(0, state.startedAt + this.intervalMs - Date.now());
@@ -80,5 +98,21 @@ export class QueuePublishThrottle {
       else this.keys.delete(key);
     }, wait);
     state.timer.unref();
+  }
+
+  /** One push of the key; a failure is reported, never thrown. */
+  private async pushOnce(key: string, state: KeyState): Promise<void> {
+    state.dirty = false;
+    state.startedAt = Date.now();
+    let pushed: Promise<void>;
+    try {
+      pushed = this.push(key);
+    } catch (error) {
+      pushed = Promise.reject(error as Error);
+    }
+    const running = pushed.catch((error: Error) => this.onError(key, error));
+    state.running = running;
+    await running;
+    if (state.running === running) state.running = null;
   }
 }

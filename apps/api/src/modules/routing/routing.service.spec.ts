@@ -57,7 +57,7 @@ describe(RoutingService.name, () => {
     );
   });
 
-  afterEach(() => routing.onApplicationShutdown());
+  afterEach(() => routing.beforeApplicationShutdown());
 
   /** A logged-in agent of the given lines, ready with `capacity` slots. */
   const readyAgent = async (userId: string, capacity = 1, lines = [LINE]) => {

@@ -14,7 +14,7 @@ import {
   type BlendedLoad,
   type RoutingPolicy,
 } from '@centralita/domain';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -106,7 +106,7 @@ interface LineRun {
  * QueueViews', reached through the delegating methods below (their callers predate the split).
  */
 @Injectable()
-export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class RoutingService implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RoutingService.name);
   private sweeper: NodeJS.Timeout | null = null;
   /** Routing runs in progress in this process, by line (see routeLine). */
@@ -164,9 +164,11 @@ export class RoutingService implements OnModuleInit, OnApplicationBootstrap, OnA
     this.sweeper.unref();
   }
 
-  onApplicationShutdown(): void {
+  /** Before the connections close: the queue pushes still waiting for their interval go now (see flush). */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    this.publishing.stop();
+    this.sweeper = null;
+    await this.publishing.flush();
   }
 
   private async onJob(job: Job): Promise<void> {
