@@ -68,6 +68,8 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   /** Cancels the next frame of the batched stream, while one is scheduled (see scheduleBatchFlush). */
   private cancelBatchFlush: (() => void) | null = null;
   private lastBatchFlushAt = Number.NEGATIVE_INFINITY;
+  /** This process's sockets are closed (shutting down); the adapter may still broadcast. */
+  private socketsClosed = false;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -101,6 +103,30 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
       const nsp = this.io.of(SOCKET_NAMESPACES[namespace]);
       nsp.on(PER_ROOM_PUSHES, (message: PerRoomPushes) => deliverLocally(nsp, message));
     }
+    // Nest closes the HTTP server between the beforeApplicationShutdown and onApplicationShutdown
+    // hooks, and server.close() waits for every open connection, the sockets' included: closed only
+    // in onApplicationShutdown, they kept a process told to stop (SIGTERM) running until its
+    // clients left on their own — in practice until it was killed. So this process's sockets close
+    // just before the server does, after every beforeApplicationShutdown (the last queue pushes)
+    // has run; their clients reconnect to another process. The adapter stays open until
+    // onApplicationShutdown, so pushes meanwhile still reach the other processes' sockets.
+    const http = this.adapterHost.httpAdapter;
+    const closeServer = http.close.bind(http) as () => Promise<unknown>;
+    http.close = () => {
+      this.closeLocalSockets();
+      return closeServer();
+    };
+  }
+
+  /** Sends the frame held for batched supervisors, then closes this process's sockets and stops taking new ones. */
+  private closeLocalSockets(): void {
+    this.cancelBatchFlush?.();
+    this.cancelBatchFlush = null;
+    if (this.batches.size > 0) this.flushBatches();
+    if (!this.io || this.socketsClosed) return;
+    this.socketsClosed = true;
+    this.io.disconnectSockets(true);
+    this.io.engine.close();
   }
 
   get staff(): StaffNamespace | null {
@@ -189,17 +215,11 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     // Pushes held for the next frame go out now: the relay has marked them delivered, so nothing
     // would send them again, and the supervisors on the other processes still need them.
-    this.cancelBatchFlush?.();
-    if (this.batches.size > 0) this.flushBatches();
-    this.cancelBatchFlush = null;
+    this.closeLocalSockets();
     const io = this.io;
     this.io = null;
-    if (io) {
-      io.disconnectSockets(true);
-      // close() would also close the HTTP server, which Nest closes itself.
-      for (const nsp of io._nsps.values()) nsp.adapter.close();
-      io.engine.close();
-    }
+    // close() would also close the HTTP server, which Nest closes itself.
+    if (io) for (const nsp of io._nsps.values()) nsp.adapter.close();
     // A stream reader blocked on a Redis that is away would otherwise retry for ever.
     for (const client of this.clients) client.disconnect();
   }
