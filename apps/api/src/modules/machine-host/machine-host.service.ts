@@ -243,7 +243,14 @@ export class MachineHostService {
       lastEvent: created.lastEvent,
       at: new Date(at),
     });
-    await this.rows.appendLog(manager, 'conversation', row.id, row.tenant_id, created.record, 1, created.logData);
+    await this.rows.appendLog(manager, {
+      entity: 'conversation',
+      id: row.id,
+      tenantId: row.tenant_id,
+      record: created.record,
+      version: 1,
+      data: created.logData,
+    });
     const outboxIds = await this.rows.writeOutbox(manager, [conversationPush(row, null)]);
     return { row, outboxIds };
   }
@@ -261,7 +268,15 @@ export class MachineHostService {
       lastEvent: created.lastEvent,
       stateSince: new Date(at),
     });
-    if (inserted) await this.rows.appendLog(manager, 'agent', userId, tenantId, created.record, 1, created.logData);
+    if (inserted)
+      await this.rows.appendLog(manager, {
+        entity: 'agent',
+        id: userId,
+        tenantId,
+        record: created.record,
+        version: 1,
+        data: created.logData,
+      });
   }
 
   async dispatchConversation(

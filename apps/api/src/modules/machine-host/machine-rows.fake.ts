@@ -1,20 +1,12 @@
-import type { TransitionRecord } from '@centralita/domain';
 import type { EntityManager } from 'typeorm';
 import { MachineRows, type NewAgentRow, type NewConversationRow, type QueueWaitRow } from './machine-rows';
 import { outboxColumns, rememberWritten, type OutboxEffect, type OutboxRecord } from './outbox';
-import type { LoggedEntity } from './transition-log';
+import type { LogEntry } from './transition-log';
 import type { AtVersionInsert, CompanionInsert, VersionedWrite, Written } from './versioned-write';
 import type { AgentRow, ConversationRow } from './views';
 
-/** A transition_log row as the fake keeps it. */
-export interface FakeLogRow {
-  entity: LoggedEntity;
-  id: string;
-  tenantId: string;
-  record: TransitionRecord;
-  version: number;
-  data: object | null;
-}
+/** A transition_log row as the fake keeps it: as written. */
+export type FakeLogRow = LogEntry;
 
 type Table = 'conversations' | 'agent_presence';
 
@@ -144,16 +136,8 @@ export class FakeMachineRows extends MachineRows {
     return true;
   }
 
-  async appendLog(
-    _manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void> {
-    this.log.push({ entity, id, tenantId, record, version, data });
+  async appendLog(_manager: EntityManager, entry: LogEntry): Promise<void> {
+    this.log.push({ ...entry });
   }
 
   async writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null> {

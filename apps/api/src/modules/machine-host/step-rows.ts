@@ -1,7 +1,6 @@
-import type { TransitionRecord } from '@centralita/domain';
 import type { EntityManager } from 'typeorm';
 import { writeOutbox, type OutboxEffect } from './outbox';
-import { appendTransitionLog, type LoggedEntity } from './transition-log';
+import { appendTransitionLog, type LogEntry } from './transition-log';
 import { writeVersioned, type VersionedWrite, type Written } from './versioned-write';
 
 /**
@@ -12,15 +11,7 @@ import { writeVersioned, type VersionedWrite, type Written } from './versioned-w
  */
 export abstract class StepRows {
   /** The log row of a step written without writeVersioned (an entity's creation). */
-  abstract appendLog(
-    manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void>;
+  abstract appendLog(manager: EntityManager, entry: LogEntry): Promise<void>;
   /** One step: row, log row and outbox rows, in one statement; null when the version moved (see writeVersioned). */
   abstract writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null>;
   /** Outbox rows of the manager's transaction, handed to the relay after commit; answers their ids. */
@@ -33,16 +24,8 @@ type AbstractRowsClass = abstract new (...args: any[]) => StepRows;
 /** A repository's base class with the step writes done in PostgreSQL (the same statements for every machine). */
 export function withPgStepRows<TBase extends AbstractRowsClass>(Base: TBase) {
   abstract class PgStepRows extends Base {
-    appendLog(
-      manager: EntityManager,
-      entity: LoggedEntity,
-      id: string,
-      tenantId: string,
-      record: TransitionRecord,
-      version: number,
-      data: object | null,
-    ): Promise<void> {
-      return appendTransitionLog(manager, entity, id, tenantId, record, version, data);
+    appendLog(manager: EntityManager, entry: LogEntry): Promise<void> {
+      return appendTransitionLog(manager, entry);
     }
 
     writeVersioned<TRow>(manager: EntityManager, write: VersionedWrite): Promise<Written<TRow> | null> {

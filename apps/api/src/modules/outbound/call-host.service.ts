@@ -74,7 +74,14 @@ export class CallHostService {
         await this.rows.releaseLiveNumber(manager, job.callId);
         return null;
       }
-      await this.rows.appendLog(manager, 'outbound_call', job.callId, job.tenantId, created.record, 1, created.logData);
+      await this.rows.appendLog(manager, {
+        entity: 'outbound_call',
+        id: job.callId,
+        tenantId: job.tenantId,
+        record: created.record,
+        version: 1,
+        data: created.logData,
+      });
       // A preview call that waited for a trunk line has one now: its agent's desk stops saying so.
       await this.pushPreviewLine(manager, w, job.callId);
       return this.stepCall(manager, w, job.callId, { type: 'call.dialed' }, actor, undefined, job.at);

@@ -48,7 +48,7 @@ export class CampaignHostService {
   }
 
   async logCampaignCreated(manager: EntityManager, id: string, tenantId: string, record: TransitionRecord): Promise<void> {
-    await this.rows.appendLog(manager, 'dialer_campaign', id, tenantId, record, 1, null);
+    await this.rows.appendLog(manager, { entity: 'dialer_campaign', id, tenantId, record, version: 1, data: null });
   }
 
   async lockCampaign(manager: EntityManager, id: string, tenantId?: string): Promise<CampaignRow> {

@@ -1,8 +1,8 @@
-import { FINAL_CALL_STATUSES, type TransitionRecord } from '@centralita/domain';
+import { FINAL_CALL_STATUSES } from '@centralita/domain';
 import type { EntityManager } from 'typeorm';
 import type { FakeLogRow } from '../machine-host/machine-rows.fake';
 import { outboxColumns, rememberWritten, type OutboxEffect, type OutboxRecord } from '../machine-host/outbox';
-import type { LoggedEntity } from '../machine-host/transition-log';
+import type { LogEntry } from '../machine-host/transition-log';
 import type { VersionedWrite, Written } from '../machine-host/versioned-write';
 import type { AgentRow } from '../machine-host/views';
 import { OutboundMachineRows, type AttemptEnd, type DueTimerRow, type NewCallRow, type PreviewLineWait } from './outbound-machine-rows';
@@ -363,17 +363,9 @@ export class FakeOutboundMachineRows extends OutboundMachineRows {
     this.outbox.length = saved.outbox;
   }
 
-  async appendLog(
-    _manager: EntityManager,
-    entity: LoggedEntity,
-    id: string,
-    tenantId: string,
-    record: TransitionRecord,
-    version: number,
-    data: object | null,
-  ): Promise<void> {
-    this.statements.push(`appendLog:${id}`);
-    this.log.push({ entity, id, tenantId, record, version, data });
+  async appendLog(_manager: EntityManager, entry: LogEntry): Promise<void> {
+    this.statements.push(`appendLog:${entry.id}`);
+    this.log.push({ ...entry });
   }
 
   /** What writeVersioned's one statement does: the UPDATE if the version holds, then its log and outbox rows. */
